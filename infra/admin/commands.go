@@ -1,0 +1,377 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/subsight/subsight/shared/auth"
+	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+const usage = `usage: admin [-local] [-table NAME] [-region REGION] COMMAND [flags]
+
+commands:
+  create-account -name NAME [-currency USD] [-time-zone UTC] [-week-start monday]
+  create-key     -account ACCOUNT_ID
+  list-keys      -account ACCOUNT_ID
+  revoke-key     -account ACCOUNT_ID (-key-id KEY_ID | -api-key KEY)
+  add-member     -account ACCOUNT_ID -email EMAIL -name NAME
+  list-members   -account ACCOUNT_ID
+  show-account   -account ACCOUNT_ID
+  set-setting    -account ACCOUNT_ID -setting NAME -value VALUE
+`
+
+// env is what every command needs.
+type env struct {
+	store  *store.Store
+	stdout io.Writer
+}
+
+type command func(ctx context.Context, e env, args []string) error
+
+var commands = map[string]command{
+	"create-account": createAccount,
+	"create-key":     createKey,
+	"list-keys":      listKeys,
+	"revoke-key":     revokeKey,
+	"add-member":     addMember,
+	"list-members":   listMembers,
+	"show-account":   showAccount,
+	"set-setting":    setSetting,
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	global := flag.NewFlagSet("admin", flag.ContinueOnError)
+	global.SetOutput(stderr)
+	global.Usage = func() { fmt.Fprint(stderr, usage) }
+	local := global.Bool("local", false, "act on the running local stack (.local/stack.json)")
+	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table of the deployment")
+	region := global.String("region", "", "AWS region (default from the environment)")
+	if err := global.Parse(args); err != nil {
+		return 2
+	}
+	if global.NArg() == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	name, rest := global.Arg(0), global.Args()[1:]
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "admin: unknown command %q\n\n%s", name, usage)
+		return 2
+	}
+	st, err := openStore(ctx, *local, *table, *region)
+	if err != nil {
+		fmt.Fprintf(stderr, "admin: %v\n", err)
+		return 1
+	}
+	if err := cmd(ctx, env{store: st, stdout: stdout}, rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 2
+		}
+		fmt.Fprintf(stderr, "admin %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// stackFile is the part of .local/stack.json the admin command reads.
+type stackFile struct {
+	EndpointURL string `json:"endpoint_url"`
+	Region      string `json:"region"`
+	TableName   string `json:"table_name"`
+}
+
+func openStore(ctx context.Context, local bool, table, region string) (*store.Store, error) {
+	now := func() time.Time { return time.Now().UTC() }
+	if local {
+		sf, err := readStackFile()
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := awsconfig.LoadDefaultConfig(ctx,
+			awsconfig.WithRegion(sf.Region),
+			awsconfig.WithBaseEndpoint(sf.EndpointURL),
+			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		if err != nil {
+			return nil, err
+		}
+		return store.New(awsclients.New(cfg).DynamoDB, sf.TableName, now), nil
+	}
+	if table == "" {
+		return nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
+	}
+	var opts []func(*awsconfig.LoadOptions) error
+	if region != "" {
+		opts = append(opts, awsconfig.WithRegion(region))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return store.New(awsclients.New(cfg).DynamoDB, table, now), nil
+}
+
+// readStackFile finds .local/stack.json in the current directory or above it.
+func readStackFile() (stackFile, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return stackFile{}, err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, ".local", "stack.json"))
+		if err == nil {
+			var sf stackFile
+			if err := json.Unmarshal(b, &sf); err != nil {
+				return sf, fmt.Errorf(".local/stack.json: %w", err)
+			}
+			if sf.EndpointURL == "" || sf.TableName == "" {
+				return sf, errors.New(".local/stack.json lacks endpoint_url or table_name")
+			}
+			if sf.Region == "" {
+				sf.Region = "us-east-1"
+			}
+			return sf, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return stackFile{}, errors.New("no .local/stack.json found: start the local stack with `make run` first")
+		}
+		dir = parent
+	}
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	return fs
+}
+
+func requireAccount(ctx context.Context, e env, id string) (model.Account, error) {
+	if id == "" {
+		return model.Account{}, errors.New("-account is required")
+	}
+	acc, err := e.store.GetAccount(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return acc, fmt.Errorf("account %q does not exist", id)
+	}
+	return acc, err
+}
+
+func createAccount(ctx context.Context, e env, args []string) error {
+	fs := newFlags("create-account")
+	name := fs.String("name", "", "account (company) name")
+	currency := fs.String("currency", "USD", "ISO 4217 currency code")
+	tz := fs.String("time-zone", "UTC", "IANA time zone")
+	week := fs.String("week-start", "monday", "first day of the week: monday or sunday")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	acc := model.Account{ID: model.NewAccountID(), Name: strings.TrimSpace(*name),
+		Currency: strings.ToUpper(*currency), TimeZone: *tz, WeekStartOn: strings.ToLower(*week),
+		Settings: model.DefaultSettings()}
+	if err := acc.Validate(); err != nil {
+		return err
+	}
+	key, err := auth.NewAPIKey()
+	if err != nil {
+		return err
+	}
+	if err := e.store.CreateAccount(ctx, acc); err != nil {
+		return err
+	}
+	if _, err := e.store.CreateAPIKey(ctx, acc.ID, auth.Hash(key)); err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]string{"account_id": acc.ID, "api_key": key})
+}
+
+func createKey(ctx context.Context, e env, args []string) error {
+	fs := newFlags("create-key")
+	account := fs.String("account", "", "account id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := requireAccount(ctx, e, *account); err != nil {
+		return err
+	}
+	key, err := auth.NewAPIKey()
+	if err != nil {
+		return err
+	}
+	id, err := e.store.CreateAPIKey(ctx, *account, auth.Hash(key))
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]string{"account_id": *account, "key_id": id, "api_key": key})
+}
+
+func listKeys(ctx context.Context, e env, args []string) error {
+	fs := newFlags("list-keys")
+	account := fs.String("account", "", "account id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := requireAccount(ctx, e, *account); err != nil {
+		return err
+	}
+	keys, err := e.store.ListAPIKeys(ctx, *account)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		KeyID     string  `json:"key_id"`
+		CreatedAt string  `json:"created_at"`
+		RevokedAt *string `json:"revoked_at"`
+	}
+	out := []row{}
+	for _, k := range keys {
+		r := row{KeyID: k.ID, CreatedAt: k.CreatedAt.Format(time.RFC3339)}
+		if k.RevokedAt != nil {
+			s := k.RevokedAt.Format(time.RFC3339)
+			r.RevokedAt = &s
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return printJSON(e.stdout, map[string]any{"account_id": *account, "keys": out})
+}
+
+func revokeKey(ctx context.Context, e env, args []string) error {
+	fs := newFlags("revoke-key")
+	account := fs.String("account", "", "account id")
+	keyID := fs.String("key-id", "", "id of the key (from create-key or list-keys)")
+	apiKey := fs.String("api-key", "", "the key itself, when its id is unknown")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := requireAccount(ctx, e, *account); err != nil {
+		return err
+	}
+	if (*keyID == "") == (*apiKey == "") {
+		return errors.New("give exactly one of -key-id and -api-key")
+	}
+	id := *keyID
+	if *apiKey != "" {
+		keys, err := e.store.ListAPIKeys(ctx, *account)
+		if err != nil {
+			return err
+		}
+		hash := auth.Hash(*apiKey)
+		for _, k := range keys {
+			if k.Hash == hash {
+				id = k.ID
+			}
+		}
+		if id == "" {
+			return errors.New("that API key does not belong to this account")
+		}
+	}
+	if err := e.store.RevokeAPIKey(ctx, *account, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("key %q does not exist", id)
+		}
+		return err
+	}
+	return printJSON(e.stdout, map[string]string{"account_id": *account, "key_id": id, "status": "revoked"})
+}
+
+func addMember(ctx context.Context, e env, args []string) error {
+	fs := newFlags("add-member")
+	account := fs.String("account", "", "account id")
+	email := fs.String("email", "", "member e-mail")
+	name := fs.String("name", "", "member display name")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := requireAccount(ctx, e, *account); err != nil {
+		return err
+	}
+	m := model.Member{AccountID: *account, Email: strings.TrimSpace(*email), Name: strings.TrimSpace(*name)}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if err := e.store.PutMember(ctx, m); err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]string{"account_id": *account, "email": m.Email, "name": m.Name})
+}
+
+func listMembers(ctx context.Context, e env, args []string) error {
+	fs := newFlags("list-members")
+	account := fs.String("account", "", "account id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := requireAccount(ctx, e, *account); err != nil {
+		return err
+	}
+	members, err := e.store.ListMembers(ctx, *account)
+	if err != nil {
+		return err
+	}
+	out := []map[string]string{}
+	for _, m := range members {
+		out = append(out, map[string]string{"email": m.Email, "name": m.Name})
+	}
+	return printJSON(e.stdout, map[string]any{"account_id": *account, "members": out})
+}
+
+func showAccount(ctx context.Context, e env, args []string) error {
+	fs := newFlags("show-account")
+	account := fs.String("account", "", "account id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	acc, err := requireAccount(ctx, e, *account)
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]any{
+		"id": acc.ID, "name": acc.Name, "currency": acc.Currency, "time_zone": acc.TimeZone,
+		"week_start_on": acc.WeekStartOn, "churn_recognition": acc.Settings.ChurnRecognition,
+		"churn_when_zero_mrr": acc.Settings.ChurnWhenZeroMRR, "auto_churn_subscription": acc.Settings.AutoChurnSubscription,
+		"refund_handling": acc.Settings.RefundHandling, "proximate_movement_reclassification": acc.Settings.ProximateMovementReclassification,
+	})
+}
+
+func setSetting(ctx context.Context, e env, args []string) error {
+	fs := newFlags("set-setting")
+	account := fs.String("account", "", "account id")
+	setting := fs.String("setting", "", "one of "+strings.Join(model.AccountIncludes, ", "))
+	value := fs.String("value", "", "new value")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	acc, err := requireAccount(ctx, e, *account)
+	if err != nil {
+		return err
+	}
+	if err := acc.Settings.Set(*setting, *value); err != nil {
+		return err
+	}
+	if err := e.store.UpdateSettings(ctx, acc.ID, acc.Settings); err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]string{"account_id": acc.ID, "setting": *setting, "value": *value})
+}

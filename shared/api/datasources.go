@@ -1,0 +1,143 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/optional"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/timefmt"
+)
+
+type dataSourceJSON struct {
+	UUID      string `json:"uuid"`
+	Name      string `json:"name"`
+	System    string `json:"system"`
+	CreatedAt string `json:"created_at"`
+	Status    string `json:"status"`
+}
+
+func newDataSourceJSON(ds model.DataSource) dataSourceJSON {
+	return dataSourceJSON{UUID: ds.UUID, Name: ds.Name, System: ds.System,
+		CreatedAt: timefmt.Millis(ds.CreatedAt), Status: ds.Status}
+}
+
+// maxNameLength bounds free-text names so an item can never approach DynamoDB's limit.
+const maxNameLength = 255
+
+// CreateDataSource is POST /v1/data_sources.
+func CreateDataSource(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		var body struct {
+			Name optional.Value[string] `json:"name"`
+		}
+		if err := r.Decode(&body); err != nil {
+			return apigw.Response{}, err
+		}
+		if !body.Name.Set {
+			return apigw.Response{}, apperr.MissingParam("name").In(apperr.FamilyA)
+		}
+		name := strings.TrimSpace(body.Name.V)
+		if body.Name.Null || name == "" {
+			return apigw.Response{}, apperr.Validation(map[string]string{"name": "A name is required for each data source."})
+		}
+		if len([]rune(name)) > maxNameLength {
+			return apigw.Response{}, apperr.Validation(map[string]string{"name": "Name is too long (maximum is 255 characters)."})
+		}
+		ds := model.NewDataSource(r.AccountID, name, d.Now())
+		if err := d.Store.CreateDataSource(ctx, ds); err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.JSON(http.StatusCreated, newDataSourceJSON(ds))
+	}}
+}
+
+// ListDataSources is GET /v1/data_sources (filters name and system; no pagination, as
+// in ChartMogul: an account has a handful of sources).
+func ListDataSources(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		all, err := d.Store.ListDataSources(ctx, r.AccountID)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		name, system := r.Query("name"), r.Query("system")
+		out := []dataSourceJSON{}
+		for _, ds := range all {
+			if ds.Status == model.DataSourceDeleting ||
+				(name != "" && ds.Name != name) || (system != "" && ds.System != system) {
+				continue
+			}
+			out = append(out, newDataSourceJSON(ds))
+		}
+		return apigw.JSON(http.StatusOK, map[string]any{"data_sources": out})
+	}}
+}
+
+// GetDataSource is GET /v1/data_sources/{uuid}.
+func GetDataSource(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		ds, err := liveDataSource(ctx, d, r.AccountID, r.PathParam("uuid"))
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.JSON(http.StatusOK, newDataSourceJSON(ds))
+	}}
+}
+
+// DeleteDataSource is DELETE /v1/data_sources/{uuid}: the source disappears at once and
+// its data is purged by the jobs worker.
+func DeleteDataSource(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		uuid := r.PathParam("uuid")
+		ds, err := dataSource(ctx, d, r.AccountID, uuid)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		// Hide the source first, then queue the purge. If the send fails the client
+		// retries, and a DELETE of a source already being deleted queues the purge
+		// again (the job is idempotent and deduplicated) instead of answering 404.
+		if ds.Status != model.DataSourceDeleting {
+			if err := d.Store.MarkDataSourceDeleting(ctx, r.AccountID, uuid); err != nil {
+				return apigw.Response{}, err
+			}
+		}
+		if err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.PurgeDataSource, AccountID: r.AccountID, DataSourceUUID: uuid}); err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.NoContent()
+	}}
+}
+
+// errDataSourceNotFound is ChartMogul's 404 for data sources (family B).
+func errDataSourceNotFound() *apperr.Error {
+	return apperr.NotFound("data_source_uuid", "Data source not found")
+}
+
+// dataSource reads a data source of the account, including one being deleted.
+func dataSource(ctx context.Context, d *app.Deps, accountID, uuid string) (model.DataSource, error) {
+	if !ids.Valid(uuid, ids.DataSource) {
+		return model.DataSource{}, errDataSourceNotFound()
+	}
+	ds, err := d.Store.GetDataSource(ctx, accountID, uuid)
+	if errors.Is(err, store.ErrNotFound) {
+		return model.DataSource{}, errDataSourceNotFound()
+	}
+	return ds, err
+}
+
+// liveDataSource reads a data source of the account that is not being deleted.
+func liveDataSource(ctx context.Context, d *app.Deps, accountID, uuid string) (model.DataSource, error) {
+	ds, err := dataSource(ctx, d, accountID, uuid)
+	if err == nil && ds.Status == model.DataSourceDeleting {
+		return model.DataSource{}, errDataSourceNotFound()
+	}
+	return ds, err
+}

@@ -1,0 +1,190 @@
+// Package apigw adapts API Gateway HTTP API (payload v2) events to the service's
+// handlers: it decodes requests, carries the authorizer's account, renders JSON, and
+// is the one place that maps errors to HTTP responses.
+package apigw
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/subsight/subsight/shared/apperr"
+)
+
+// AuthorizerAccountKey is the key of the account id in the Lambda authorizer's context.
+const AuthorizerAccountKey = "accountId"
+
+// Request is one API call, already authenticated.
+type Request struct {
+	Event     events.APIGatewayV2HTTPRequest
+	AccountID string
+}
+
+// Handler serves one operation. A returned *apperr.Error becomes a 4xx in the
+// endpoint's error family; any other error becomes a generic 500.
+type Handler func(ctx context.Context, req *Request) (Response, error)
+
+// Response is what a handler answers.
+type Response struct {
+	Status int
+	Body   any // nil means no body (204)
+}
+
+// JSON answers status with v encoded as JSON.
+func JSON(status int, v any) (Response, error) { return Response{Status: status, Body: v}, nil }
+
+// NoContent answers 204 without a body.
+func NoContent() (Response, error) { return Response{Status: http.StatusNoContent}, nil }
+
+// Endpoint binds a handler to the error family its endpoint speaks.
+type Endpoint struct {
+	Family  apperr.Family
+	Handler Handler
+}
+
+// LambdaHandler is the signature lambda.Start accepts for HTTP API events.
+type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// Wrap turns an endpoint into a Lambda handler: it rejects unauthenticated calls with
+// ChartMogul's 401, recovers panics, logs, and renders the result. It never returns a
+// Go error, so that API Gateway never answers with its own 500 body.
+func Wrap(ep Endpoint) LambdaHandler {
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (resp events.APIGatewayV2HTTPResponse, _ error) {
+		log := slog.With("request_id", ev.RequestContext.RequestID, "route", ev.RouteKey)
+		defer func() {
+			if p := recover(); p != nil {
+				log.ErrorContext(ctx, "handler panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				resp = render(internalError(), ep.Family)
+			}
+		}()
+		account := AccountFromEvent(ev)
+		if account == "" {
+			return render(apperr.Unauthorized(), ep.Family), nil
+		}
+		out, err := ep.Handler(ctx, &Request{Event: ev, AccountID: account})
+		if err != nil {
+			if e, ok := apperr.As(err); ok {
+				log.InfoContext(ctx, "client error", "status", e.Status, "message", e.Message, "param", e.Param)
+				return render(e, ep.Family), nil
+			}
+			log.ErrorContext(ctx, "handler failed", "account_id", account, "error", err.Error())
+			return render(internalError(), ep.Family), nil
+		}
+		return encode(out.Status, out.Body), nil
+	}
+}
+
+// AccountFromEvent reads the account id that the authorizer put into the context.
+func AccountFromEvent(ev events.APIGatewayV2HTTPRequest) string {
+	if ev.RequestContext.Authorizer == nil {
+		return ""
+	}
+	v, _ := ev.RequestContext.Authorizer.Lambda[AuthorizerAccountKey].(string)
+	return v
+}
+
+func internalError() *apperr.Error {
+	return &apperr.Error{Status: http.StatusInternalServerError, Message: "Internal server error", Family: apperr.FamilyA}
+}
+
+func render(e *apperr.Error, f apperr.Family) events.APIGatewayV2HTTPResponse {
+	return encode(e.Status, e.Body(f))
+}
+
+// ErrorResponse renders e as the gateway would see it from a handler; the local
+// router uses it for gateway-level errors such as unknown routes.
+func ErrorResponse(e *apperr.Error, f apperr.Family) events.APIGatewayV2HTTPResponse {
+	return render(e, f)
+}
+
+func encode(status int, body any) events.APIGatewayV2HTTPResponse {
+	if body == nil {
+		return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{}}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		slog.Error("encode response", "error", err.Error())
+		status, b = http.StatusInternalServerError, []byte(`{"code":500,"message":"Internal server error","param":null}`)
+	}
+	return events.APIGatewayV2HTTPResponse{
+		StatusCode: status,
+		Headers:    map[string]string{"Content-Type": "application/json; charset=utf-8"},
+		Body:       string(b),
+	}
+}
+
+// Body returns the raw request body, decoding base64 when the gateway encoded it.
+func (r *Request) Body() ([]byte, error) {
+	if !r.Event.IsBase64Encoded {
+		return []byte(r.Event.Body), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(r.Event.Body)
+	if err != nil {
+		return nil, apperr.BadRequest("", "The request body is not valid base64")
+	}
+	return b, nil
+}
+
+// Decode reads the JSON body into v. An empty body decodes as {}. Unknown fields are
+// accepted, as ChartMogul accepts them (clients echo read-only fields back).
+func (r *Request) Decode(v any) error {
+	b, err := r.Body()
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		b = []byte("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := typeErr.Field
+		return apperr.BadRequest(field, "Invalid value for parameter %q: expected %s", field, typeErr.Type.String())
+	}
+	return apperr.BadRequest("", "The request body is not valid JSON")
+}
+
+// PathParam returns a path parameter of the route ("{uuid}").
+func (r *Request) PathParam(name string) string { return r.Event.PathParameters[name] }
+
+// Query returns a query-string parameter; API Gateway joins repeated values with commas.
+func (r *Request) Query(name string) string { return r.Event.QueryStringParameters[name] }
+
+// HasQuery tells whether the parameter was sent at all.
+func (r *Request) HasQuery(name string) bool {
+	_, ok := r.Event.QueryStringParameters[name]
+	return ok
+}
+
+// MaxPerPage is ChartMogul's page-size ceiling, also the default.
+const MaxPerPage = 200
+
+// PerPage reads per_page: default 200, anything larger is 200, non-numbers and values
+// below 1 are a 400.
+func (r *Request) PerPage() (int, error) {
+	raw := r.Query("per_page")
+	if raw == "" {
+		return MaxPerPage, nil
+	}
+	var n int
+	if _, err := fmt.Sscan(raw, &n); err != nil || n < 1 || fmt.Sprint(n) != strings.TrimLeft(raw, "+") {
+		return 0, apperr.BadRequest("per_page", "Invalid value for parameter \"per_page\": %q", raw)
+	}
+	return min(n, MaxPerPage), nil
+}

@@ -1,0 +1,114 @@
+// Package auth handles API keys: making them, hashing them for storage, reading them
+// from HTTP Basic credentials, and the HTTP API Lambda authorizer.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// keyShape is what any API key looks like: generated keys are 32 characters of
+// base64url (192 bits); operator-chosen local keys are 16 to 128 of the same alphabet.
+var keyShape = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
+
+// NewAPIKey returns a new random key (192 bits of entropy). It is shown once; only its
+// hash is stored.
+func NewAPIKey() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// ValidLocalKey reports whether s may be used as a key (LOCAL_API_KEY).
+func ValidLocalKey(s string) bool { return keyShape.MatchString(s) }
+
+// Hash is the stored form of a key. Keys carry at least 96 bits of entropy, so a
+// plain SHA-256 resists guessing; a slow password hash would only add latency to
+// every authorizer call.
+func Hash(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// ErrNoCredentials is any missing, malformed or unacceptable Authorization header.
+var ErrNoCredentials = errors.New("no valid API key provided")
+
+// KeyFromBasic extracts the API key from "Basic base64(key:)". The password must be
+// empty, as ChartMogul requires.
+func KeyFromBasic(header string) (string, error) {
+	scheme, encoded, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Basic") {
+		return "", ErrNoCredentials
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
+	if err != nil {
+		return "", ErrNoCredentials
+	}
+	user, password, ok := strings.Cut(string(raw), ":")
+	if !ok || password != "" || !keyShape.MatchString(user) {
+		return "", ErrNoCredentials
+	}
+	return user, nil
+}
+
+// AuthorizerHandler is the Lambda signature of an HTTP API REQUEST authorizer with
+// simple responses.
+type AuthorizerHandler func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error)
+
+// Authorizer resolves the caller's account. It never denies: an unknown key yields an
+// empty account id, and apigw.Wrap answers ChartMogul's 401, because API Gateway's own
+// deny is a 403 that ChartMogul clients do not expect.
+func Authorizer(d *app.Deps) AuthorizerHandler {
+	return func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
+		account, err := resolve(ctx, d.Store, authorizationHeader(req))
+		if err != nil && !errors.Is(err, ErrNoCredentials) {
+			// A storage failure must not turn into a cached 401; failing the
+			// authorizer makes API Gateway answer 500 and the client retry.
+			slog.ErrorContext(ctx, "authorizer lookup failed", "error", err.Error())
+			return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, err
+		}
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{
+			IsAuthorized: true,
+			Context:      map[string]any{apigw.AuthorizerAccountKey: account},
+		}, nil
+	}
+}
+
+func authorizationHeader(req events.APIGatewayV2CustomAuthorizerV2Request) string {
+	for name, v := range req.Headers {
+		if strings.EqualFold(name, "authorization") {
+			return v
+		}
+	}
+	if len(req.IdentitySource) > 0 {
+		return req.IdentitySource[0]
+	}
+	return ""
+}
+
+func resolve(ctx context.Context, st *store.Store, header string) (string, error) {
+	key, err := KeyFromBasic(header)
+	if err != nil {
+		return "", err
+	}
+	account, err := st.AccountForKeyHash(ctx, Hash(key))
+	if errors.Is(err, store.ErrNotFound) {
+		return "", ErrNoCredentials
+	}
+	return account, err
+}

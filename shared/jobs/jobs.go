@@ -1,0 +1,88 @@
+// Package jobs defines the asynchronous work items of the jobs FIFO queue and sends
+// them. Messages of one customer (or one data source) share a message group, so their
+// jobs never run concurrently and run in order.
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// Job types.
+const (
+	// PurgeDataSource deletes a data source and everything imported into it.
+	PurgeDataSource = "purge_data_source"
+)
+
+// Message is one job.
+type Message struct {
+	Type           string `json:"type"`
+	AccountID      string `json:"account_id"`
+	DataSourceUUID string `json:"data_source_uuid,omitempty"`
+	CustomerUUID   string `json:"customer_uuid,omitempty"`
+	// Nonce distinguishes two requests for the same work that must both run; empty
+	// lets SQS deduplicate repeats within its five-minute window.
+	Nonce string `json:"nonce,omitempty"`
+}
+
+// Group is the FIFO message group: the customer when there is one, else the data source.
+func (m Message) Group() string {
+	if m.CustomerUUID != "" {
+		return m.AccountID + "#" + m.CustomerUUID
+	}
+	return m.AccountID + "#" + m.DataSourceUUID
+}
+
+// DedupID identifies the message for SQS deduplication.
+func (m Message) DedupID() string {
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Queue sends jobs.
+type Queue struct {
+	client *sqs.Client
+	url    string
+}
+
+// NewQueue returns a sender on the jobs queue.
+func NewQueue(client *sqs.Client, url string) *Queue { return &Queue{client: client, url: url} }
+
+// Send enqueues a job.
+func (q *Queue) Send(ctx context.Context, m Message) error {
+	if q.url == "" {
+		return fmt.Errorf("jobs: JOBS_QUEUE_URL is not configured")
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	group, dedup := m.Group(), m.DedupID()
+	_, err = q.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:               &q.url,
+		MessageBody:            strPtr(string(body)),
+		MessageGroupId:         &group,
+		MessageDeduplicationId: &dedup,
+	})
+	return err
+}
+
+// Decode reads a job from a message body.
+func Decode(body string) (Message, error) {
+	var m Message
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		return m, fmt.Errorf("jobs: bad message: %w", err)
+	}
+	if m.Type == "" || m.AccountID == "" {
+		return m, fmt.Errorf("jobs: message without type or account")
+	}
+	return m, nil
+}
+
+func strPtr(s string) *string { return &s }

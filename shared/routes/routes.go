@@ -1,0 +1,56 @@
+// Package routes maps each function of template.yaml (by LogicalId) to the handler
+// constructor its main.go starts, so that the local stack and the tests run exactly
+// the code that the Lambda runs. Each resource family keeps its entries in its own
+// file; APIs merges them.
+package routes
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/auth"
+	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/workers"
+)
+
+// API builds an HTTP operation.
+type API = func(*app.Deps) apigw.Endpoint
+
+var foundationAPIs = map[string]API{
+	"PingFunction":             api.Ping,
+	"GetAccountFunction":       api.GetAccount,
+	"CreateDataSourceFunction": api.CreateDataSource,
+	"ListDataSourcesFunction":  api.ListDataSources,
+	"GetDataSourceFunction":    api.GetDataSource,
+	"DeleteDataSourceFunction": api.DeleteDataSource,
+}
+
+// APIs are the HTTP API operations.
+var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs)
+
+// Workers are the SQS queue consumers.
+var Workers = map[string]func(*app.Deps) sqsworker.Handler{
+	"ImportWorkerFunction": workers.Import,
+	"JobsWorkerFunction":   workers.Jobs,
+}
+
+// Authorizers are the HTTP API Lambda authorizers.
+var Authorizers = map[string]func(*app.Deps) auth.AuthorizerHandler{
+	"AuthorizerFunction": auth.Authorizer,
+}
+
+func merge(parts ...map[string]API) map[string]API {
+	out := map[string]API{}
+	for _, p := range parts {
+		for id := range p {
+			if _, dup := out[id]; dup {
+				panic(fmt.Sprintf("routes: %s registered twice", id))
+			}
+		}
+		maps.Copy(out, p)
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+// Package sqsworker runs SQS FIFO batches the way the service's workers must: in
+// order, stopping at the first failure and reporting it and every later message as
+// failed, so that one customer's records are never applied out of order.
+package sqsworker
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Handler is the Lambda signature of an SQS worker with partial batch responses.
+type Handler func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error)
+
+// MessageFunc applies one message. Returning an error fails it (and every later one).
+type MessageFunc func(ctx context.Context, msg events.SQSMessage) error
+
+// FIFO builds a Handler that applies messages one by one in batch order.
+func FIFO(apply MessageFunc) Handler {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var resp events.SQSEventResponse
+		for i, msg := range ev.Records {
+			if err := apply(ctx, msg); err != nil {
+				slog.ErrorContext(ctx, "message failed", "message_id", msg.MessageId,
+					"group", msg.Attributes["MessageGroupId"], "error", err.Error(),
+					"later_failed", len(ev.Records)-i-1)
+				for _, rest := range ev.Records[i:] {
+					resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rest.MessageId})
+				}
+				return resp, nil
+			}
+		}
+		return resp, nil
+	}
+}

@@ -1,0 +1,135 @@
+// Package store is the DynamoDB adapter: it maps domain types to items of the single
+// table (keys come from package keys) and back.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+)
+
+// Errors the store reports; callers turn them into apperr values.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+)
+
+// Store reads and writes the single table.
+type Store struct {
+	db    *dynamodb.Client
+	table string
+	now   func() time.Time
+}
+
+// New returns a store on table.
+func New(db *dynamodb.Client, table string, now func() time.Time) *Store {
+	return &Store{db: db, table: table, now: now}
+}
+
+// Table is the table name.
+func (s *Store) Table() string { return s.table }
+
+// Client is the DynamoDB client (for benchmarks and tests that count requests).
+func (s *Store) Client() *dynamodb.Client { return s.db }
+
+func keyAttrs(k keys.Key) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		keys.PK: &types.AttributeValueMemberS{Value: k.PK},
+		keys.SK: &types.AttributeValueMemberS{Value: k.SK},
+	}
+}
+
+// putNew writes item only if no item with its key exists.
+func (s *Store) putNew(ctx context.Context, item any) error {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:              &s.table,
+		Item:                   av,
+		ConditionExpression:    aws.String("attribute_not_exists(PK)"),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	return conflict(err)
+}
+
+func (s *Store) put(ctx context.Context, item any) error {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.table, Item: av, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	return err
+}
+
+// get reads one item into out; ErrNotFound when absent.
+func (s *Store) get(ctx context.Context, k keys.Key, out any) error {
+	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.table, Key: keyAttrs(k), ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return err
+	}
+	if res.Item == nil {
+		return ErrNotFound
+	}
+	return attributevalue.UnmarshalMap(res.Item, out)
+}
+
+// queryPrefix reads every item of a partition whose sort key starts with prefix.
+func (s *Store) queryPrefix(ctx context.Context, pk, prefix string, out any) error {
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: pk},
+			":p":  &types.AttributeValueMemberS{Value: prefix},
+		},
+		ConsistentRead:         aws.Bool(true),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	}
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewQueryPaginator(s.db, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		items = append(items, page.Items...)
+	}
+	return attributevalue.UnmarshalListOfMaps(items, out)
+}
+
+func conflict(err error) error {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ErrConflict
+	}
+	var tc *types.TransactionCanceledException
+	if errors.As(err, &tc) {
+		for _, r := range tc.CancellationReasons {
+			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+				return ErrConflict
+			}
+		}
+	}
+	return err
+}
+
+func notFoundOnCondition(err error) error {
+	if errors.Is(conflict(err), ErrConflict) {
+		return ErrNotFound
+	}
+	return err
+}
