@@ -40,7 +40,7 @@ func New(cfg aws.Config) Clients {
 
 // S3 builds an S3 client from the configuration.
 func S3(cfg aws.Config) *s3.Client {
-	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	local := cfg.BaseEndpoint != nil || os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		// An emulator on localhost cannot serve virtual-host bucket names.
 		o.UsePathStyle = local

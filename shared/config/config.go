@@ -17,15 +17,19 @@ type Config struct {
 	AppURL string
 }
 
-// FromEnv reads the configuration; TABLE_NAME and CURSOR_SECRET are required.
-func FromEnv() (Config, error) {
+// FromEnv reads the configuration from the process environment, as Lambda sets it.
+func FromEnv() (Config, error) { return FromLookup(os.Getenv) }
+
+// FromLookup reads the configuration through lookup (the local stack and tests pass
+// the template's resolved variables); TABLE_NAME and CURSOR_SECRET are required.
+func FromLookup(lookup func(string) string) (Config, error) {
 	c := Config{
-		TableName:      os.Getenv("TABLE_NAME"),
-		ImportBucket:   os.Getenv("IMPORT_BUCKET"),
-		ImportQueueURL: os.Getenv("IMPORT_QUEUE_URL"),
-		JobsQueueURL:   os.Getenv("JOBS_QUEUE_URL"),
-		CursorSecret:   os.Getenv("CURSOR_SECRET"),
-		AppURL:         os.Getenv("APP_URL"),
+		TableName:      lookup("TABLE_NAME"),
+		ImportBucket:   lookup("IMPORT_BUCKET"),
+		ImportQueueURL: lookup("IMPORT_QUEUE_URL"),
+		JobsQueueURL:   lookup("JOBS_QUEUE_URL"),
+		CursorSecret:   lookup("CURSOR_SECRET"),
+		AppURL:         lookup("APP_URL"),
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("config: TABLE_NAME is not set")
@@ -37,17 +41,4 @@ func FromEnv() (Config, error) {
 		c.AppURL = "https://app.subsight.dev"
 	}
 	return c, nil
-}
-
-// Env returns the configuration as environment variables (the local stack and tests
-// use it to start functions the way Lambda would).
-func (c Config) Env() map[string]string {
-	return map[string]string{
-		"TABLE_NAME":       c.TableName,
-		"IMPORT_BUCKET":    c.ImportBucket,
-		"IMPORT_QUEUE_URL": c.ImportQueueURL,
-		"JOBS_QUEUE_URL":   c.JobsQueueURL,
-		"CURSOR_SECRET":    c.CursorSecret,
-		"APP_URL":          c.AppURL,
-	}
 }

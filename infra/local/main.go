@@ -1,0 +1,91 @@
+// Command local runs the whole service on one machine (`make run`): moto with the
+// resources of template.yaml, a demo account, the HTTP API on 127.0.0.1:${PORT:-3000}
+// routed to the same handlers the Lambdas run, with the authorizer in front, and
+// pollers feeding the SQS queues to the workers. See docs/local-stack.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/shared/auth"
+)
+
+func main() {
+	level := slog.LevelInfo
+	if os.Getenv("LOG_LEVEL") == "debug" {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "local stack:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	o, err := optionsFromEnv()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := newStack(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rel, _ := filepath.Rel(o.root, o.stackFile)
+	fmt.Printf("Subsight local stack is up\n  base URL:   %s\n  API key:    %s\n  account id: %s\n  emulator:   %s\n  stack file: %s\nPress Ctrl-C to stop.\n",
+		s.baseURL, s.apiKey, s.accountID, s.moto.URL, rel)
+	<-ctx.Done()
+	slog.Info("shutting down")
+	return nil
+}
+
+func optionsFromEnv() (options, error) {
+	root, err := emulator.RepoRoot()
+	if err != nil {
+		return options{}, err
+	}
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "3000"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return options{}, fmt.Errorf("PORT %q is not a port number", port)
+	}
+	key := os.Getenv("LOCAL_API_KEY")
+	if key != "" && !auth.ValidLocalKey(key) {
+		return options{}, fmt.Errorf("LOCAL_API_KEY must be 16 to 128 characters, each a letter, digit, '_' or '-' (got %d characters)", len(key))
+	}
+	delay := time.Second
+	if v := os.Getenv("LOCAL_RETRY_DELAY"); v != "" {
+		if delay, err = time.ParseDuration(v); err != nil || delay <= 0 {
+			return options{}, fmt.Errorf("LOCAL_RETRY_DELAY %q is not a positive duration such as 1s", v)
+		}
+	}
+	var motoLog io.Writer
+	if os.Getenv("LOCAL_MOTO_LOG") != "" {
+		motoLog = os.Stderr
+	}
+	return options{
+		root:          root,
+		addr:          "127.0.0.1:" + port,
+		apiKey:        key,
+		cursorSecret:  os.Getenv("LOCAL_CURSOR_SECRET"),
+		retryDelay:    delay,
+		motoOutput:    motoLog,
+		setProcessEnv: true,
+		stackFile:     filepath.Join(root, ".local", "stack.json"),
+	}, nil
+}

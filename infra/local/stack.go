@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/provision"
+	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/auth"
+	"github.com/subsight/subsight/shared/config"
+	"github.com/subsight/subsight/shared/routes"
+	"github.com/subsight/subsight/shared/sqsworker"
+)
+
+// options configure a stack; main fills them from the environment, tests directly.
+type options struct {
+	root         string // repository root (template.yaml, .local/)
+	addr         string // listen address; port 0 picks a free one
+	apiKey       string // demo account key; "" generates one
+	cursorSecret string // "" generates one
+	retryDelay   time.Duration
+	motoOutput   io.Writer
+	// setProcessEnv exports the functions' environment into this process, as
+	// Lambda would; tests leave it off because they run several stacks at once.
+	setProcessEnv bool
+	// stackFile is where stack.json goes; "" writes none.
+	stackFile string
+
+	apis        map[string]func(*app.Deps) apigw.Endpoint
+	workers     map[string]func(*app.Deps) sqsworker.Handler
+	authorizers map[string]func(*app.Deps) auth.AuthorizerHandler
+}
+
+// stack is the whole service running on one machine.
+type stack struct {
+	moto      *emulator.Server
+	template  *samtemplate.Template
+	resources *provision.Resources
+	deps      *app.Deps
+	env       map[string]string
+	router    *router
+	pollers   []*poller
+
+	server    *http.Server
+	listener  net.Listener
+	baseURL   string
+	apiKey    string
+	accountID string
+
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// stackInfo is .local/stack.json.
+type stackInfo struct {
+	BaseURL        string `json:"base_url"`
+	APIKey         string `json:"api_key"`
+	AccountID      string `json:"account_id"`
+	EndpointURL    string `json:"endpoint_url"`
+	Region         string `json:"region"`
+	TableName      string `json:"table_name"`
+	ImportBucket   string `json:"import_bucket"`
+	ImportQueueURL string `json:"import_queue_url"`
+	JobsQueueURL   string `json:"jobs_queue_url"`
+	CursorSecret   string `json:"cursor_secret"`
+}
+
+// newStack starts moto, creates the template's resources, seeds the demo account,
+// and starts the HTTP server and the SQS pollers. Close stops everything.
+func newStack(ctx context.Context, o options) (_ *stack, err error) {
+	t0 := time.Now()
+	if o.apis == nil {
+		o.apis = routes.APIs
+	}
+	if o.workers == nil {
+		o.workers = routes.Workers
+	}
+	if o.authorizers == nil {
+		o.authorizers = routes.Authorizers
+	}
+	if o.apiKey == "" {
+		if o.apiKey, err = auth.NewAPIKey(); err != nil {
+			return nil, err
+		}
+	} else if !auth.ValidLocalKey(o.apiKey) {
+		return nil, errors.New("LOCAL_API_KEY must be 16 to 128 letters, digits, '_' or '-'")
+	}
+	if o.cursorSecret == "" {
+		o.cursorSecret = randomHex(32)
+	} else if len(o.cursorSecret) < 16 {
+		return nil, errors.New("LOCAL_CURSOR_SECRET must be at least 16 characters")
+	}
+	if o.retryDelay <= 0 {
+		o.retryDelay = time.Second
+	}
+	tpl, err := samtemplate.ParseFile(filepath.Join(o.root, "template.yaml"))
+	if err != nil {
+		return nil, err
+	}
+
+	s := &stack{template: tpl, apiKey: o.apiKey}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if s.moto, err = emulator.Start(ctx, emulator.Options{Output: o.motoOutput}); err != nil {
+		return nil, err
+	}
+	tMoto := time.Since(t0)
+	awsCfg, err := s.moto.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.resources, err = provision.Provision(ctx, tpl, awsCfg, provision.Options{}); err != nil {
+		return nil, err
+	}
+	if s.env, err = functionsEnv(tpl, s.resources.Resolver(tpl, o.cursorSecret)); err != nil {
+		return nil, err
+	}
+	maps.Copy(s.env, emulator.Env(s.moto.URL, awsCfg.Region))
+
+	var cfg config.Config
+	if o.setProcessEnv {
+		for k, v := range s.env {
+			if err := os.Setenv(k, v); err != nil {
+				return nil, err
+			}
+		}
+		// The same path a Lambda takes, so a missing variable fails here too.
+		if cfg, err = config.FromEnv(); err != nil {
+			return nil, err
+		}
+	} else if cfg, err = provision.AppConfig(s.env); err != nil {
+		return nil, err
+	}
+	s.deps = app.New(cfg, emulator.Clients(awsCfg))
+
+	if s.accountID, err = seedDemoAccount(ctx, s.deps, o.apiKey); err != nil {
+		return nil, fmt.Errorf("seed demo account: %w", err)
+	}
+	if s.router, err = buildRouter(tpl, s.deps, o, s.resources.Region); err != nil {
+		return nil, err
+	}
+	if s.pollers, err = buildPollers(tpl, s.deps, s.resources, o); err != nil {
+		return nil, err
+	}
+
+	if s.listener, err = net.Listen("tcp", o.addr); err != nil {
+		return nil, err
+	}
+	s.baseURL = "http://" + s.listener.Addr().String()
+	s.server = &http.Server{Handler: s.router, ReadHeaderTimeout: 10 * time.Second}
+	s.wg.Go(func() {
+		if err := s.server.Serve(s.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("http server", "error", err.Error())
+		}
+	})
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	for _, p := range s.pollers {
+		s.wg.Go(func() { p.run(pctx) })
+	}
+
+	if o.stackFile != "" {
+		if err := s.writeStackFile(o.stackFile, o.cursorSecret); err != nil {
+			return nil, err
+		}
+	}
+	slog.Info("local stack ready", "base_url", s.baseURL, "endpoint_url", s.moto.URL,
+		"moto_ms", tMoto.Milliseconds(), "total_ms", time.Since(t0).Milliseconds(),
+		"routes", len(s.router.routes), "pollers", len(s.pollers))
+	return s, nil
+}
+
+// functionsEnv resolves every function's environment; all functions run in this one
+// process, so a variable must mean the same for all of them.
+func functionsEnv(tpl *samtemplate.Template, r *samtemplate.Resolver) (map[string]string, error) {
+	env := map[string]string{}
+	owner := map[string]string{}
+	for _, id := range tpl.FunctionIDs() {
+		vars, err := tpl.FunctionEnv(id, r)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range vars {
+			if prev, ok := env[k]; ok && prev != v {
+				return nil, fmt.Errorf("environment variable %s differs between %s and %s; the local stack runs all functions in one process", k, owner[k], id)
+			}
+			env[k], owner[k] = v, id
+		}
+	}
+	return env, nil
+}
+
+func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region string) (*router, error) {
+	rt := &router{region: region}
+	authorizers := map[string]auth.AuthorizerHandler{}
+	for _, r := range tpl.Routes() {
+		build, ok := o.apis[r.Function]
+		if !ok {
+			return nil, fmt.Errorf("template route %s: %s is not in shared/routes.APIs", r.Key(), r.Function)
+		}
+		rte := &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"),
+			handler: apigw.Wrap(build(d)), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
+		if r.Authorizer != "" {
+			h, ok := authorizers[r.Authorizer]
+			if !ok {
+				build, ok := o.authorizers[r.Authorizer]
+				if !ok {
+					return nil, fmt.Errorf("authorizer %s is not in shared/routes.Authorizers", r.Authorizer)
+				}
+				h = build(d)
+				authorizers[r.Authorizer] = h
+			}
+			rte.authorizer = h
+			rte.identity = identityHeaders(tpl, r.Authorizer)
+		}
+		rt.routes = append(rt.routes, rte)
+	}
+	return rt, nil
+}
+
+func identityHeaders(tpl *samtemplate.Template, function string) []string {
+	for _, api := range tpl.HttpApis {
+		for _, a := range api.Authorizers {
+			if a.Function == function {
+				var out []string
+				for _, h := range a.IdentityHeaders {
+					out = append(out, strings.ToLower(h))
+				}
+				return out
+			}
+		}
+	}
+	return nil
+}
+
+func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resources, o options) ([]*poller, error) {
+	var out []*poller
+	for _, m := range tpl.SQSMappings() {
+		if !m.Enabled {
+			continue
+		}
+		build, ok := o.workers[m.Function]
+		if !ok {
+			return nil, fmt.Errorf("SQS mapping %s -> %s: the function is not in shared/routes.Workers", m.Queue, m.Function)
+		}
+		q := res.Queues[m.Queue]
+		out = append(out, &poller{
+			sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, region: res.Region,
+			function: m.Function, batchSize: m.BatchSize, reportFailures: m.ReportBatchItemFailures,
+			handler: build(d), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
+			retryDelay: o.retryDelay, wait: 1,
+		})
+	}
+	return out, nil
+}
+
+func (s *stack) info(cursorSecret string) stackInfo {
+	return stackInfo{
+		BaseURL: s.baseURL, APIKey: s.apiKey, AccountID: s.accountID, EndpointURL: s.moto.URL,
+		Region: s.resources.Region, TableName: s.deps.Config.TableName, ImportBucket: s.deps.Config.ImportBucket,
+		ImportQueueURL: s.deps.Config.ImportQueueURL, JobsQueueURL: s.deps.Config.JobsQueueURL, CursorSecret: cursorSecret,
+	}
+}
+
+func (s *stack) writeStackFile(path, cursorSecret string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(s.info(cursorSecret), "", "  ")
+	if err != nil {
+		return err
+	}
+	// The file holds a key: readable by the owner only.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Close stops the pollers and the server, then moto. Safe to call more than once.
+func (s *stack) Close() {
+	s.closeOnce.Do(func() {
+		if s.cancel != nil {
+			s.cancel()
+		}
+		if s.server != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = s.server.Shutdown(ctx)
+			cancel()
+		}
+		s.wg.Wait()
+		if s.moto != nil {
+			s.moto.Stop()
+		}
+	})
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(errors.New("no randomness"))
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,33 @@
+package testenv
+
+import (
+	"context"
+	"testing"
+
+	"github.com/subsight/subsight/shared/model"
+)
+
+// Member is the team member every test account has.
+var Member = model.Member{Email: "owner@example.com", Name: "Owner Person"}
+
+// NewAccount creates an account (USD, UTC, weeks start on Monday, default settings)
+// with one team member, Member, and returns it.
+func (e *Env) NewAccount(t testing.TB, name string) model.Account {
+	t.Helper()
+	ctx := context.Background()
+	acc := model.Account{ID: model.NewAccountID(), Name: name, Currency: "USD", TimeZone: "UTC",
+		WeekStartOn: "monday", Settings: model.DefaultSettings()}
+	if err := e.Deps.Store.CreateAccount(ctx, acc); err != nil {
+		t.Fatalf("testenv: create account: %v", err)
+	}
+	m := Member
+	m.AccountID = acc.ID
+	if err := e.Deps.Store.PutMember(ctx, m); err != nil {
+		t.Fatalf("testenv: add member: %v", err)
+	}
+	got, err := e.Deps.Store.GetAccount(ctx, acc.ID)
+	if err != nil {
+		t.Fatalf("testenv: read account: %v", err)
+	}
+	return got
+}
