@@ -1,0 +1,182 @@
+package templatecheck
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/shared/routes"
+)
+
+var (
+	upperRun   = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
+	lowerUpper = regexp.MustCompile(`([a-z0-9])([A-Z])`)
+)
+
+// folder applies the Makefile's LogicalId -> folder rule.
+func folder(logicalID string) string {
+	stem := strings.TrimSuffix(logicalID, "Function")
+	stem = upperRun.ReplaceAllString(stem, "$1-$2")
+	stem = lowerUpper.ReplaceAllString(stem, "$1-$2")
+	return strings.ToLower(stem)
+}
+
+func load(t *testing.T) (string, *samtemplate.Template) {
+	t.Helper()
+	root, err := emulator.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := samtemplate.ParseFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, tpl
+}
+
+func funcName(f any) string { return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name() }
+
+// registered returns the fully qualified constructor the registry holds for a function.
+func registered(id string) (kind, name string) {
+	if f, ok := routes.APIs[id]; ok {
+		return "API", funcName(f)
+	}
+	if f, ok := routes.Workers[id]; ok {
+		return "Worker", funcName(f)
+	}
+	if f, ok := routes.Authorizers[id]; ok {
+		return "Start", funcName(f)
+	}
+	return "", ""
+}
+
+// started parses functions/<dir>/main.go and returns the lambdaapp call it makes and
+// the fully qualified constructor it passes.
+func started(t *testing.T, path string) (kind, name string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	imports := map[string]string{}
+	for _, imp := range file.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		imports[filepath.Base(p)] = p
+	}
+	ast.Inspect(file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return true
+		}
+		fn, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || fmt.Sprint(fn.X) != "lambdaapp" {
+			return true
+		}
+		arg, ok := call.Args[0].(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		kind = fn.Sel.Name
+		name = imports[fmt.Sprint(arg.X)] + "." + arg.Sel.Name
+		return false
+	})
+	return kind, name
+}
+
+func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
+	root, tpl := load(t)
+	for _, id := range tpl.FunctionIDs() {
+		t.Run(id, func(t *testing.T) {
+			fn := tpl.Functions[id]
+			if !strings.HasSuffix(id, "Function") {
+				t.Errorf("LogicalId %s does not end in Function", id)
+			}
+			if fn.BuildMethod != "makefile" || fn.Handler != "bootstrap" || fn.Runtime != "provided.al2023" ||
+				!slices.Equal(fn.Architectures, []string{"arm64"}) {
+				t.Errorf("build settings: method %q handler %q runtime %q arch %v", fn.BuildMethod, fn.Handler, fn.Runtime, fn.Architectures)
+			}
+			main := filepath.Join(root, "functions", folder(id), "main.go")
+			kind, name := started(t, main)
+			wantKind, wantName := registered(id)
+			if wantKind == "" {
+				t.Fatalf("%s is not in shared/routes", id)
+			}
+			if kind != wantKind || name != wantName {
+				t.Errorf("%s starts lambdaapp.%s(%s), but the local stack serves %s via %s", main, kind, name, wantName, wantKind)
+			}
+			switch wantKind {
+			case "API":
+				if len(fn.HttpEvents) == 0 {
+					t.Errorf("API function without an HttpApi event")
+				}
+			case "Worker":
+				if len(fn.SQSEvents) == 0 {
+					t.Errorf("worker without an SQS event")
+				}
+			}
+		})
+	}
+}
+
+func TestNothingExistsInOnePlaceOnly(t *testing.T) {
+	root, tpl := load(t)
+	inTemplate := map[string]bool{}
+	for _, id := range tpl.FunctionIDs() {
+		inTemplate[id] = true
+	}
+	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers)} {
+		for id := range m {
+			if !inTemplate[id] {
+				t.Errorf("shared/routes has %s, template.yaml does not", id)
+			}
+		}
+	}
+	dirs, err := os.ReadDir(filepath.Join(root, "functions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders := map[string]bool{}
+	for id := range inTemplate {
+		folders[folder(id)] = true
+	}
+	for _, d := range dirs {
+		if d.IsDir() && !folders[d.Name()] {
+			t.Errorf("functions/%s is not a function of template.yaml", d.Name())
+		}
+	}
+}
+
+func TestRoutesAreUnique(t *testing.T) {
+	_, tpl := load(t)
+	seen := map[string]string{}
+	for _, r := range tpl.Routes() {
+		if prev, dup := seen[r.Key()]; dup {
+			t.Errorf("route %s is served by both %s and %s", r.Key(), prev, r.Function)
+		}
+		seen[r.Key()] = r.Function
+		if r.Authorizer == "" {
+			t.Errorf("route %s has no authorizer", r.Key())
+		}
+	}
+}
+
+func keysOf[V any](m map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
