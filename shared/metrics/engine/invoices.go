@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// pricedItem is a line item of an accepted invoice with its MRR in the account currency.
+type pricedItem struct {
+	LineItem
+	invoice int // index into Input.Invoices
+	seq     int // input order, the last tie-break
+	plan    Plan
+	value   *big.Rat // exact converted line MRR; nil for trial items
+}
+
+// screenInvoices keeps the invoices that count (metrics-rules §1.3, §3.2, §5) and prices their
+// subscription and trial items. Voided, written-off and (with refund_full_only) fully refunded
+// invoices are dropped silently; malformed ones and ones missing an exchange rate are listed
+// as invalid rather than guessed.
+func screenInvoices(in Input, plans map[string]Plan) ([]pricedItem, []InvalidInvoice) {
+	var items []pricedItem
+	var invalid []InvalidInvoice
+	seq := 0
+	for i, inv := range in.Invoices {
+		if inv.Status == InvoiceVoided || inv.Status == InvoiceWrittenOff {
+			continue
+		}
+		if in.Settings.RefundHandling == RefundFullOnly && fullyRefunded(inv) {
+			continue
+		}
+		priced, err := priceInvoice(in, inv, plans)
+		if err != nil {
+			invalid = append(invalid, InvalidInvoice{UUID: inv.UUID, ExternalID: inv.ExternalID, Reason: err.Error()})
+			continue
+		}
+		for _, p := range priced {
+			p.invoice, p.seq = i, seq
+			seq++
+			items = append(items, p)
+		}
+	}
+	return items, invalid
+}
+
+func priceInvoice(in Input, inv Invoice, plans map[string]Plan) ([]pricedItem, error) {
+	var out []pricedItem
+	for _, it := range inv.LineItems {
+		switch it.Type {
+		case ItemOneTime:
+			continue // one-time items never carry MRR
+		case ItemSubscription, ItemTrial:
+		default:
+			return nil, fmt.Errorf("line item %s has unknown type %q", it.ExternalID, it.Type)
+		}
+		if it.SubscriptionExternalID == "" {
+			return nil, fmt.Errorf("line item %s has no subscription_external_id", it.ExternalID)
+		}
+		plan, ok := plans[it.PlanUUID]
+		if !ok {
+			return nil, fmt.Errorf("line item %s refers to unknown plan %q", it.ExternalID, it.PlanUUID)
+		}
+		if !it.ServicePeriodEnd.After(it.ServicePeriodStart) {
+			return nil, fmt.Errorf("line item %s has service_period_end not after service_period_start", it.ExternalID)
+		}
+		if _, err := monthlyRatio(plan); err != nil {
+			return nil, err
+		}
+		p := pricedItem{LineItem: it, plan: plan}
+		if it.Type == ItemSubscription {
+			if it.Prorated && !validProrationType(it.ProrationType) {
+				return nil, fmt.Errorf("line item %s has unknown proration_type %q", it.ExternalID, it.ProrationType)
+			}
+			cents, _ := lineMRR(it, plan, it.ProrationType != ProrationDifferentialMRR)
+			rate, err := rateOn(in, inv.Currency, it.ServicePeriodStart)
+			if err != nil {
+				return nil, err
+			}
+			p.value = new(big.Rat).Mul(ratOf(cents), rate)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func validProrationType(t string) bool {
+	return t == "" || t == ProrationDifferential || t == ProrationFull || t == ProrationDifferentialMRR
+}
+
+// rateOn converts from currency on the UTC day of at (the service period start, §5).
+func rateOn(in Input, currency string, at time.Time) (*big.Rat, error) {
+	if currency == "" || strings.EqualFold(currency, in.Settings.Currency) {
+		return big.NewRat(1, 1), nil
+	}
+	day := at.UTC().Format(time.DateOnly)
+	if in.Rates != nil {
+		if r, ok := in.Rates.Rate(day, strings.ToUpper(currency)); ok && r > 0 && !math.IsInf(r, 0) {
+			// Through the shortest decimal form so 0.3 means 3/10, not the binary neighbour
+			// just below it that truncation would turn into a lost cent.
+			v, _ := new(big.Rat).SetString(strconv.FormatFloat(r, 'g', -1, 64))
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("missing exchange rate %s to %s on %s", strings.ToUpper(currency), in.Settings.Currency, day)
+}
+
+// fullyRefunded: successful refunds cover the whole invoice amount (a refund without an
+// amount is a full refund, §3.1).
+func fullyRefunded(inv Invoice) bool {
+	var total, refunded int64
+	for _, it := range inv.LineItems {
+		total += it.AmountInCents
+	}
+	for _, t := range inv.Transactions {
+		if t.Type != TransactionRefund || t.Result != ResultSuccessful {
+			continue
+		}
+		if t.AmountInCents == nil {
+			return true
+		}
+		refunded += *t.AmountInCents
+	}
+	return total > 0 && refunded >= total
+}
