@@ -33,6 +33,8 @@ commands:
   list-members   -account ACCOUNT_ID
   show-account   -account ACCOUNT_ID
   set-setting    -account ACCOUNT_ID -setting NAME -value VALUE
+  load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate)
+  define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
 `
 
 // env is what every command needs.
@@ -44,14 +46,16 @@ type env struct {
 type command func(ctx context.Context, e env, args []string) error
 
 var commands = map[string]command{
-	"create-account": createAccount,
-	"create-key":     createKey,
-	"list-keys":      listKeys,
-	"revoke-key":     revokeKey,
-	"add-member":     addMember,
-	"list-members":   listMembers,
-	"show-account":   showAccount,
-	"set-setting":    setSetting,
+	"create-account":   createAccount,
+	"create-key":       createKey,
+	"list-keys":        listKeys,
+	"revoke-key":       revokeKey,
+	"add-member":       addMember,
+	"list-members":     listMembers,
+	"show-account":     showAccount,
+	"set-setting":      setSetting,
+	"load-fx-rates":    loadFXRates,
+	"define-attribute": defineAttribute,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,149 @@
+package api_test
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/subsight/subsight/shared/api"
+)
+
+func (e *resourceEnv) listNotes(accountID string, q url.Values) (int, map[string]any) {
+	e.t.Helper()
+	return e.do(accountID, api.ListCustomerNotes, "GET", notesRoute, nil, q, nil)
+}
+
+// notePages follows cursors and returns every uuid and each page's size.
+func (e *resourceEnv) notePages(q url.Values) (uuids []string, sizes []int) {
+	e.t.Helper()
+	for {
+		status, body := e.listNotes(e.acc, q)
+		if status != 200 {
+			e.t.Fatalf("%d %v", status, body)
+		}
+		if keys := slices.Sorted(maps.Keys(body)); !reflect.DeepEqual(keys, []string{"cursor", "entries", "has_more"}) {
+			e.t.Fatalf("keys %v", keys)
+		}
+		entries := body["entries"].([]any)
+		sizes = append(sizes, len(entries))
+		for _, n := range entries {
+			uuids = append(uuids, n.(map[string]any)["uuid"].(string))
+		}
+		if body["has_more"] != true {
+			return uuids, sizes
+		}
+		q = cloneValues(q)
+		q.Set("cursor", body["cursor"].(string))
+	}
+}
+
+func TestListNotes(t *testing.T) {
+	e := newResourceEnv(t)
+	second := e.newCustomer(e.acc, e.ds2)
+	base := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	var first, calls, byAnn, all []string
+	// Oldest first here; listings answer newest first.
+	for i := range 9 {
+		body := map[string]any{"customer_uuid": e.customer, "type": "note",
+			"created_at": base.Add(time.Duration(i) * time.Hour).Format(time.RFC3339)}
+		if i%3 == 0 {
+			body["type"], body["call_duration"] = "call", 30
+		}
+		if i%2 == 0 {
+			body["author_email"] = e.member.Email
+		}
+		cus := e.customer
+		if i >= 6 {
+			cus = second
+		}
+		body["customer_uuid"] = cus
+		uuid := e.createNote(e.acc, body)["uuid"].(string)
+		all = append([]string{uuid}, all...)
+		if cus == e.customer {
+			first = append([]string{uuid}, first...)
+		}
+		if body["type"] == "call" {
+			calls = append([]string{uuid}, calls...)
+		}
+		if i%2 == 0 {
+			byAnn = append([]string{uuid}, byAnn...)
+		}
+	}
+	otherCustomer := e.newCustomer(e.other, e.otherDS)
+	e.createNote(e.other, map[string]any{"customer_uuid": otherCustomer, "type": "note"})
+
+	tests := []struct {
+		name  string
+		query url.Values
+		want  []string
+		sizes []int
+	}{
+		{"account, newest first", url.Values{"per_page": {"4"}}, all, []int{4, 4, 1}},
+		{"customer", url.Values{"customer_uuid": {e.customer}, "per_page": {"2"}}, first, []int{2, 2, 2}},
+		{"type", url.Values{"type": {"call"}, "per_page": {"2"}}, calls, []int{2, 1}},
+		{"author, any case", url.Values{"author_email": {"ANN.author@example.com"}, "per_page": {"3"}}, byAnn, []int{3, 2}},
+		{"customer and type", url.Values{"customer_uuid": {e.customer}, "type": {"note"}}, without(first, calls), []int{4}},
+		{"another account's customer", url.Values{"customer_uuid": {otherCustomer}}, nil, []int{0}},
+		{"malformed customer", url.Values{"customer_uuid": {"cus_x#NOTES"}}, nil, []int{0}},
+		{"unknown author", url.Values{"author_email": {"nobody@example.com"}}, nil, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, sizes := e.notePages(tt.query)
+			if len(got) != len(tt.want) || (len(got) > 0 && !reflect.DeepEqual(got, tt.want)) {
+				t.Errorf("uuids\n got %v\nwant %v", got, tt.want)
+			}
+			if !reflect.DeepEqual(sizes, tt.sizes) {
+				t.Errorf("sizes %v, want %v", sizes, tt.sizes)
+			}
+		})
+	}
+
+	t.Run("another account sees only its own", func(t *testing.T) {
+		_, body := e.listNotes(e.other, nil)
+		if n := len(body["entries"].([]any)); n != 1 {
+			t.Errorf("%d notes", n)
+		}
+	})
+
+	_, page := e.listNotes(e.acc, url.Values{"per_page": {"2"}})
+	cursor := page["cursor"].(string)
+	for _, tt := range []struct {
+		name    string
+		account string
+		query   url.Values
+	}{
+		{"tampered", e.acc, url.Values{"cursor": {tamper(cursor)}}},
+		{"another account's key", e.other, url.Values{"cursor": {cursor}}},
+		{"another filter", e.acc, url.Values{"cursor": {cursor}, "type": {"call"}}},
+	} {
+		t.Run("cursor "+tt.name, func(t *testing.T) {
+			status, body := e.listNotes(tt.account, tt.query)
+			if status != 400 {
+				t.Fatalf("status %d %v", status, body)
+			}
+			assertBody(t, body, familyA(400, "Invalid cursor", "cursor"))
+		})
+	}
+	t.Run("bad type filter", func(t *testing.T) {
+		status, body := e.listNotes(e.acc, url.Values{"type": {"email"}})
+		if status != 400 {
+			t.Fatalf("status %d %v", status, body)
+		}
+		assertBody(t, body, familyA(400, fmt.Sprintf("Invalid value for parameter \"type\": %q", "email"), "type"))
+	})
+}
+
+func without(list, drop []string) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(drop, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// benchSeq makes external ids unique across benchmark rounds.
+var benchSeq atomic.Int64
+
+// meteredEnv is a resourceEnv whose store counts its DynamoDB traffic.
+func meteredEnv(b *testing.B) (*resourceEnv, *ddbmeter.Meter) {
+	env := testenv.New(b)
+	meter := ddbmeter.New()
+	d := *env.Deps
+	d.Store = store.New(meter.Client(env.AWS), env.TableName, d.Now)
+	e := &resourceEnv{t: b, d: &d, ctx: context.Background()}
+	e.acc, e.other = e.account("Bench"), e.account("Other")
+	e.ds, e.ds2 = e.dataSource(e.acc, "Billing"), e.dataSource(e.acc, "Second")
+	e.member.AccountID, e.member.Email, e.member.Name = e.acc, "bench@example.com", "Bench"
+	if err := e.d.Store.PutMember(e.ctx, e.member); err != nil {
+		b.Fatal(err)
+	}
+	e.customer = e.newCustomer(e.acc, e.ds)
+	return e, meter
+}
+
+// BenchmarkPlansAndNotesDynamoDB reports DynamoDB requests and capacity units per
+// API operation (docs/benchmarks.md, "Plans and notes").
+func BenchmarkPlansAndNotesDynamoDB(b *testing.B) {
+	e, meter := meteredEnv(b)
+	const listed = 210
+	for i := range listed {
+		e.createPlan(e.ds.UUID, fmt.Sprintf("list-%04d", i), "Listed")
+		e.createNote(e.acc, map[string]any{"customer_uuid": e.customer, "type": "note", "text": "listed"})
+	}
+	plan := e.createPlan(e.ds.UUID, "bench-plan", "Bench")
+	note := e.createNote(e.acc, map[string]any{"customer_uuid": e.customer, "type": "call", "call_duration": 10})
+	planParams := map[string]string{"plan_uuid": plan["uuid"].(string)}
+	noteParams := map[string]string{"note_uuid": note["uuid"].(string)}
+	_, firstPlans := e.do(e.acc, api.ListPlans, "GET", plansRoute, nil, nil, nil)
+	dsCursor := mustCursor(e, e.ds.UUID)
+	_, firstNotes := e.do(e.acc, api.ListCustomerNotes, "GET", notesRoute, nil, nil, nil)
+
+	type op struct {
+		name   string
+		ep     func(*app.Deps) apigw.Endpoint
+		method string
+		route  string
+		params map[string]string
+		query  func(i int) url.Values
+		body   func(i int) any
+		status int
+	}
+	none := func(int) url.Values { return nil }
+	noBody := func(int) any { return nil }
+	ops := []op{
+		{"CreatePlan", api.CreatePlan, "POST", plansRoute, nil, none, func(i int) any {
+			return map[string]any{"data_source_uuid": e.ds2.UUID, "name": "N", "interval_count": 1, "interval_unit": "day",
+				"external_id": fmt.Sprint("bench-", benchSeq.Add(1))}
+		}, 201},
+		{"GetPlan", api.GetPlan, "GET", planRoute, planParams, none, noBody, 200},
+		{"UpdatePlan (name)", api.UpdatePlan, "PATCH", planRoute, planParams, none,
+			func(i int) any { return map[string]any{"name": fmt.Sprint("Bench ", i)} }, 202},
+		{"UpdatePlan (interval)", api.UpdatePlan, "PATCH", planRoute, planParams, none,
+			func(i int) any { return map[string]any{"interval_count": 1 + i%5} }, 202},
+		{"ListPlans first page of 200 (of 211)", api.ListPlans, "GET", plansRoute, nil, none, noBody, 200},
+		{"ListPlans cursor page of 200", api.ListPlans, "GET", plansRoute, nil,
+			func(int) url.Values { return url.Values{"cursor": {firstPlans["cursor"].(string)}} }, noBody, 200},
+		{"ListPlans by data source, page of 200", api.ListPlans, "GET", plansRoute, nil, func(int) url.Values {
+			return url.Values{"data_source_uuid": {e.ds.UUID}, "cursor": {dsCursor}}
+		}, noBody, 200},
+		{"CreateCustomerNote", api.CreateCustomerNote, "POST", notesRoute, nil, none, func(int) any {
+			return map[string]any{"customer_uuid": e.customer, "type": "note", "text": "t", "author_email": e.member.Email}
+		}, 201},
+		{"GetCustomerNote", api.GetCustomerNote, "GET", noteRoute, noteParams, none, noBody, 200},
+		{"UpdateCustomerNote", api.UpdateCustomerNote, "PATCH", noteRoute, noteParams, none,
+			func(i int) any { return map[string]any{"text": fmt.Sprint("v", i)} }, 200},
+		{"ListCustomerNotes cursor page of 200", api.ListCustomerNotes, "GET", notesRoute, nil,
+			func(int) url.Values { return url.Values{"cursor": {firstNotes["cursor"].(string)}} }, noBody, 200},
+		{"ListCustomerNotes by customer, page of 200", api.ListCustomerNotes, "GET", notesRoute, nil,
+			func(int) url.Values { return url.Values{"customer_uuid": {e.customer}} }, noBody, 200},
+	}
+	for _, o := range ops {
+		b.Run(o.name, func(b *testing.B) {
+			meter.Reset()
+			for i := range b.N {
+				status, body := e.do(e.acc, o.ep, o.method, o.route, o.params, o.query(i), o.body(i))
+				if status != o.status {
+					b.Fatalf("%s: %d %v", o.name, status, body)
+				}
+			}
+			reportMeter(b, meter)
+		})
+	}
+	b.Run("DeletePlan", func(b *testing.B) {
+		uuids := make([]string, b.N)
+		for i := range b.N {
+			uuids[i] = e.createPlan(e.ds2.UUID, fmt.Sprint("del-", benchSeq.Add(1)), "D")["uuid"].(string)
+		}
+		meter.Reset()
+		for _, u := range uuids {
+			if status, _ := e.do(e.acc, api.DeletePlan, "DELETE", planRoute, map[string]string{"plan_uuid": u}, nil, nil); status != 204 {
+				b.Fatalf("delete %d", status)
+			}
+		}
+		reportMeter(b, meter)
+	})
+	b.Run("DeleteCustomerNote", func(b *testing.B) {
+		uuids := make([]string, b.N)
+		for i := range b.N {
+			uuids[i] = e.createNote(e.acc, map[string]any{"customer_uuid": e.customer, "type": "note"})["uuid"].(string)
+		}
+		meter.Reset()
+		for _, u := range uuids {
+			if status, _ := e.do(e.acc, api.DeleteCustomerNote, "DELETE", noteRoute, map[string]string{"note_uuid": u}, nil, nil); status != 200 {
+				b.Fatalf("delete %d", status)
+			}
+		}
+		reportMeter(b, meter)
+	})
+}
+
+// mustCursor returns the cursor after the first 200 plans of a data source.
+func mustCursor(e *resourceEnv, dsUUID string) string {
+	_, body := e.do(e.acc, api.ListPlans, "GET", plansRoute, nil, url.Values{"data_source_uuid": {dsUUID}}, nil)
+	return body["cursor"].(string)
+}
+
+func reportMeter(b *testing.B, m *ddbmeter.Meter) {
+	s := m.Snapshot()
+	b.ReportMetric(float64(s.TotalRequests())/float64(b.N), "ddb-requests/op")
+	b.ReportMetric(s.TotalUnits()/float64(b.N), "ddb-CU/op")
+	for name, n := range s.Requests {
+		b.ReportMetric(float64(n)/float64(b.N), name+"/op")
+	}
+}

@@ -1,0 +1,86 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/jsonobj"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// ListPlans is GET /v1/plans: filters data_source_uuid, external_id, system; cursor and
+// per_page. Plans come in creation order. The first page also carries the deprecated
+// current_page and total_pages, as ChartMogul's does.
+func ListPlans(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		perPage, err := r.PerPage()
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		f := store.PlanFilter{DataSourceUUID: r.Query("data_source_uuid"), ExternalID: r.Query("external_id"),
+			System: model.SystemFilter(r.Query("system"))}
+		scope := "plans?" + url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode()
+		start, err := cursorStart(d, r, scope)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		page := store.PlanPage{Plans: []model.Plan{}}
+		// A value that no plan can have answers an empty list without a query (and
+		// keeps oversized strings out of key conditions).
+		if plansFilterCanMatch(f) {
+			if page, err = d.Store.ListPlans(ctx, r.AccountID, f, perPage, start); err != nil {
+				return apigw.Response{}, err
+			}
+		}
+		plans := make([]planJSON, len(page.Plans))
+		for i, p := range page.Plans {
+			plans[i] = newPlanJSON(p)
+		}
+		obj := jsonobj.Object{{Key: "plans", Value: plans}}
+		if start == nil {
+			total := len(plans)
+			if page.HasMore {
+				if total, err = d.Store.CountPlans(ctx, r.AccountID, f); err != nil {
+					return apigw.Response{}, err
+				}
+			}
+			obj = append(obj, jsonobj.Field{Key: "current_page", Value: 1},
+				jsonobj.Field{Key: "total_pages", Value: (total + perPage - 1) / perPage})
+		}
+		next, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		obj = append(obj, jsonobj.Field{Key: "cursor", Value: next}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
+		return apigw.JSON(http.StatusOK, obj)
+	}}
+}
+
+func plansFilterCanMatch(f store.PlanFilter) bool {
+	if f.DataSourceUUID != "" && !ids.Valid(f.DataSourceUUID, ids.DataSource) {
+		return false
+	}
+	return len([]rune(f.ExternalID)) <= model.MaxExternalIDLen && len(f.System) <= maxNameLength
+}
+
+// cursorStart reads the cursor parameter: nil for the first page, a 400 for a cursor
+// this account and listing did not receive.
+func cursorStart(d *app.Deps, r *apigw.Request, scope string) (map[string]types.AttributeValue, error) {
+	raw := r.Query("cursor")
+	if raw == "" {
+		return nil, nil
+	}
+	start, err := d.Cursors.Decode(r.AccountID, scope, raw)
+	if err != nil {
+		return nil, apperr.BadRequest("cursor", "Invalid cursor")
+	}
+	return start, nil
+}

@@ -1,0 +1,184 @@
+// Per-customer metrics end to end (issue 5): records imported through json_imports, then
+// the customer's mrr, arr, status and customer-since, its Metrics-API subscriptions and
+// its activities, read through chartmogul-node 3.12.3. Recomputation is asynchronous
+// (import worker -> jobs queue -> jobs worker), so reads poll until the figures settle.
+// Service periods are placed around today: the stack computes at the real clock.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ChartMogul, SECONDS_OFFSET, admin, createAccount, rejection, unique } from './lib/index.mjs';
+
+const { Customer, DataSource, JsonImport, Metrics } = ChartMogul;
+
+const DAY = 86400000;
+const iso = (ms) => new Date(ms).toISOString();
+const offset = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+// First day of the month m months from now (UTC), at midnight.
+const monthStart = (m) => { const d = new Date(); return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + m, 1); };
+
+let acc;
+
+before(async () => {
+  acc = await createAccount(unique('Metrics'));
+});
+
+async function until (what, read, ok, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (ok(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  assert.fail(`${what}: still ${JSON.stringify(last)}`);
+}
+
+// importCustomer sends one customer's records and waits for the import to complete.
+async function importCustomer (ds, payload) {
+  const created = await JsonImport.create(acc.config, ds.uuid, { external_id: unique('imp'), ...payload });
+  await until('import', () => JsonImport.retrieve(acc.config, ds.uuid, created.id), (i) => i.status === 'completed');
+}
+
+async function customerByExternalId (ds, externalId) {
+  const list = await Customer.all(acc.config, { data_source_uuid: ds.uuid, external_id: externalId });
+  assert.equal(list.entries.length, 1);
+  return list.entries[0];
+}
+
+function invoice (ext, customer, start, months, amount, extra = {}) {
+  return {
+    invoice: { external_id: ext, customer_external_id: customer, date: iso(start), currency: extra.currency || 'USD' },
+    line: {
+      invoice_external_id: ext, type: 'subscription', subscription_external_id: extra.sub || 'sub-1',
+      plan_external_id: extra.plan || 'monthly', service_period_start: iso(start),
+      service_period_end: iso(Date.UTC(new Date(start).getUTCFullYear(), new Date(start).getUTCMonth() + months, 1)),
+      amount_in_cents: amount, quantity: extra.quantity || 1, ...(extra.cancelled_at ? { cancelled_at: iso(extra.cancelled_at) } : {})
+    },
+    payment: { invoice_external_id: ext, type: 'payment', result: 'successful', date: iso(start) }
+  };
+}
+
+function payload (customer, invoices, plans = [{ external_id: 'monthly', name: 'Monthly', interval_count: 1, interval_unit: 'month' }]) {
+  return {
+    customers: [{ external_id: customer, name: customer }],
+    plans,
+    invoices: invoices.map((i) => i.invoice),
+    line_items: invoices.map((i) => i.line),
+    transactions: invoices.map((i) => i.payment)
+  };
+}
+
+describe('customer metrics through json_imports', () => {
+  test('monthly plan: mrr, arr, status, customer-since, subscriptions and activities', async () => {
+    const ds = await DataSource.create(acc.config, { name: unique('ds') });
+    const start = monthStart(-2);
+    await importCustomer(ds, payload('m1', [0, 1, 2].map((m) => invoice(`m1-${m}`, 'm1', monthStart(m - 2), 1, 1000))));
+    const c = await until('customer', () => customerByExternalId(ds, 'm1'), (c) => c.mrr === 1000);
+    assert.equal(c.arr, 12000);
+    assert.equal(c.status, 'Active');
+    assert.equal(c['customer-since'], offset(start));
+
+    const subs = await Metrics.Customer.subscriptions(acc.config, c.uuid, {});
+    assert.equal(subs.entries.length, 1);
+    const s = subs.entries[0];
+    assert.equal(s.external_id, 'sub-1');
+    assert.equal(s.mrr, 1000);
+    assert.equal(s.arr, 12000);
+    assert.equal(s.status, 'active');
+    assert.equal(s.plan, 'Monthly');
+    assert.equal(s['billing-cycle'], 'month');
+    assert.equal(s['billing-cycle-count'], 1);
+    assert.equal(s['start-date'], offset(start));
+    assert.match(s['end-date'], SECONDS_OFFSET);
+    assert.equal(subs.has_more, false);
+
+    const acts = await until('activities', () => Metrics.Customer.activities(acc.config, c.uuid, {}), (a) => a.entries.length === 1);
+    assert.equal(acts.entries[0].type, 'new_biz');
+    assert.equal(acts.entries[0]['activity-mrr-movement'], 1000);
+    assert.equal(acts.entries[0]['activity-mrr'], 1000);
+    assert.equal(acts.entries[0]['activity-arr'], 12000);
+    assert.equal(acts.entries[0].date, offset(start));
+    assert.equal(acts.entries[0].description, 'purchased the Monthly plan');
+  });
+
+  test('annual plan: 200000 a year is 16667 a month', async () => {
+    const ds = await DataSource.create(acc.config, { name: unique('ds') });
+    const annual = [{ external_id: 'annual', name: 'Annual', interval_count: 1, interval_unit: 'year' }];
+    await importCustomer(ds, payload('a1', [invoice('a1-0', 'a1', monthStart(-1), 12, 200000, { plan: 'annual' })], annual));
+    const c = await until('customer', () => customerByExternalId(ds, 'a1'), (c) => c.mrr === 16667);
+    assert.equal(c.arr, 200004);
+    assert.equal(c.status, 'Active');
+  });
+
+  test('cancellation: the customer churns and is Cancelled', async () => {
+    const ds = await DataSource.create(acc.config, { name: unique('ds') });
+    const cancelAt = monthStart(-1) + 10 * DAY;
+    await importCustomer(ds, payload('x1', [
+      invoice('x1-0', 'x1', monthStart(-2), 1, 1000),
+      invoice('x1-1', 'x1', monthStart(-1), 1, 1000, { cancelled_at: cancelAt })
+    ]));
+    const c = await until('customer', () => customerByExternalId(ds, 'x1'), (c) => c.status === 'Cancelled');
+    assert.equal(c.mrr, 0);
+    assert.equal(c['customer-since'], offset(monthStart(-2)));
+    const acts = await until('activities', () => Metrics.Customer.activities(acc.config, c.uuid, {}), (a) => a.entries.length === 2);
+    assert.deepEqual(acts.entries.map((a) => a.type), ['new_biz', 'churn']);
+    assert.equal(acts.entries[1].date, offset(cancelAt));
+    const subs = await Metrics.Customer.subscriptions(acc.config, c.uuid, {});
+    assert.equal(subs.entries[0].status, 'inactive');
+  });
+
+  test('foreign currency: invalid without a rate, converted once the rate is loaded', async () => {
+    const ds = await DataSource.create(acc.config, { name: unique('ds') });
+    const start = monthStart(0);
+    const records = payload('f1', [invoice('f1-0', 'f1', start, 1, 10000, { currency: 'EUR' })]);
+    await importCustomer(ds, records);
+    const lead = await customerByExternalId(ds, 'f1');
+    assert.equal(lead.mrr, 0);
+    const dir = mkdtempSync(join(tmpdir(), 'fx-'));
+    writeFileSync(join(dir, 'rates.csv'), `date,currency,rate\n${iso(start).slice(0, 10)},EUR,1.090861\n`);
+    await admin('load-fx-rates', '-account', acc.accountId, '-file', join(dir, 'rates.csv'));
+    await importCustomer(ds, records); // the same records again: a recomputation, now with the rate
+    const c = await until('customer', () => customerByExternalId(ds, 'f1'), (c) => c.mrr === 10908);
+    assert.equal(c.arr, 130896);
+  });
+
+  test('migration: merge the two records, then connect the two subscriptions', async () => {
+    const ds = await DataSource.create(acc.config, { name: unique('ds') });
+    const switchAt = monthStart(-1);
+    await importCustomer(ds, payload('old', [
+      invoice('old-0', 'old', monthStart(-3), 1, 1000, { sub: 'old-sub' }),
+      invoice('old-1', 'old', monthStart(-2), 1, 1000, { sub: 'old-sub', cancelled_at: switchAt })
+    ]));
+    await importCustomer(ds, payload('new', [
+      invoice('new-0', 'new', switchAt, 1, 1200, { sub: 'new-sub' }),
+      invoice('new-1', 'new', monthStart(0), 1, 1200, { sub: 'new-sub' })
+    ]));
+    const oldC = await until('old', () => customerByExternalId(ds, 'old'), (c) => c.status === 'Cancelled');
+    const newC = await until('new', () => customerByExternalId(ds, 'new'), (c) => c.mrr === 1200);
+
+    await rejection(Customer.merge(acc.config, { from: { customer_uuid: oldC.uuid }, into: { customer_uuid: oldC.uuid } }), 422);
+    const merged = await Customer.merge(acc.config, {
+      from: { data_source_uuid: ds.uuid, external_id: 'new' }, into: { customer_uuid: oldC.uuid }
+    });
+    assert.deepEqual(merged, {});
+    const c = await until('merged', () => Customer.retrieve(acc.config, oldC.uuid), (c) => c.mrr === 1200 && c.external_ids.length === 2);
+    assert.ok(c.attributes.tags.includes('merged-customer'));
+    assert.equal(c['customer-since'], offset(monthStart(-3)));
+    await rejection(Customer.retrieve(acc.config, newC.uuid), 404);
+
+    await rejection(Metrics.Customer.connectSubscriptions(acc.config, ds.uuid, c.uuid, [{ uuid: 'sub_00000000-0000-4000-8000-000000000000' }, { uuid: 'sub_00000000-0000-4000-8000-000000000001' }]), 404);
+    const connected = await Customer.connectSubscriptions(acc.config, c.uuid, {
+      subscriptions: [{ data_source_uuid: ds.uuid, external_id: 'old-sub' }, { data_source_uuid: ds.uuid, external_id: 'new-sub' }]
+    });
+    assert.deepEqual(connected, {});
+    const subs = await until('connected', () => Metrics.Customer.subscriptions(acc.config, c.uuid, {}), (s) => s.entries.length === 1);
+    assert.equal(subs.entries[0].external_id, 'new-sub');
+    assert.equal(subs.entries[0]['start-date'], offset(monthStart(-3)));
+    const acts = await Metrics.Customer.activities(acc.config, c.uuid, {});
+    assert.deepEqual(acts.entries.map((a) => a.type), ['new_biz', 'expansion']);
+    assert.equal(acts.entries[1]['activity-mrr-movement'], 200);
+  });
+});
