@@ -284,7 +284,9 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 	for _, con := range contacts {
 		doomed = append(doomed, keyAttrs(keys.Contact(c.AccountID, con.UUID)))
 	}
-	res, err := s.db.Query(ctx, &dynamodb.QueryInput{
+	// The partition also holds what other areas keep per customer (notes, invoices,
+	// subscriptions), so it can exceed one Query page.
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
 		TableName:              &s.table,
 		KeyConditionExpression: aws.String("PK = :pk"),
 		ProjectionExpression:   aws.String("PK, SK"),
@@ -294,13 +296,16 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 		ConsistentRead:         aws.Bool(true),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	if err != nil {
-		return err
-	}
 	main := keys.Customer(c.AccountID, c.UUID)
-	for _, k := range res.Items {
-		if sk, _ := k[keys.SK].(*types.AttributeValueMemberS); sk == nil || sk.Value != main.SK {
-			doomed = append(doomed, k)
+	for p.HasMorePages() {
+		res, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		for _, k := range res.Items {
+			if sk, _ := k[keys.SK].(*types.AttributeValueMemberS); sk == nil || sk.Value != main.SK {
+				doomed = append(doomed, k)
+			}
 		}
 	}
 	if err := s.batchDelete(ctx, doomed); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
@@ -88,5 +89,48 @@ func TestJobsBatchStopsAtFirstFailure(t *testing.T) {
 	}
 	if len(failed) != 2 || failed[0] != "m2" || failed[1] != "m3" {
 		t.Fatalf("failures %v, want [m2 m3]", failed)
+	}
+}
+
+func TestPurgeDataSourceDeletesItsCustomers(t *testing.T) {
+	env := testenv.New(t)
+	ctx := context.Background()
+	acc := env.NewAccount(t, "Acme")
+	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
+	keep := model.NewDataSource(acc.ID, "Other", env.Deps.Now())
+	for _, d := range []model.DataSource{ds, keep} {
+		if err := env.Deps.Store.CreateDataSource(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newCustomer := func(dsUUID, xid string) model.Customer {
+		id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := model.Customer{AccountID: acc.ID, UUID: ids.New(ids.Customer), ID: id, DataSourceUUID: dsUUID,
+			DataSourceUUIDs: []string{dsUUID}, ExternalID: xid, ExternalIDs: []string{xid}, Name: xid,
+			Status: model.StatusNewLead, CreatedAt: env.Deps.Now()}
+		if err := env.Deps.Store.CreateCustomer(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	gone1, gone2 := newCustomer(ds.UUID, "a"), newCustomer(ds.UUID, "b")
+	kept := newCustomer(keep.UUID, "c")
+
+	resp, err := workers.Jobs(env.Deps)(ctx, events.SQSEvent{Records: []events.SQSMessage{
+		sqsMessage("m1", jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: ds.UUID}),
+	}})
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("%v %+v", err, resp)
+	}
+	for _, c := range []model.Customer{gone1, gone2} {
+		if _, err := env.Deps.Store.GetCustomer(ctx, acc.ID, c.UUID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("customer %s of the purged source survived: %v", c.ExternalID, err)
+		}
+	}
+	if _, err := env.Deps.Store.GetCustomer(ctx, acc.ID, kept.UUID); err != nil {
+		t.Errorf("customer of the other source was deleted: %v", err)
 	}
 }
