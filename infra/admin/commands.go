@@ -33,7 +33,6 @@ commands:
   list-members   -account ACCOUNT_ID
   show-account   -account ACCOUNT_ID
   set-setting    -account ACCOUNT_ID -setting NAME -value VALUE
-  load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
 `
 
@@ -54,7 +53,6 @@ var commands = map[string]command{
 	"list-members":     listMembers,
 	"show-account":     showAccount,
 	"set-setting":      setSetting,
-	"load-fx-rates":    loadFXRates,
 	"define-attribute": defineAttribute,
 }
 
