@@ -17,6 +17,8 @@ import (
 const (
 	// PurgeDataSource deletes a data source and everything imported into it.
 	PurgeDataSource = "purge_data_source"
+	// RecomputeCustomer recomputes one customer's subscriptions and metrics (issue 5).
+	RecomputeCustomer = "recompute_customer"
 )
 
 // Message is one job.

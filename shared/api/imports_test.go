@@ -1,0 +1,304 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw/apigwtest"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/workers"
+)
+
+const importsRoute = "/v1/data_sources/{data_source_uuid}/json_imports"
+
+// runImportWorker feeds the import queue to the worker until it is empty.
+func runImportWorker(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	ctx := context.Background()
+	handler := workers.Import(env.Deps)
+	c := env.Deps.Clients.SQS
+	for idle := 0; idle < 2; {
+		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.ImportQueueURL), MaxNumberOfMessages: 10,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			idle++
+			continue
+		}
+		idle = 0
+		ev := events.SQSEvent{}
+		for _, m := range out.Messages {
+			ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), Attributes: m.Attributes})
+		}
+		resp, err := handler(ctx, ev)
+		if err != nil || len(resp.BatchItemFailures) > 0 {
+			t.Fatalf("worker: %v %+v", err, resp)
+		}
+		for _, m := range out.Messages {
+			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(env.ImportQueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func fiftyCustomers(externalID string) map[string]any {
+	var customers, invoices, lines, txs, evs []any
+	for c := range 50 {
+		cid := fmt.Sprintf("c%02d", c)
+		customers = append(customers, map[string]any{"external_id": cid, "name": "Customer " + cid})
+		for m := 1; m <= 2; m++ {
+			iid := fmt.Sprintf("%s-i%d", cid, m)
+			invoices = append(invoices, map[string]any{"external_id": iid, "customer_external_id": cid,
+				"date": fmt.Sprintf("2024-0%d-01", m), "currency": "USD"})
+			lines = append(lines, map[string]any{"invoice_external_id": iid, "type": "subscription", "amount_in_cents": 1000,
+				"plan_external_id": "p1", "subscription_external_id": cid + "-s", "service_period_start": fmt.Sprintf("2024-0%d-01", m),
+				"service_period_end": fmt.Sprintf("2024-0%d-01", m+1)})
+			txs = append(txs, map[string]any{"invoice_external_id": iid, "type": "payment", "result": "successful", "date": fmt.Sprintf("2024-0%d-02", m)})
+		}
+		evs = append(evs, map[string]any{"customer_external_id": cid, "event_type": "subscription_cancelled",
+			"event_date": "2024-03-01", "effective_date": "2024-03-01", "subscription_external_id": cid + "-s"})
+	}
+	return map[string]any{"external_id": externalID, "customers": customers,
+		"plans":    []any{map[string]any{"external_id": "p1", "name": "Basic", "interval_count": 1, "interval_unit": "month"}},
+		"invoices": invoices, "line_items": lines, "transactions": txs, "subscription_events": evs}
+}
+
+func TestJSONImportEndToEnd(t *testing.T) {
+	env := testenv.New(t)
+	acc := env.NewAccount(t, "Bulk")
+	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
+	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	create, get := api.CreateJSONImport(env.Deps), api.GetJSONImport(env.Deps)
+	params := map[string]string{"data_source_uuid": ds.UUID}
+	status, body := apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: importsRoute, PathParams: params,
+		Body: fiftyCustomers("batch-50"), AccountID: acc.ID})
+	if status != http.StatusOK || body["status"] != "queued" || body["external_id"] != "batch-50" ||
+		len(body["status_details"].(map[string]any)) != 0 || strings.HasPrefix(body["id"].(string), "imp") {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	runImportWorker(t, env)
+	for _, key := range []string{"batch-50", id} {
+		params := map[string]string{"data_source_uuid": ds.UUID, "import_id": key}
+		status, body = apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: importsRoute + "/{import_id}", PathParams: params, AccountID: acc.ID})
+		details, _ := body["status_details"].(map[string]any)
+		if status != http.StatusOK || body["status"] != "completed" || len(details) != 51 {
+			t.Fatalf("get %s: %d %v", key, status, body)
+		}
+		c07 := details["c07"].(map[string]any)
+		for _, k := range []string{"customers", "invoices", "line_items", "transactions", "subscription_events"} {
+			if c07[k].(map[string]any)["status"] != "imported" || c07["status"] != "imported" {
+				t.Fatalf("c07 %v", c07)
+			}
+		}
+	}
+	// Every record is readable through the invoice and subscription views.
+	invoices, subs := api.ListImportInvoices(env.Deps), api.ListImportSubscriptions(env.Deps)
+	seen := 0
+	for c := range 50 {
+		cus := customerByExternalID(t, env, acc.ID, ds.UUID, fmt.Sprintf("c%02d", c))
+		p := map[string]string{"customer_uuid": cus}
+		status, body = apigwtest.Do(t, invoices, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/invoices", PathParams: p, AccountID: acc.ID})
+		list := body["invoices"].([]any)
+		if status != 200 || len(list) != 2 || body["total_pages"] != float64(1) || body["has_more"] != false {
+			t.Fatalf("invoices: %d %v", status, body)
+		}
+		for _, raw := range list {
+			inv := raw.(map[string]any)
+			if len(inv["line_items"].([]any)) != 1 || len(inv["transactions"].([]any)) != 1 || inv["customer_uuid"] != nil {
+				t.Fatalf("invoice %v", inv)
+			}
+			seen++
+		}
+		status, body = apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: p, AccountID: acc.ID})
+		sl := body["subscriptions"].([]any)
+		if status != 200 || len(sl) != 1 || sl[0].(map[string]any)["external_id"] != fmt.Sprintf("c%02d-s", c) {
+			t.Fatalf("subscriptions: %d %v", status, body)
+		}
+	}
+	if seen != 100 {
+		t.Fatalf("%d invoices", seen)
+	}
+	// The same import external id is refused.
+	status, body = apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: importsRoute, PathParams: params,
+		Body: map[string]any{"external_id": "batch-50"}, AccountID: acc.ID})
+	if status != 422 || body["param"] != "external_id" {
+		t.Fatalf("duplicate: %d %v", status, body)
+	}
+}
+
+func customerByExternalID(t *testing.T, env *testenv.Env, accountID, dsUUID, ext string) string {
+	t.Helper()
+	page, err := env.Deps.Store.ListCustomers(context.Background(), accountID, store.CustomerFilter{DataSourceUUID: dsUUID, ExternalID: ext}, 10, nil)
+	if err != nil || len(page.Items) != 1 {
+		t.Fatalf("customer %s: %v %d", ext, err, len(page.Items))
+	}
+	return page.Items[0].UUID
+}
+
+func TestJSONImportIntakeErrors(t *testing.T) {
+	env := testenv.New(t)
+	acc := env.NewAccount(t, "Bulk")
+	other := env.NewAccount(t, "Other")
+	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
+	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	create := api.CreateJSONImport(env.Deps)
+	params := map[string]string{"data_source_uuid": ds.UUID}
+	big := `{"external_id":"big","customers":[` + strings.Repeat(`{"external_id":"x"},`, model.MaxImportBytes/20) + `{"external_id":"y"}]}`
+	cases := []struct {
+		name    string
+		body    any
+		account string
+		status  int
+		want    string
+	}{
+		{"over 5 MB", big, acc.ID, 413, `"code":413`},
+		{"not JSON", "{nope", acc.ID, 400, `"code":400`},
+		{"missing external_id", map[string]any{"customers": []any{}}, acc.ID, 400, `"param":"external_id"`},
+		{"first offending record named", map[string]any{"external_id": "e", "invoices": []any{
+			map[string]any{"external_id": "i", "customer_external_id": "c", "date": "2024-01-01", "currency": "USD"},
+			map[string]any{"external_id": "j", "customer_external_id": "c", "date": "bad", "currency": "USD"}}},
+			acc.ID, 422, `"param":"invoices[1].date"`},
+		{"other account's data source", map[string]any{"external_id": "e"}, other.ID, 404, `{"error":"Data source not found"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := apigwtest.Raw(t, create, apigwtest.Call{Method: "POST", Route: importsRoute, PathParams: params, Body: tc.body, AccountID: tc.account})
+			if resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
+				t.Fatalf("%d %s", resp.StatusCode, resp.Body)
+			}
+		})
+	}
+	// Nothing of a refused payload was recorded: the external id is still free.
+	status, _ := apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: importsRoute, PathParams: params,
+		Body: map[string]any{"external_id": "e"}, AccountID: acc.ID})
+	if status != 200 {
+		t.Fatalf("external id of a refused payload: %d", status)
+	}
+}
+
+func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
+	env := testenv.New(t)
+	acc := env.NewAccount(t, "Views")
+	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
+	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{"data_source_uuid": ds.UUID}
+	p := fiftyCustomers("one")
+	for _, k := range []string{"customers", "invoices", "line_items", "transactions", "subscription_events"} {
+		n := 1
+		if k == "invoices" || k == "line_items" || k == "transactions" {
+			n = 2
+		}
+		p[k] = p[k].([]any)[:n]
+	}
+	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.Deps), apigwtest.Call{Method: "POST", Route: importsRoute,
+		PathParams: params, Body: p, AccountID: acc.ID}); status != 200 {
+		t.Fatalf("%d %v", status, body)
+	}
+	runImportWorker(t, env)
+	cus := customerByExternalID(t, env, acc.ID, ds.UUID, "c00")
+	listInv := func(q url.Values) (int, map[string]any) {
+		return apigwtest.Do(t, api.ListImportInvoices(env.Deps), apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/invoices",
+			PathParams: map[string]string{"customer_uuid": cus}, Query: q, AccountID: acc.ID})
+	}
+	// Pagination with a signed cursor; a tampered one is a 400.
+	_, page1 := listInv(url.Values{"per_page": {"1"}})
+	if page1["has_more"] != true || page1["total_pages"] != float64(2) {
+		t.Fatalf("page 1 %v", page1)
+	}
+	_, page2 := listInv(url.Values{"per_page": {"1"}, "cursor": {page1["cursor"].(string)}})
+	if page2["has_more"] != false || len(page2["invoices"].([]any)) != 1 || page2["total_pages"] != nil {
+		t.Fatalf("page 2 %v", page2)
+	}
+	if status, _ := listInv(url.Values{"cursor": {page1["cursor"].(string) + "x"}}); status != 400 {
+		t.Fatalf("tampered cursor: %d", status)
+	}
+	if _, body := listInv(url.Values{"validation_type": {"invalid"}}); len(body["invoices"].([]any)) != 0 {
+		t.Fatalf("invalid: %v", body)
+	}
+	first := page1["invoices"].([]any)[0].(map[string]any)
+	invUUID := first["uuid"].(string)
+	// GET /v1/invoices/{uuid}, including another account's 404 and a malformed id's 422.
+	get := api.GetInvoice(env.Deps)
+	call := func(ep func() (int, map[string]any)) (int, map[string]any) { return ep() }
+	status, body := call(func() (int, map[string]any) {
+		return apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID})
+	})
+	if status != 200 || body["customer_uuid"] != cus {
+		t.Fatalf("get invoice %d %v", status, body)
+	}
+	other := env.NewAccount(t, "Other")
+	if status, body = apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: other.ID}); status != 404 || body["error"] != "Invoice not found" {
+		t.Fatalf("other account: %d %v", status, body)
+	}
+	if status, body = apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": "inv_I_dont_exists"}, AccountID: acc.ID}); status != 422 || body["error"] != "Invalid UUID passed" {
+		t.Fatalf("malformed: %d %v", status, body)
+	}
+	// Cancel the subscription, then replace its history.
+	subs := api.ListImportSubscriptions(env.Deps)
+	_, sb := apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
+	subUUID := sb["subscriptions"].([]any)[0].(map[string]any)["uuid"].(string)
+	patch := api.UpdateSubscription(env.Deps)
+	status, body = apigwtest.Do(t, patch, apigwtest.Call{Method: "PATCH", Route: "/v1/import/subscriptions/{subscription_uuid}",
+		PathParams: map[string]string{"subscription_uuid": subUUID}, Body: map[string]any{"cancelled_at": "2024-03-15"}, AccountID: acc.ID})
+	if status != 202 || body["customer_uuid"] != cus || fmt.Sprint(body["cancellation_dates"]) != "[2024-03-15T00:00:00.000Z]" {
+		t.Fatalf("cancel: %d %v", status, body)
+	}
+	status, body = apigwtest.Do(t, patch, apigwtest.Call{Method: "PATCH", Route: "/v1/import/subscriptions/{subscription_uuid}",
+		PathParams: map[string]string{"subscription_uuid": subUUID}, Body: map[string]any{"cancellation_dates": []any{}}, AccountID: acc.ID})
+	if status != 202 || len(body["cancellation_dates"].([]any)) != 0 {
+		t.Fatalf("clear: %d %v", status, body)
+	}
+	// Delete both invoices: the subscription goes with the last one, and the plan is
+	// free again.
+	del := api.DeleteInvoice(env.Deps)
+	if status, _ = apigwtest.Do(t, del, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 204 {
+		t.Fatalf("delete: %d", status)
+	}
+	if status, _ = apigwtest.Do(t, del, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 404 {
+		t.Fatalf("second delete: %d", status)
+	}
+	_, sb = apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
+	if len(sb["subscriptions"].([]any)) != 1 {
+		t.Fatalf("subscription removed while an invoice still uses it: %v", sb)
+	}
+	byExt := api.DeleteInvoiceByExternalID(env.Deps)
+	if status, body = apigwtest.Do(t, byExt, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices",
+		Query: url.Values{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i2"}, "handle_as_user_edit": {"true"}}, AccountID: acc.ID}); status != 204 {
+		t.Fatalf("delete by external id: %d %v", status, body)
+	}
+	_, sb = apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
+	if len(sb["subscriptions"].([]any)) != 0 {
+		t.Fatalf("subscription survived its last invoice: %v", sb)
+	}
+	pl, err := env.Deps.Store.GetPlanByExternalID(context.Background(), acc.ID, ds.UUID, "p1")
+	if err != nil || pl.References != 0 {
+		t.Fatalf("plan references %d %v", pl.References, err)
+	}
+	_, body = listInv(nil)
+	if b, _ := json.Marshal(body["invoices"]); string(b) != "[]" || body["total_pages"] != float64(0) {
+		t.Fatalf("after deletes: %v", body)
+	}
+}

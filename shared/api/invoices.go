@@ -1,0 +1,241 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/jsonobj"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+func errInvoiceNotFound() *apperr.Error {
+	return apperr.NotFound("invoice", "Invoice not found")
+}
+
+func errInvalidInvoiceUUID() *apperr.Error {
+	return apperr.Unprocessable("uuid", "Invalid UUID passed")
+}
+
+// importCustomer reads the customer of an Import-API path (family B 404).
+func importCustomer(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Customer, error) {
+	c, err := loadCustomer(ctx, d, accountID, uuid)
+	if _, ok := apperr.As(err); ok {
+		return c, apperr.NotFound("customer_uuid", "Customer not found")
+	}
+	return c, err
+}
+
+// validationType reads validation_type: every stored invoice is valid (an invalid one
+// is refused when imported), so "invalid" lists nothing.
+func validationType(r *apigw.Request) (bool, error) {
+	switch v := r.Query("validation_type"); v {
+	case "", "valid", "all":
+		return true, nil
+	case "invalid":
+		return false, nil
+	default:
+		return false, apperr.BadRequest("validation_type", "validation_type must be one of valid, invalid, all")
+	}
+}
+
+// invoicePage pages through a customer's index: the cursor holds the last invoice's
+// date and uuid, so deleting it does not lose the place.
+type invoicePage struct {
+	invoices []model.Invoice
+	total    int
+	next     map[string]types.AttributeValue
+	hasMore  bool
+}
+
+func customerInvoicePage(ctx context.Context, d *app.Deps, r *apigw.Request, c model.Customer, scope string) (invoicePage, error) {
+	perPage, err := r.PerPage()
+	if err != nil {
+		return invoicePage{}, err
+	}
+	any, err := validationType(r)
+	if err != nil {
+		return invoicePage{}, err
+	}
+	var afterDate int64
+	afterUUID := ""
+	if raw := r.Query("cursor"); raw != "" {
+		k, err := d.Cursors.Decode(r.AccountID, scope, raw)
+		if err != nil {
+			return invoicePage{}, apperr.BadRequest("cursor", "Invalid cursor")
+		}
+		afterUUID = attrString(k["after"])
+		if afterDate, err = strconv.ParseInt(attrString(k["d"]), 10, 64); err != nil || afterUUID == "" {
+			return invoicePage{}, apperr.BadRequest("cursor", "Invalid cursor")
+		}
+	}
+	if !any {
+		return invoicePage{}, nil
+	}
+	idx, err := d.Store.GetBillingIndex(ctx, r.AccountID, c.UUID)
+	if err != nil {
+		return invoicePage{}, err
+	}
+	all := idx.SortedInvoiceUUIDs()
+	start := 0
+	if afterUUID != "" {
+		for start < len(all) {
+			u := all[start]
+			if dt := idx.Invoices[u]; dt > afterDate || (dt == afterDate && u > afterUUID) {
+				break
+			}
+			start++
+		}
+	}
+	// Read a little beyond the page: entries whose invoice vanished are skipped.
+	var got []model.Invoice
+	pos := start
+	for len(got) <= perPage && pos < len(all) {
+		chunk := all[pos:min(pos+perPage+1-len(got), len(all))]
+		invs, err := d.Store.OwnedInvoices(ctx, idx, chunk)
+		if err != nil {
+			return invoicePage{}, err
+		}
+		got = append(got, invs...)
+		pos += len(chunk)
+	}
+	p := invoicePage{total: len(all)}
+	if len(got) > perPage {
+		got, p.hasMore = got[:perPage], true
+	}
+	p.invoices = got
+	if len(got) > 0 {
+		last := got[len(got)-1]
+		p.next = map[string]types.AttributeValue{"after": &types.AttributeValueMemberS{Value: last.UUID},
+			"d": &types.AttributeValueMemberS{Value: strconv.FormatInt(last.Date.Unix(), 10)}}
+	}
+	return p, nil
+}
+
+func attrString(v types.AttributeValue) string {
+	if s, ok := v.(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// ListImportInvoices is GET /v1/import/customers/{customer_uuid}/invoices.
+func ListImportInvoices(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		scope := "import-invoices:" + c.UUID + ":" + r.Query("validation_type")
+		p, err := customerInvoicePage(ctx, d, r, c, scope)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		out := make([]jsonobj.Object, len(p.invoices))
+		for i, inv := range p.invoices {
+			out[i] = invoiceJSON(inv, false)
+		}
+		cur, err := d.Cursors.Encode(r.AccountID, scope, p.next)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "invoices", Value: out}}
+		if r.Query("cursor") == "" {
+			perPage, _ := r.PerPage()
+			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
+				jsonobj.Field{Key: "total_pages", Value: (p.total + perPage - 1) / perPage})
+		}
+		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: p.hasMore})
+		return apigw.JSON(http.StatusOK, body)
+	}}
+}
+
+// loadInvoice reads an invoice by uuid: a malformed uuid is ChartMogul's 422, an
+// unknown one its 404.
+func loadInvoice(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Invoice, error) {
+	if !ids.Valid(uuid, ids.Invoice) {
+		return model.Invoice{}, errInvalidInvoiceUUID()
+	}
+	inv, err := d.Store.GetInvoice(ctx, accountID, uuid)
+	if errors.Is(err, store.ErrNotFound) {
+		return model.Invoice{}, errInvoiceNotFound()
+	}
+	return inv, err
+}
+
+// GetInvoice is GET /v1/invoices/{invoice_uuid}.
+func GetInvoice(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		if _, err := validationType(r); err != nil {
+			return apigw.Response{}, err
+		}
+		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.JSON(http.StatusOK, invoiceJSON(inv, true))
+	}}
+}
+
+// DeleteInvoice is DELETE /v1/invoices/{invoice_uuid}.
+func DeleteInvoice(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return deleteInvoice(ctx, d, inv)
+	}}
+}
+
+// DeleteInvoiceByExternalID is DELETE /v1/invoices?data_source_uuid=&external_id=
+// (chartmogul-node Invoice.destroyByExternalId); handle_as_user_edit is accepted and
+// ignored, as these sources have no user edits.
+func DeleteInvoiceByExternalID(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		inv, err := invoiceByExternalID(ctx, d, r)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return deleteInvoice(ctx, d, inv)
+	}}
+}
+
+func invoiceByExternalID(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Invoice, error) {
+	dsUUID, ext := r.Query("data_source_uuid"), r.Query("external_id")
+	if dsUUID == "" {
+		return model.Invoice{}, apperr.MissingParam("data_source_uuid")
+	}
+	if ext == "" {
+		return model.Invoice{}, apperr.MissingParam("external_id")
+	}
+	if _, err := dataSource(ctx, d, r.AccountID, dsUUID); err != nil {
+		return model.Invoice{}, err
+	}
+	inv, err := d.Store.GetInvoice(ctx, r.AccountID, model.InvoiceUUID(r.AccountID, dsUUID, ext))
+	if errors.Is(err, store.ErrNotFound) {
+		return model.Invoice{}, errInvoiceNotFound()
+	}
+	return inv, err
+}
+
+func deleteInvoice(ctx context.Context, d *app.Deps, inv model.Invoice) (apigw.Response, error) {
+	if err := d.Store.DeleteInvoice(ctx, inv, d.Now()); err != nil {
+		return apigw.Response{}, err
+	}
+	job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: inv.AccountID, CustomerUUID: inv.CustomerUUID,
+		Nonce: "delete:" + inv.UUID + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+	if err := d.Jobs.Send(ctx, job); err != nil {
+		return apigw.Response{}, err
+	}
+	return apigw.NoContent()
+}

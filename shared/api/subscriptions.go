@@ -1,0 +1,200 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/jsonobj"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/optional"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/timefmt"
+)
+
+// subscriptionJSON renders the Import-API view of a subscription (§2.6).
+func subscriptionJSON(s model.Subscription, withCustomer bool) jsonobj.Object {
+	dates := make([]string, len(s.CancellationDates))
+	for i, t := range s.CancellationDates {
+		dates[i] = timefmt.Millis(t)
+	}
+	o := jsonobj.Object{{Key: "uuid", Value: s.UUID}, {Key: "external_id", Value: s.ExternalID}}
+	if s.SubscriptionSetExternalID != "" {
+		o = append(o, jsonobj.Field{Key: "subscription_set_external_id", Value: s.SubscriptionSetExternalID})
+	}
+	o = append(o, jsonobj.Field{Key: "plan_uuid", Value: s.PlanUUID},
+		jsonobj.Field{Key: "data_source_uuid", Value: s.DataSourceUUID},
+		jsonobj.Field{Key: "cancellation_dates", Value: dates})
+	if withCustomer {
+		o = append(o, jsonobj.Field{Key: "customer_uuid", Value: s.CustomerUUID})
+	}
+	return o
+}
+
+// ListImportSubscriptions is GET /v1/import/customers/{customer_uuid}/subscriptions,
+// oldest first.
+func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		perPage, err := r.PerPage()
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		scope := "import-subscriptions:" + c.UUID
+		var after int64
+		afterUUID := ""
+		if raw := r.Query("cursor"); raw != "" {
+			k, err := d.Cursors.Decode(r.AccountID, scope, raw)
+			if err != nil {
+				return apigw.Response{}, apperr.BadRequest("cursor", "Invalid cursor")
+			}
+			afterUUID = attrString(k["after"])
+			if after, err = strconv.ParseInt(attrString(k["t"]), 10, 64); err != nil || afterUUID == "" {
+				return apigw.Response{}, apperr.BadRequest("cursor", "Invalid cursor")
+			}
+		}
+		idx, err := d.Store.GetBillingIndex(ctx, r.AccountID, c.UUID)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		all := make([]string, 0, len(idx.Subscriptions))
+		for u, t := range idx.Subscriptions {
+			if afterUUID == "" || t > after || (t == after && u > afterUUID) {
+				all = append(all, u)
+			}
+		}
+		slices.SortFunc(all, func(a, b string) int {
+			if ta, tb := idx.Subscriptions[a], idx.Subscriptions[b]; ta != tb {
+				return compareInt(ta, tb)
+			}
+			return compareStr(a, b)
+		})
+		hasMore := len(all) > perPage
+		page := all[:min(perPage, len(all))]
+		found, err := d.Store.GetSubscriptions(ctx, r.AccountID, page)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		out := []jsonobj.Object{}
+		var next map[string]types.AttributeValue
+		for _, u := range page {
+			if s, ok := found[u]; ok && s.CustomerUUID == c.UUID {
+				out = append(out, subscriptionJSON(s, false))
+			}
+			next = map[string]types.AttributeValue{"after": &types.AttributeValueMemberS{Value: u},
+				"t": &types.AttributeValueMemberS{Value: strconv.FormatInt(idx.Subscriptions[u], 10)}}
+		}
+		cur, err := d.Cursors.Encode(r.AccountID, scope, next)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "subscriptions", Value: out}}
+		if r.Query("cursor") == "" {
+			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
+				jsonobj.Field{Key: "total_pages", Value: (len(idx.Subscriptions) + perPage - 1) / perPage})
+		}
+		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: hasMore})
+		return apigw.JSON(http.StatusOK, body)
+	}}
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func compareStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// UpdateSubscription is PATCH /v1/import/subscriptions/{subscription_uuid}: cancel
+// with cancelled_at (added to the history), or replace the whole cancellation_dates
+// history ([] clears it). 202 with the subscription and its customer_uuid.
+func UpdateSubscription(d *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		uuid := r.PathParam("subscription_uuid")
+		notFound := apperr.NotFound("subscription_uuid", "Subscription not found")
+		if !ids.Valid(uuid, ids.Subscription) {
+			return apigw.Response{}, notFound
+		}
+		sub, err := d.Store.GetSubscription(ctx, r.AccountID, uuid)
+		if errors.Is(err, store.ErrNotFound) {
+			return apigw.Response{}, notFound
+		}
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		var b struct {
+			CancelledAt       optional.Value[string]    `json:"cancelled_at"`
+			CancellationDates optional.Value[[]*string] `json:"cancellation_dates"`
+		}
+		if err := r.Decode(&b); err != nil {
+			return apigw.Response{}, err
+		}
+		var dates []time.Time
+		switch {
+		case b.CancellationDates.Set:
+			for i, s := range b.CancellationDates.V {
+				if s == nil {
+					return apigw.Response{}, apperr.Unprocessable("cancellation_dates", "cancellation_dates[%d] is not a date", i)
+				}
+				t, err := timefmt.Parse(*s)
+				if err != nil {
+					return apigw.Response{}, apperr.Unprocessable("cancellation_dates", "%q is not a valid ISO 8601 date", *s)
+				}
+				if !slices.ContainsFunc(dates, t.Equal) {
+					dates = append(dates, t)
+				}
+			}
+		case b.CancelledAt.Present():
+			t, err := timefmt.Parse(b.CancelledAt.V)
+			if err != nil {
+				return apigw.Response{}, apperr.Unprocessable("cancelled_at", "%q is not a valid ISO 8601 date", b.CancelledAt.V)
+			}
+			dates = slices.Clone(sub.CancellationDates)
+			if !slices.ContainsFunc(dates, t.Equal) {
+				dates = append(dates, t)
+			}
+		default:
+			return apigw.Response{}, apperr.MissingParam("cancelled_at")
+		}
+		slices.SortFunc(dates, func(a, b time.Time) int { return a.Compare(b) })
+		sub, err = d.Store.SetCancellationDates(ctx, sub, dates, d.Now())
+		if errors.Is(err, store.ErrNotFound) {
+			return apigw.Response{}, notFound
+		}
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: r.AccountID, CustomerUUID: sub.CustomerUUID,
+			Nonce: "subscription:" + sub.UUID + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+		if err := d.Jobs.Send(ctx, job); err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.JSON(http.StatusAccepted, subscriptionJSON(sub, true))
+	}}
+}
