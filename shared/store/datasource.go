@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -106,30 +105,4 @@ func (s *Store) DeletePartition(ctx context.Context, pk string) (int, error) {
 		deleted += len(page.Items)
 	}
 	return deleted, nil
-}
-
-func (s *Store) batchDelete(ctx context.Context, keyItems []map[string]types.AttributeValue) error {
-	for start := 0; start < len(keyItems); start += 25 {
-		var reqs []types.WriteRequest
-		for _, k := range keyItems[start:min(start+25, len(keyItems))] {
-			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}})
-		}
-		pending := map[string][]types.WriteRequest{s.table: reqs}
-		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
-			if attempt == 10 {
-				return errors.New("batch delete: items still unprocessed after 10 attempts")
-			}
-			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			if err != nil {
-				return err
-			}
-			pending = out.UnprocessedItems
-			if attempt > 0 {
-				time.Sleep(time.Duration(attempt*50) * time.Millisecond)
-			}
-		}
-	}
-	return nil
 }

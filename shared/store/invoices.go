@@ -144,27 +144,8 @@ func (s *Store) GetInvoice(ctx context.Context, accountID, invoiceUUID string) (
 // GetInvoices reads invoices by uuid (one BatchGetItem per 100); missing ones are
 // absent from the map.
 func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []string) (map[string]model.Invoice, error) {
-	seen := map[string]bool{}
-	var keyList []map[string]types.AttributeValue
-	for _, u := range uuids {
-		if !seen[u] {
-			seen[u] = true
-			keyList = append(keyList, keyAttrs(keys.Invoice(accountID, u)))
-		}
-	}
-	raw, err := s.batchGet(ctx, keyList)
-	if err != nil {
-		return nil, err
-	}
-	var items []invoiceItem
-	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
-		return nil, err
-	}
-	out := make(map[string]model.Invoice, len(items))
-	for _, it := range items {
-		out[it.UUID] = it.invoice(accountID)
-	}
-	return out, nil
+	return getMany(ctx, s, uuids, func(u string) keys.Key { return keys.Invoice(accountID, u) },
+		func(it invoiceItem) string { return it.UUID }, func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
 }
 
 // PutInvoices writes invoices, each with a condition that it is new or already the

@@ -133,3 +133,63 @@ func notFoundOnCondition(err error) error {
 	}
 	return err
 }
+
+// getMany reads items by uuid (one BatchGetItem per 100, duplicates asked once) and
+// returns them converted, keyed by uuid; missing ones are absent from the map.
+func getMany[I, T any](ctx context.Context, s *Store, uuids []string, key func(string) keys.Key,
+	uuidOf func(I) string, convert func(I) T) (map[string]T, error) {
+	seen := map[string]bool{}
+	var keyList []map[string]types.AttributeValue
+	for _, u := range uuids {
+		if !seen[u] {
+			seen[u] = true
+			keyList = append(keyList, keyAttrs(key(u)))
+		}
+	}
+	raw, err := s.batchGet(ctx, keyList)
+	if err != nil {
+		return nil, err
+	}
+	var items []I
+	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
+		return nil, err
+	}
+	out := make(map[string]T, len(items))
+	for _, it := range items {
+		out[uuidOf(it)] = convert(it)
+	}
+	return out, nil
+}
+
+// batchWrite runs write requests 25 at a time (BatchWriteItem's limit), retrying
+// unprocessed ones with a short backoff.
+func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
+	for start := 0; start < len(reqs); start += 25 {
+		pending := map[string][]types.WriteRequest{s.table: reqs[start:min(start+25, len(reqs))]}
+		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
+			if attempt == 10 {
+				return errors.New("batch write: items still unprocessed after 10 attempts")
+			}
+			if attempt > 0 {
+				time.Sleep(time.Duration(attempt*50) * time.Millisecond)
+			}
+			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			})
+			if err != nil {
+				return err
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+	return nil
+}
+
+// batchDelete deletes items by key, 25 per request.
+func (s *Store) batchDelete(ctx context.Context, keyItems []map[string]types.AttributeValue) error {
+	reqs := make([]types.WriteRequest, len(keyItems))
+	for i, k := range keyItems {
+		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}}
+	}
+	return s.batchWrite(ctx, reqs)
+}

@@ -60,27 +60,8 @@ func (s *Store) GetSubscription(ctx context.Context, accountID, subUUID string) 
 
 // GetSubscriptions reads subscriptions by uuid; missing ones are absent from the map.
 func (s *Store) GetSubscriptions(ctx context.Context, accountID string, uuids []string) (map[string]model.Subscription, error) {
-	seen := map[string]bool{}
-	var keyList []map[string]types.AttributeValue
-	for _, u := range uuids {
-		if !seen[u] {
-			seen[u] = true
-			keyList = append(keyList, keyAttrs(keys.Subscription(accountID, u)))
-		}
-	}
-	raw, err := s.batchGet(ctx, keyList)
-	if err != nil {
-		return nil, err
-	}
-	var items []subscriptionItem
-	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
-		return nil, err
-	}
-	out := make(map[string]model.Subscription, len(items))
-	for _, it := range items {
-		out[it.UUID] = it.subscription(accountID)
-	}
-	return out, nil
+	return getMany(ctx, s, uuids, func(u string) keys.Key { return keys.Subscription(accountID, u) },
+		func(it subscriptionItem) string { return it.UUID }, func(it subscriptionItem) model.Subscription { return it.subscription(accountID) })
 }
 
 // PutSubscriptions writes subscriptions that are new or already the customer's (the
