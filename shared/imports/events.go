@@ -60,6 +60,15 @@ func (r *applyRun) applyEvents(ctx context.Context, in []model.ImportEvent) (boo
 	if len(out) == 0 {
 		return false, nil
 	}
+	// Indexed first, so that recompute finds every written event (an indexed id not yet
+	// written is skipped).
+	indexed := make(map[int64]int64, len(out))
+	for _, ev := range out {
+		indexed[ev.ID] = ev.EffectiveDate.Unix()
+	}
+	if err := r.p.Store.IndexSubscriptionEvents(ctx, r.m.AccountID, r.customer.UUID, indexed, nil); err != nil {
+		return false, err
+	}
 	if err := r.p.Store.PutSubscriptionEvents(ctx, r.m.AccountID, out); err != nil {
 		return false, err
 	}

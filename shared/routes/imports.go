@@ -12,4 +12,11 @@ var importAPIs = map[string]API{
 	"GetInvoiceFunction":                api.GetInvoice,
 	"DeleteInvoiceFunction":             api.DeleteInvoice,
 	"DeleteInvoiceByExternalIdFunction": api.DeleteInvoiceByExternalID,
+	"CreateSubscriptionEventFunction":   api.CreateSubscriptionEvent,
+	"ListSubscriptionEventsFunction":    api.ListSubscriptionEvents,
+	"UpdateSubscriptionEventFunction":   api.UpdateSubscriptionEvent,
+	"DeleteSubscriptionEventFunction":   api.DeleteSubscriptionEvent,
+	"ImportCustomerInvoicesFunction":    api.ImportCustomerInvoices,
+	"ListInvoicesFunction":              api.ListInvoices,
+	"CreateInvoiceTransactionFunction":  api.CreateInvoiceTransaction,
 }

@@ -276,6 +276,10 @@ func (s *Store) versionConflict(ctx context.Context, c model.Customer, err error
 // transaction with its reservations, so a failure half-way leaves a customer that a
 // repeated DELETE removes.
 func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
+	// Invoices, subscriptions and events live outside the partition; their index is in it.
+	if err := s.deleteCustomerBilling(ctx, c.AccountID, c.UUID); err != nil {
+		return err
+	}
 	contacts, err := s.CustomerContacts(ctx, c.AccountID, c.UUID)
 	if err != nil {
 		return err

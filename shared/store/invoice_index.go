@@ -28,6 +28,9 @@ type BillingIndex struct {
 	// Plans maps plan uuid -> its data source for every plan the customer's line items
 	// use; each entry holds one reference on the plan (store.PlanReference).
 	Plans map[string]string
+	// Events maps subscription event id (decimal) -> effective date (Unix seconds):
+	// the customer's events, which recompute reads by id.
+	Events map[string]int64
 	// Version is 0 while the item does not exist.
 	Version int64
 }
@@ -39,13 +42,14 @@ type billingIndexItem struct {
 	Invoices map[string]int64  `dynamodbav:"inv"`
 	Subs     map[string]int64  `dynamodbav:"sub"`
 	Plans    map[string]string `dynamodbav:"pl"`
+	Events   map[string]int64  `dynamodbav:"ev,omitempty"`
 	Version  int64             `dynamodbav:"v"`
 }
 
 // GetBillingIndex reads a customer's index; an absent one is empty with Version 0.
 func (s *Store) GetBillingIndex(ctx context.Context, accountID, customerUUID string) (BillingIndex, error) {
 	idx := BillingIndex{AccountID: accountID, CustomerUUID: customerUUID,
-		Invoices: map[string]int64{}, Subscriptions: map[string]int64{}, Plans: map[string]string{}}
+		Invoices: map[string]int64{}, Subscriptions: map[string]int64{}, Plans: map[string]string{}, Events: map[string]int64{}}
 	var it billingIndexItem
 	err := s.get(ctx, keys.BillingIndex(accountID, customerUUID), &it)
 	if err == ErrNotFound {
@@ -57,6 +61,7 @@ func (s *Store) GetBillingIndex(ctx context.Context, accountID, customerUUID str
 	maps.Copy(idx.Invoices, it.Invoices)
 	maps.Copy(idx.Subscriptions, it.Subs)
 	maps.Copy(idx.Plans, it.Plans)
+	maps.Copy(idx.Events, it.Events)
 	idx.Version = it.Version
 	return idx, nil
 }
@@ -66,6 +71,7 @@ func (idx BillingIndex) Clone() BillingIndex {
 	idx.Invoices = maps.Clone(idx.Invoices)
 	idx.Subscriptions = maps.Clone(idx.Subscriptions)
 	idx.Plans = maps.Clone(idx.Plans)
+	idx.Events = maps.Clone(idx.Events)
 	return idx
 }
 
@@ -79,7 +85,7 @@ func (idx BillingIndex) Clone() BillingIndex {
 func (s *Store) SaveBillingIndex(ctx context.Context, old, next BillingIndex) error {
 	k := keys.BillingIndex(next.AccountID, next.CustomerUUID)
 	av, err := attributevalue.MarshalMap(billingIndexItem{PK: k.PK, SK: k.SK, ET: keys.TypeBillingIndex,
-		Invoices: next.Invoices, Subs: next.Subscriptions, Plans: next.Plans, Version: old.Version + 1})
+		Invoices: next.Invoices, Subs: next.Subscriptions, Plans: next.Plans, Events: next.Events, Version: old.Version + 1})
 	if err != nil {
 		return err
 	}

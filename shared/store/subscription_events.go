@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -99,27 +98,4 @@ func (s *Store) DeleteSubscriptionEvent(ctx context.Context, accountID string, i
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	return err
-}
-
-// batchWrite runs write requests 25 at a time, retrying unprocessed ones.
-func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
-	for start := 0; start < len(reqs); start += 25 {
-		pending := map[string][]types.WriteRequest{s.table: reqs[start:min(start+25, len(reqs))]}
-		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
-			if attempt == 10 {
-				return errors.New("batch write: items still unprocessed after 10 attempts")
-			}
-			if attempt > 0 {
-				time.Sleep(time.Duration(attempt*50) * time.Millisecond)
-			}
-			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			if err != nil {
-				return err
-			}
-			pending = out.UnprocessedItems
-		}
-	}
-	return nil
 }

@@ -1,0 +1,9 @@
+// Command create-invoice-transaction adds a transaction to an invoice.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.CreateInvoiceTransaction) }

@@ -1,0 +1,9 @@
+// Command create-subscription-event creates a subscription event.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.CreateSubscriptionEvent) }

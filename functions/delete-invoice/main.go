@@ -1,0 +1,9 @@
+// Command delete-invoice deletes an invoice by uuid.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.DeleteInvoice) }

@@ -1,0 +1,9 @@
+// Command delete-subscription-event deletes a subscription event.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.DeleteSubscriptionEvent) }

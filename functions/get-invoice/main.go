@@ -1,0 +1,9 @@
+// Command get-invoice reads one invoice.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.GetInvoice) }

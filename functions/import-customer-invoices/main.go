@@ -1,0 +1,9 @@
+// Command import-customer-invoices imports one customer's invoices synchronously.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.ImportCustomerInvoices) }

@@ -1,0 +1,9 @@
+// Command list-import-subscriptions lists a customer's subscriptions (Import API).
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.ListImportSubscriptions) }

@@ -1,0 +1,9 @@
+// Command list-invoices lists the account's invoices.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.ListInvoices) }

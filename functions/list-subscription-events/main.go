@@ -1,0 +1,9 @@
+// Command list-subscription-events lists the account's subscription events.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.ListSubscriptionEvents) }
