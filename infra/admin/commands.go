@@ -13,16 +13,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
 
-const usage = `usage: admin [-local] [-table NAME] [-region REGION] COMMAND [flags]
+const usage = `usage: admin [-local] [-table NAME] [-jobs-queue URL] [-region REGION] COMMAND [flags]
 
 commands:
   create-account -name NAME [-currency USD] [-time-zone UTC] [-week-start monday]
@@ -32,13 +34,17 @@ commands:
   add-member     -account ACCOUNT_ID -email EMAIL -name NAME
   list-members   -account ACCOUNT_ID
   show-account   -account ACCOUNT_ID
-  set-setting    -account ACCOUNT_ID -setting NAME -value VALUE
+  set-setting    -account ACCOUNT_ID -setting NAME -value VALUE   (recomputes every customer)
+  load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate; recomputes every customer)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
 `
 
 // env is what every command needs.
 type env struct {
-	store  *store.Store
+	store *store.Store
+	// jobs is the jobs queue; nil when none is configured (commands that enqueue
+	// recomputations then refuse to run).
+	jobs   jobSender
 	stdout io.Writer
 }
 
@@ -53,6 +59,7 @@ var commands = map[string]command{
 	"list-members":     listMembers,
 	"show-account":     showAccount,
 	"set-setting":      setSetting,
+	"load-fx-rates":    loadFXRates,
 	"define-attribute": defineAttribute,
 }
 
@@ -63,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	local := global.Bool("local", false, "act on the running local stack (.local/stack.json)")
 	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table of the deployment")
 	region := global.String("region", "", "AWS region (default from the environment)")
+	jobsQueue := global.String("jobs-queue", os.Getenv("JOBS_QUEUE_URL"), "URL of the deployment's jobs queue (the stack's JobsQueueUrl output)")
 	if err := global.Parse(args); err != nil {
 		return 2
 	}
@@ -76,12 +84,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admin: unknown command %q\n\n%s", name, usage)
 		return 2
 	}
-	st, err := openStore(ctx, *local, *table, *region)
+	st, q, err := openStore(ctx, *local, *table, *jobsQueue, *region)
 	if err != nil {
 		fmt.Fprintf(stderr, "admin: %v\n", err)
 		return 1
 	}
-	if err := cmd(ctx, env{store: st, stdout: stdout}, rest); err != nil {
+	e := env{store: st, stdout: stdout}
+	if q != nil {
+		e.jobs = q
+	}
+	if err := cmd(ctx, e, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 2
 		}
@@ -96,26 +108,28 @@ type stackFile struct {
 	EndpointURL string `json:"endpoint_url"`
 	Region      string `json:"region"`
 	TableName   string `json:"table_name"`
+	JobsQueue   string `json:"jobs_queue_url"`
 }
 
-func openStore(ctx context.Context, local bool, table, region string) (*store.Store, error) {
+// openStore opens the table and, when its URL is known, the jobs queue (nil otherwise).
+func openStore(ctx context.Context, local bool, table, jobsQueue, region string) (*store.Store, *jobs.Queue, error) {
 	now := func() time.Time { return time.Now().UTC() }
 	if local {
 		sf, err := readStackFile()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfg, err := awsconfig.LoadDefaultConfig(ctx,
 			awsconfig.WithRegion(sf.Region),
 			awsconfig.WithBaseEndpoint(sf.EndpointURL),
 			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return store.New(awsclients.New(cfg).DynamoDB, sf.TableName, now), nil
+		return openClients(cfg, sf.TableName, sf.JobsQueue, now)
 	}
 	if table == "" {
-		return nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
+		return nil, nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
 	}
 	var opts []func(*awsconfig.LoadOptions) error
 	if region != "" {
@@ -123,9 +137,18 @@ func openStore(ctx context.Context, local bool, table, region string) (*store.St
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return store.New(awsclients.New(cfg).DynamoDB, table, now), nil
+	return openClients(cfg, table, jobsQueue, now)
+}
+
+func openClients(cfg aws.Config, table, jobsQueue string, now func() time.Time) (*store.Store, *jobs.Queue, error) {
+	c := awsclients.New(cfg)
+	var q *jobs.Queue
+	if jobsQueue != "" {
+		q = jobs.NewQueue(c.SQS, jobsQueue)
+	}
+	return store.New(c.DynamoDB, table, now), q, nil
 }
 
 // readStackFile finds .local/stack.json in the current directory or above it.
@@ -372,8 +395,16 @@ func setSetting(ctx context.Context, e env, args []string) error {
 	if err := acc.Settings.Set(*setting, *value); err != nil {
 		return err
 	}
+	if err := requireJobs(e); err != nil {
+		return err
+	}
 	if err := e.store.UpdateSettings(ctx, acc.ID, acc.Settings); err != nil {
 		return err
 	}
-	return printJSON(e.stdout, map[string]string{"account_id": acc.ID, "setting": *setting, "value": *value})
+	// The settings change every customer's metrics (churn, refunds, reclassification).
+	n, err := recomputeAccount(ctx, e, acc.ID)
+	if err != nil {
+		return fmt.Errorf("setting stored, but enqueueing the recomputations failed after %d (run the command again): %w", n, err)
+	}
+	return printJSON(e.stdout, map[string]any{"account_id": acc.ID, "setting": *setting, "value": *value, "recomputations": n})
 }

@@ -29,7 +29,7 @@ func runCmd(t *testing.T, e env, name string, args ...string) (map[string]any, e
 
 func TestAccountKeyAndMemberCommands(t *testing.T) {
 	te := testenv.New(t)
-	e := env{store: te.Deps.Store}
+	e := env{store: te.Deps.Store, jobs: te.Deps.Jobs}
 	ctx := context.Background()
 
 	created, err := runCmd(t, e, "create-account", "-name", "Acme", "-currency", "eur", "-time-zone", "Europe/Berlin", "-week-start", "sunday")
@@ -82,7 +82,7 @@ func TestAccountKeyAndMemberCommands(t *testing.T) {
 
 func TestCommandsRefuseInvalidValues(t *testing.T) {
 	te := testenv.New(t)
-	e := env{store: te.Deps.Store}
+	e := env{store: te.Deps.Store, jobs: te.Deps.Jobs}
 	acc := te.NewAccount(t, "Acme")
 	tests := []struct {
 		name   string

@@ -175,7 +175,9 @@ func UpdateCustomer(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		var previous model.Customer // the stored customer the saved change was applied to
 		change := func(c *model.Customer) error {
+			previous = *c
 			if err := applyCustomerFields(ctx, d, r.AccountID, c, b); err != nil {
 				return err
 			}
@@ -189,6 +191,7 @@ func UpdateCustomer(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		recomputeAfterEdit(ctx, d, previous, c)
 		return customerResponse(d, http.StatusOK, c)
 	}}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 
@@ -22,6 +23,10 @@ func Jobs(d *app.Deps) sqsworker.Handler {
 		switch job.Type {
 		case jobs.PurgeDataSource:
 			return purgeDataSource(ctx, d, job)
+		case jobs.RecomputeCustomer:
+			return recomputeCustomer(ctx, d, job)
+		case recompute.MergeCustomersJob:
+			return mergeCustomers(ctx, d, job)
 		default:
 			return fmt.Errorf("jobs: unknown job type %q", job.Type)
 		}

@@ -1,0 +1,210 @@
+package recompute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// MergedTag is added to the customer that absorbed another.
+const MergedTag = "merged-customer"
+
+// maxMergeAttempts bounds the retries of saves that race with other writers.
+const maxMergeAttempts = 5
+
+// Merges carries out every merge pending into one customer, then recomputes it. Each
+// step is idempotent and the request is deleted last, so a redelivery completes a merge
+// that failed half-way.
+func (r Recomputer) Merges(ctx context.Context, d *app.Deps, accountID, intoUUID string) error {
+	pending, err := d.Store.PendingMerges(ctx, accountID, intoUUID)
+	if err != nil {
+		return err
+	}
+	for _, m := range pending {
+		if err := r.merge(ctx, d, m); err != nil {
+			return fmt.Errorf("merge %s into %s: %w", m.FromUUID, m.IntoUUID, err)
+		}
+		if err := d.Store.DeleteMergeRequest(ctx, m); err != nil {
+			return err
+		}
+	}
+	_, err = r.Customer(ctx, d, accountID, intoUUID)
+	return err
+}
+
+func (r Recomputer) merge(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
+	from, err := d.Store.GetCustomer(ctx, m.AccountID, m.FromUUID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // already merged (or deleted): nothing left to move
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := d.Store.GetCustomer(ctx, m.AccountID, m.IntoUUID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // the target was deleted meanwhile: the merge no longer applies
+		}
+		return err
+	}
+	if err := moveBilling(ctx, d, m); err != nil {
+		return err
+	}
+	if err := moveContactsAndNotes(ctx, d, m); err != nil {
+		return err
+	}
+	into, err := absorbIdentity(ctx, d, m, from)
+	if err != nil {
+		return err
+	}
+	for i, ds := range from.DataSourceUUIDs {
+		if i < len(from.ExternalIDs) {
+			if err := d.Store.ReassignCustomerExternalID(ctx, m.AccountID, ds, from.ExternalIDs[i], from.UUID, into.UUID); err != nil {
+				return err
+			}
+		}
+	}
+	// The reservations are into's now: delete from's item (and what is left in its
+	// partition) without them.
+	gone := from
+	gone.DataSourceUUIDs, gone.ExternalIDs = nil, nil
+	if err := d.Store.DeleteCustomer(ctx, gone); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err := r.Forget(ctx, d, m.AccountID, from.UUID); err != nil {
+		return err
+	}
+	slog.InfoContext(ctx, "customers merged", "account_id", m.AccountID, "from", from.UUID, "into", into.UUID)
+	return nil
+}
+
+// moveBilling hands from's invoices, subscriptions and events to into: each item changes owner,
+// into's billing index gains them, then from's index is emptied (releasing its plan
+// references, which into's index now holds).
+func moveBilling(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
+	fromIdx, err := d.Store.GetBillingIndex(ctx, m.AccountID, m.FromUUID)
+	if err != nil {
+		return err
+	}
+	for _, id := range sortedKeys(fromIdx.Invoices) {
+		if err := d.Store.ReassignOwner(ctx, keys.Invoice(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
+			return err
+		}
+	}
+	for _, id := range sortedKeys(fromIdx.Subscriptions) {
+		if err := d.Store.ReassignOwner(ctx, keys.Subscription(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
+			return err
+		}
+	}
+	for id := range fromIdx.Events {
+		if err := d.Store.ReassignOwner(ctx, keys.SubscriptionEvent(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
+			return err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		old, err := d.Store.GetBillingIndex(ctx, m.AccountID, m.IntoUUID)
+		if err != nil {
+			return err
+		}
+		next := old.Clone()
+		maps.Copy(next.Invoices, fromIdx.Invoices)
+		maps.Copy(next.Subscriptions, fromIdx.Subscriptions)
+		maps.Copy(next.Plans, fromIdx.Plans)
+		maps.Copy(next.Events, fromIdx.Events)
+		if maps.Equal(next.Invoices, old.Invoices) && maps.Equal(next.Subscriptions, old.Subscriptions) &&
+			maps.Equal(next.Plans, old.Plans) && maps.Equal(next.Events, old.Events) {
+			break
+		}
+		err = d.Store.SaveBillingIndex(ctx, old, next)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxMergeAttempts {
+			return err
+		}
+	}
+	if fromIdx.Version == 0 {
+		return nil
+	}
+	empty := fromIdx.Clone()
+	clear(empty.Invoices)
+	clear(empty.Subscriptions)
+	clear(empty.Plans)
+	clear(empty.Events)
+	if err := d.Store.SaveBillingIndex(ctx, fromIdx, empty); err != nil && !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	return nil
+}
+
+// moveContactsAndNotes re-homes from's contacts and notes. A contact whose e-mail into
+// already has is merged into that contact (e-mails stay unique per customer).
+func moveContactsAndNotes(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
+	into, err := d.Store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
+	if err != nil {
+		return err
+	}
+	contacts, err := d.Store.CustomerContacts(ctx, m.AccountID, m.FromUUID)
+	if err != nil {
+		return err
+	}
+	for _, c := range contacts {
+		err := d.Store.MoveContact(ctx, c, into)
+		if !errors.Is(err, store.ErrDuplicateEmail) {
+			if err != nil && !errors.Is(err, store.ErrConflict) {
+				return err
+			}
+			continue
+		}
+		mine, err := d.Store.CustomerContacts(ctx, m.AccountID, m.IntoUUID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(mine, func(o model.Contact) bool { return equalFoldEmail(o.EmailValue(), c.EmailValue()) })
+		if i < 0 {
+			return fmt.Errorf("contact %s: e-mail taken but no contact of %s has it", c.UUID, into.UUID)
+		}
+		if err := d.Store.MergeContacts(ctx, mine[i], mine[i], c); err != nil && !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	notes, err := d.Store.CustomerNotes(ctx, m.AccountID, m.FromUUID)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if err := d.Store.MoveNote(ctx, n, m.IntoUUID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// absorbIdentity adds from's external ids, data sources, systems and tags, and the
+// merged-customer tag, to into.
+func absorbIdentity(ctx context.Context, d *app.Deps, m store.MergeRequest, from model.Customer) (model.Customer, error) {
+	for attempt := 0; ; attempt++ {
+		into, err := d.Store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
+		if err != nil {
+			return model.Customer{}, err
+		}
+		next := store.MergedCustomer(into, from, MergedTag)
+		err = d.Store.SaveCustomer(ctx, into, next)
+		if err == nil {
+			return next, nil
+		}
+		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxMergeAttempts {
+			return model.Customer{}, err
+		}
+	}
+}
+
+func equalFoldEmail(a, b string) bool { return a != "" && strings.EqualFold(a, b) }

@@ -1,0 +1,118 @@
+package recompute
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// StoreRecords reads a customer's records as the import pipeline stores them: the
+// customer's billing index (one read), then its invoices, subscriptions and
+// subscription events by id (batch reads of 100). Reads grow linearly with the number of invoices.
+type StoreRecords struct{}
+
+// CustomerRecords implements Source.
+func (StoreRecords) CustomerRecords(ctx context.Context, d *app.Deps, accountID, customerUUID string) (Records, error) {
+	idx, err := d.Store.GetBillingIndex(ctx, accountID, customerUUID)
+	if err != nil {
+		return Records{}, err
+	}
+	invs, err := d.Store.GetInvoices(ctx, accountID, sortedKeys(idx.Invoices))
+	if err != nil {
+		return Records{}, err
+	}
+	subs, err := d.Store.GetSubscriptions(ctx, accountID, sortedKeys(idx.Subscriptions))
+	if err != nil {
+		return Records{}, err
+	}
+	var recs Records
+	ids := idx.EventIDs()
+	slices.Sort(ids)
+	if recs.Events, err = customerEvents(ctx, d, accountID, customerUUID, ids); err != nil {
+		return Records{}, err
+	}
+	for _, id := range sortedKeys(idx.Invoices) {
+		if inv, ok := invs[id]; ok && inv.CustomerUUID == customerUUID {
+			recs.Invoices = append(recs.Invoices, engineInvoice(inv))
+		}
+	}
+	for _, id := range sortedKeys(idx.Subscriptions) {
+		if sub, ok := subs[id]; ok {
+			if h, ok := cancellationHistory(sub, invs); ok {
+				recs.CancellationHistory = append(recs.CancellationHistory, h)
+			}
+		}
+	}
+	return recs, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func engineInvoice(inv model.Invoice) engine.Invoice {
+	out := engine.Invoice{UUID: inv.UUID, ExternalID: inv.ExternalID, DataSourceUUID: inv.DataSourceUUID,
+		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency}
+	for _, li := range inv.LineItems {
+		out.LineItems = append(out.LineItems, engine.LineItem{UUID: li.UUID, ExternalID: li.ExternalID,
+			Type: li.Type, SubscriptionUUID: li.SubscriptionUUID, SubscriptionExternalID: li.SubscriptionExternalID,
+			SubscriptionSetExternalID: li.SubscriptionSetExternalID, PlanUUID: li.PlanUUID,
+			ServicePeriodStart: deref(li.ServicePeriodStart), ServicePeriodEnd: deref(li.ServicePeriodEnd),
+			AmountInCents: li.AmountInCents, Quantity: li.Quantity, Prorated: li.Prorated,
+			ProrationType: li.ProrationType, DiscountAmountInCents: li.DiscountAmountInCents,
+			TaxAmountInCents: li.TaxAmountInCents, TransactionFeesInCents: li.TransactionFeesInCents,
+			EventOrder: int(derefInt(li.EventOrder)), CancelledAt: deref(li.CancelledAt)})
+	}
+	for _, t := range inv.Transactions {
+		out.Transactions = append(out.Transactions, engine.Transaction{UUID: t.UUID, Type: t.Type,
+			Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents})
+	}
+	return out
+}
+
+// cancellationHistory passes a subscription's stored cancellation dates to the engine
+// only when they differ from what its line items say (cancelled_at): then they were set
+// through PATCH /v1/import/subscriptions, which replaces the history. Otherwise the
+// engine derives the history itself, also from subscription_cancelled events.
+func cancellationHistory(sub model.Subscription, invs map[string]model.Invoice) (engine.CancellationHistory, bool) {
+	var fromItems []time.Time
+	for _, inv := range invs {
+		for _, li := range inv.LineItems {
+			if li.SubscriptionUUID == sub.UUID && li.CancelledAt != nil && !slices.ContainsFunc(fromItems, li.CancelledAt.Equal) {
+				fromItems = append(fromItems, *li.CancelledAt)
+			}
+		}
+	}
+	stored := slices.Clone(sub.CancellationDates)
+	byTime := func(a, b time.Time) int { return a.Compare(b) }
+	slices.SortFunc(fromItems, byTime)
+	slices.SortFunc(stored, byTime)
+	if slices.EqualFunc(fromItems, stored, time.Time.Equal) {
+		return engine.CancellationHistory{}, false
+	}
+	return engine.CancellationHistory{DataSourceUUID: sub.DataSourceUUID,
+		SubscriptionExternalID: sub.ExternalID, Dates: stored}, true
+}
+
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func derefInt(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}

@@ -1,0 +1,224 @@
+package recompute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// AutoChurnTag is added to a customer when a delinquent subscription is auto-churned.
+const AutoChurnTag = "auto-churned-delinquent-subscription"
+
+// Recomputer recomputes customers. Records is the import pipeline's reader. Series and
+// Forget keep the account series and activity log (accountseries.Apply / Remove, which
+// record what they applied per customer and are idempotent on their own).
+type Recomputer struct {
+	Records Source
+	Series  func(ctx context.Context, d *app.Deps, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error
+	Forget  func(ctx context.Context, d *app.Deps, accountID, customerUUID string) error
+}
+
+// New returns the production recomputer over a records source.
+func New(records Source) Recomputer {
+	return Recomputer{Records: records, Series: accountseries.Apply, Forget: accountseries.Remove}
+}
+
+// Outcome tells what a recomputation did.
+type Outcome struct {
+	Changed bool      // a new result was committed
+	Status  string    // customer status after it
+	MRR     int64     // customer MRR after it
+	WakeAt  time.Time // next scheduled recomputation; zero if none
+}
+
+// Customer recomputes one customer at d.Now(). It is safe to repeat and to redeliver:
+// every write is keyed by the data, the account series change is idempotent, and the
+// new state is committed last, conditionally on the state it started from.
+func (r Recomputer) Customer(ctx context.Context, d *app.Deps, accountID, customerUUID string) (Outcome, error) {
+	acc, err := d.Store.GetAccount(ctx, accountID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Outcome{}, nil // the account is gone: nothing to keep up to date
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	cust, err := d.Store.GetCustomer(ctx, accountID, customerUUID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Outcome{}, r.forget(ctx, d, accountID, customerUUID)
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	recs, err := r.Records.CustomerRecords(ctx, d, accountID, customerUUID)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("records of %s: %w", customerUUID, err)
+	}
+	in, plans, err := buildInput(ctx, d, acc, customerUUID, recs)
+	if err != nil {
+		return Outcome{}, err
+	}
+	res := engine.Compute(in)
+	next := newSnapshot(customerView{accountID: accountID, customerUUID: customerUUID, currency: acc.Currency,
+		plans: plans}, cust.Country, res)
+	hash, data, err := next.encode()
+	if err != nil {
+		return Outcome{}, err
+	}
+	state, err := d.Store.GetMetricsState(ctx, accountID, customerUUID)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Status: customerStatus(cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
+	// The series and activity log first (they skip unchanged input with one read, and
+	// also follow customer renames that do not change this result), then this state.
+	if err := r.Series(ctx, d, accountID, &res, seriesAttrs(cust, plans)); err != nil {
+		return Outcome{}, fmt.Errorf("account series: %w", err)
+	}
+	if state.Hash == hash {
+		// Same result as last committed: only repair the customer item if someone
+		// overwrote its figures (a full save racing with the last recomputation).
+		return out, r.syncCustomer(ctx, d, cust, next, nil)
+	}
+	prev, err := decodeSnapshot(accountID, state.Data)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("metrics state of %s: %w", customerUUID, err)
+	}
+	if err := d.Store.WriteMetricsView(ctx, viewChange(prev, &next)); err != nil {
+		return Outcome{}, err
+	}
+	if err := r.syncCustomer(ctx, d, cust, next, prev); err != nil {
+		return Outcome{}, err
+	}
+	if err := syncWake(ctx, d, accountID, customerUUID, prev, next); err != nil {
+		return Outcome{}, err
+	}
+	prevChunks := store.MetricsStateChunks(len(state.Data))
+	if err := d.Store.PutMetricsState(ctx, accountID, customerUUID, state.Hash, prevChunks,
+		store.MetricsState{Hash: hash, Data: data}); err != nil {
+		return Outcome{}, fmt.Errorf("commit metrics state: %w", err)
+	}
+	out.Changed = true
+	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", customerUUID,
+		"status", out.Status, "mrr", res.MRR, "movements", len(res.Movements), "invalid_invoices", len(res.InvalidInvoices))
+	return out, nil
+}
+
+// buildInput loads everything the engine needs besides the records.
+func buildInput(ctx context.Context, d *app.Deps, acc model.Account, customerUUID string, recs Records) (engine.Input, map[string]engine.Plan, error) {
+	plans, err := loadPlans(ctx, d.Store, acc.ID, recs)
+	if err != nil {
+		return engine.Input{}, nil, err
+	}
+	rates, err := loadRates(ctx, d.Store, acc.ID, acc.Currency, recs)
+	if err != nil {
+		return engine.Input{}, nil, err
+	}
+	conns, err := d.Store.CustomerConnections(ctx, acc.ID, customerUUID)
+	if err != nil {
+		return engine.Input{}, nil, err
+	}
+	byUUID := make(map[string]engine.Plan, len(plans))
+	for _, p := range plans {
+		byUUID[p.UUID] = p
+	}
+	return engine.Input{Now: d.Now(), Settings: settings(acc), Plans: plans, Invoices: recs.Invoices,
+		Events: recs.Events, CancellationHistory: recs.CancellationHistory, Connections: connections(conns),
+		Rates: rates}, byUUID, nil
+}
+
+// customerStatus keeps a lead's own lead status (New, Working, ...), as the engine only
+// knows "never paid".
+func customerStatus(stored, computed string) string {
+	if computed != engine.StatusLead {
+		return computed
+	}
+	if model.IsLead(stored) {
+		return stored
+	}
+	return model.StatusNewLead
+}
+
+// maxCustomerAttempts bounds the retries when a customer save races with ours.
+const maxCustomerAttempts = 5
+
+// syncCustomer writes the customer's metrics attributes when they differ from the
+// snapshot, and the auto-churn tag when the snapshot newly auto-churned.
+func (r Recomputer) syncCustomer(ctx context.Context, d *app.Deps, cust model.Customer, next snapshot, prev *snapshot) error {
+	tagNow := next.AutoChurned && (prev == nil || !prev.AutoChurned)
+	for attempt := 0; ; attempt++ {
+		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status)}
+		if !next.CustomerSince.IsZero() {
+			since := next.CustomerSince.UTC()
+			m.CustomerSince = &since
+		}
+		if tagNow && !slices.Contains(cust.Tags, AutoChurnTag) {
+			m.AddTags = []string{AutoChurnTag}
+		}
+		if sameMetrics(cust, m) {
+			return nil
+		}
+		err := d.Store.UpdateCustomerMetrics(ctx, cust.AccountID, cust.UUID, cust.Version, m)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // deleted meanwhile; its deletion enqueues the clean-up
+		}
+		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxCustomerAttempts {
+			return err
+		}
+		if cust, err = d.Store.GetCustomer(ctx, cust.AccountID, cust.UUID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+func sameMetrics(c model.Customer, m store.CustomerMetrics) bool {
+	sameSince := (c.CustomerSince == nil) == (m.CustomerSince == nil) &&
+		(c.CustomerSince == nil || c.CustomerSince.Equal(*m.CustomerSince))
+	return c.MRR == m.MRR && c.ARR == m.ARR && c.Status == m.Status && sameSince && len(m.AddTags) == 0
+}
+
+// syncWake keeps the customer's scheduled recomputation at NextChangeAt.
+func syncWake(ctx context.Context, d *app.Deps, accountID, customerUUID string, prev *snapshot, next snapshot) error {
+	if prev != nil && prev.NextChangeAt.Equal(next.NextChangeAt) {
+		return nil
+	}
+	if next.NextChangeAt.IsZero() {
+		if prev == nil {
+			return nil
+		}
+		return d.Store.DeleteMetricsWake(ctx, accountID, customerUUID)
+	}
+	return d.Store.PutMetricsWake(ctx, store.MetricsWake{AccountID: accountID, CustomerUUID: customerUUID,
+		Due: next.NextChangeAt.UTC()})
+}
+
+// forget removes a deleted customer's contribution from the account series. Its own
+// items went with its partition.
+func (r Recomputer) forget(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
+	// A wake-up left behind would be swept and re-sent every few minutes for a day.
+	if err := d.Store.DeleteMetricsWake(ctx, accountID, customerUUID); err != nil {
+		return err
+	}
+	return r.Forget(ctx, d, accountID, customerUUID)
+}
+
+// seriesAttrs are the customer fields the account series and activities show.
+func seriesAttrs(c model.Customer, plans map[string]engine.Plan) accountseries.CustomerAttrs {
+	ext := make(map[string]string, len(plans))
+	for id, p := range plans {
+		ext[id] = p.ExternalID
+	}
+	return accountseries.CustomerAttrs{UUID: c.UUID, Name: c.Name, ExternalID: c.ExternalID,
+		DataSourceUUID: c.DataSourceUUID, Country: c.Country, PlanExternalIDs: ext}
+}

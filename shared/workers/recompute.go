@@ -1,0 +1,65 @@
+package workers
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/recompute"
+)
+
+// metrics is the production recomputer: records as the import pipeline stores them,
+// account series kept by package accountseries.
+var metrics = recompute.New(recompute.StoreRecords{})
+
+// recomputeCustomer handles RecomputeCustomerJob.
+func recomputeCustomer(ctx context.Context, d *app.Deps, job jobs.Message) error {
+	_, err := metrics.Customer(ctx, d, job.AccountID, job.CustomerUUID)
+	return err
+}
+
+// wakeLookBack is how far back the sweeper looks for wake-ups it has not seen: a
+// sweeper that was down for less than this misses nothing.
+const wakeLookBack = 24 * time.Hour
+
+// MetricsWakeSweeper returns the handler of a scheduled function (EventBridge, every
+// few minutes): it enqueues a recomputation for every customer whose result changes by
+// itself by now (a service period ends, a scheduled cancellation takes effect, an
+// auto-churn falls due). SQS FIFO queues have no per-message delay, hence the sweep.
+// The wake item stays until the recomputation moves or removes it, so a failed job is
+// sent again by a later sweep.
+func MetricsWakeSweeper(d *app.Deps) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := SweepMetricsWakes(ctx, d)
+		return err
+	}
+}
+
+// SweepMetricsWakes enqueues the due recomputations and reports how many.
+func SweepMetricsWakes(ctx context.Context, d *app.Deps) (int, error) {
+	now := d.Now()
+	due, err := d.Store.DueMetricsWakes(ctx, now.Add(-wakeLookBack), now)
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range due {
+		// The due time as nonce: a repeat within SQS's deduplication window is dropped,
+		// a new wake-up of the same customer is not.
+		if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.RecomputeCustomerJob, AccountID: w.AccountID,
+			CustomerUUID: w.CustomerUUID, Nonce: "wake:" + strconv.FormatInt(w.Due.Unix(), 10)}); err != nil {
+			return 0, err
+		}
+	}
+	if len(due) > 0 {
+		slog.InfoContext(ctx, "metrics wake-ups enqueued", "count", len(due))
+	}
+	return len(due), nil
+}
+
+// mergeCustomers handles recompute.MergeCustomersJob.
+func mergeCustomers(ctx context.Context, d *app.Deps, job jobs.Message) error {
+	return metrics.Merges(ctx, d, job.AccountID, job.CustomerUUID)
+}
