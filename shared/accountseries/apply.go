@@ -1,0 +1,121 @@
+package accountseries
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// CustomerAttrs are the customer fields the series and activities need besides the
+// engine result.
+type CustomerAttrs struct {
+	UUID           string
+	Name           string
+	ExternalID     string
+	DataSourceUUID string
+	Country        string // ISO 3166-1 alpha-2; other values only count in unfiltered series
+	// PlanExternalIDs maps plan uuids to external ids (the activities'
+	// plan-external-id); a plan missing here shows an empty external id.
+	PlanExternalIDs map[string]string
+}
+
+// Apply makes the account's series and activity log reflect the customer's result
+// (nil = no movements at all). It is idempotent and safe to retry after any failure.
+func Apply(ctx context.Context, d *app.Deps, accountID string, result *engine.Result, c CustomerAttrs) error {
+	if c.UUID == "" {
+		return errors.New("accountseries: customer uuid is required")
+	}
+	acc, err := d.Store.GetAccount(ctx, accountID)
+	if err != nil {
+		return fmt.Errorf("accountseries: read account: %w", err)
+	}
+	return apply(ctx, newDB(d), accountID, Calendar(acc), realMovements(result), c)
+}
+
+// Remove takes a deleted customer out of the series and the activity log.
+func Remove(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
+	if err := Apply(ctx, d, accountID, nil, CustomerAttrs{UUID: customerUUID}); err != nil {
+		return err
+	}
+	return newDB(d).deleteEmptyApplied(ctx, accountID, customerUUID)
+}
+
+// Calendar is the account's time zone and week start; an unknown zone falls back to UTC
+// (the account validation never stores one).
+func Calendar(acc model.Account) series.Calendar {
+	loc, err := time.LoadLocation(acc.TimeZone)
+	if err != nil || acc.TimeZone == "" {
+		loc = time.UTC
+	}
+	week := time.Monday
+	if acc.WeekStartOn == "sunday" {
+		week = time.Sunday
+	}
+	return series.Calendar{Location: loc, WeekStart: week}
+}
+
+// realMovements drops scheduled movements: they are committed MRR, not yet real.
+func realMovements(r *engine.Result) []engine.Movement {
+	if r == nil {
+		return nil
+	}
+	out := make([]engine.Movement, 0, len(r.Movements))
+	for _, m := range r.Movements {
+		if !m.Scheduled {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, ms []engine.Movement, c CustomerAttrs) error {
+	st, err := db.loadApplied(ctx, accountID, c.UUID)
+	if err != nil {
+		return err
+	}
+	if err := db.finishPending(ctx, accountID, c.UUID, st); err != nil {
+		return err
+	}
+	acts := activitiesOf(accountID, c, ms)
+	version := versionOf(cal, c, ms, acts)
+	if st.Version != version {
+		next := st.successor(version, customerCells(series.Customer{UUID: c.UUID, Country: c.Country, Movements: ms}, cal), acts)
+		if err := db.switchVersion(ctx, accountID, c.UUID, st, next); err != nil {
+			return err
+		}
+		st = next
+		if err := db.finishPending(ctx, accountID, c.UUID, st); err != nil {
+			return err
+		}
+	}
+	if st.ActsDone {
+		return nil
+	}
+	if err := db.writeActivities(ctx, keys.ActivityPartition(accountID, c.UUID), st.ActsPrev, acts); err != nil {
+		return err
+	}
+	return db.markActivitiesDone(ctx, accountID, c.UUID, version)
+}
+
+// versionOf hashes everything the stored state depends on.
+func versionOf(cal series.Calendar, c CustomerAttrs, ms []engine.Movement, acts []activityItem) string {
+	b, _ := json.Marshal(struct {
+		Zone      string
+		WeekStart time.Weekday
+		Country   string
+		Movements []engine.Movement
+		Acts      []string
+	}{cal.Location.String(), cal.WeekStart, c.Country, ms, activityHashes(acts)})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}

@@ -1,0 +1,370 @@
+package accountseries
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/store"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	d     *app.Deps
+	acc   string
+	meter *ddbmeter.Meter
+}
+
+// newFixture is a fresh account whose store counts its DynamoDB traffic.
+func newFixture(t *testing.T) *fixture {
+	env := testenv.New(t)
+	meter := ddbmeter.New()
+	d := *env.Deps
+	d.Store = store.New(meter.Client(env.AWS), env.TableName, d.Now)
+	acc := env.NewAccount(t, "Series")
+	return &fixture{t: t, ctx: context.Background(), d: &d, acc: acc.ID, meter: meter}
+}
+
+func (f *fixture) apply(c customer) {
+	f.t.Helper()
+	if err := Apply(f.ctx, f.d, f.acc, &engine.Result{Movements: c.movements}, c.attrs); err != nil {
+		f.t.Fatalf("apply %s: %v", c.attrs.UUID, err)
+	}
+}
+
+// stored answers a query from the table, as the Metrics API does.
+func (f *fixture) stored(segments []string, q series.Query) series.Response {
+	f.t.Helper()
+	start, end := at(q.Start), at(q.End)
+	agg, err := Load(f.ctx, f.d, f.acc, segments, WindowStart(utc, q.Interval, start), end)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	resp, err := series.Compute(agg, utc, q)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return resp
+}
+
+// inMemory answers the same query from the pure package, every customer summed.
+func inMemory(cs []customer, filter series.Filter, q series.Query) series.Response {
+	agg := series.NewAggregate()
+	for _, c := range cs {
+		agg.Add(series.Contribution(series.Customer{UUID: c.attrs.UUID, Country: c.attrs.Country, Movements: c.movements}, utc, filter), 1)
+	}
+	resp, _ := series.Compute(agg, utc, q)
+	return resp
+}
+
+// sameResponse reports the first difference between two responses.
+func sameResponse(t *testing.T, label string, got, want series.Response) {
+	t.Helper()
+	if len(got.Entries) != len(want.Entries) {
+		t.Errorf("%s: %d entries, want %d", label, len(got.Entries), len(want.Entries))
+		return
+	}
+	for i := range got.Entries {
+		if got.Entries[i] != want.Entries[i] {
+			t.Errorf("%s: entry %d\n got %+v\nwant %+v", label, i, got.Entries[i], want.Entries[i])
+			return
+		}
+	}
+	if got.Summary != want.Summary {
+		t.Errorf("%s: summary\n got %+v\nwant %+v", label, got.Summary, want.Summary)
+	}
+}
+
+func assertIdentity(t *testing.T, resp series.Response) {
+	t.Helper()
+	for i := 1; i < len(resp.Entries); i++ {
+		p, e := resp.Entries[i-1].Values, resp.Entries[i].Values
+		if p.MRR+e.NewBusiness+e.Expansion+e.Contraction+e.Churn+e.Reactivation != e.MRR {
+			t.Errorf("entry %s: starting MRR + movements != ending MRR", resp.Entries[i].Date)
+		}
+	}
+}
+
+// TestHandComputedMonthly: the portfolio's monthly metrics, computed by hand from the
+// definitions (metrics-rules §6), read back from the stored buckets.
+//
+//	Jan: opening D 4000; A +1000 new, B +2000 new, D −1000 contraction → 6000, 3 customers,
+//	     ARPA 2000, ASP 3000/2 = 1500, net MRR churn 1000/4000 = 25 %.
+//	Feb: C +3000 new then −3000 churn, A +500 → 6500, 3 customers, ARPA 2166, ASP 3000,
+//	     net churn (3000 − 500)/6000 = 41.67 %.
+//	Mar: B −2000 churn, C +3000 reactivation → 7500, 3 customers (A, C, D), ARPA 2500,
+//	     customer churn 1 of 3 at the start (B) = 33.33 %, LTV 2500/0.3333 = 7500,
+//	     net churn (2000 − 3000)/6500 = −15.38 %.
+func TestHandComputedMonthly(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range portfolio() {
+		f.apply(c)
+	}
+	resp := f.stored(Segments(nil, nil), series.Query{Start: "2024-01-01", End: "2024-03-31", Interval: series.Month})
+	want := []series.Values{
+		{MRR: 6000, NewBusiness: 3000, Contraction: -1000, ARR: 72000, Customers: 3, ARPA: 2000, ASP: 1500, MRRChurnRate: 25},
+		{MRR: 6500, NewBusiness: 3000, Expansion: 500, Churn: -3000, ARR: 78000, Customers: 3, ARPA: 2166, ASP: 3000, MRRChurnRate: 41.67},
+		{MRR: 7500, Churn: -2000, Reactivation: 3000, ARR: 90000, Customers: 3, ARPA: 2500, CustomerChurnRate: 33.33,
+			MRRChurnRate: -15.38, LTV: 7500},
+	}
+	if len(resp.Entries) != 3 {
+		t.Fatalf("entries = %+v", resp.Entries)
+	}
+	for i, e := range resp.Entries {
+		if e.Values != want[i] {
+			t.Errorf("%s:\n got %+v\nwant %+v", e.Date, e.Values, want[i])
+		}
+	}
+	if resp.Summary.Current != want[2] || resp.Summary.Previous != want[1] {
+		t.Errorf("summary %+v", resp.Summary)
+	}
+	assertIdentity(t, resp)
+}
+
+// TestStoredEqualsInMemory: for every interval, several ranges (cut periods, ranges
+// before any data, one day) and every kind of segment, the stored buckets answer
+// exactly what the pure aggregation of all customers answers.
+func TestStoredEqualsInMemory(t *testing.T) {
+	f := newFixture(t)
+	cs := portfolio()
+	for _, c := range cs {
+		f.apply(c)
+	}
+	filters := []struct {
+		countries, plans []string
+		filter           series.Filter
+	}{
+		{nil, nil, series.Filter{}},
+		{[]string{"US"}, nil, series.Filter{Countries: []string{"US"}}},
+		{[]string{"US", "DE"}, nil, series.Filter{}},
+		{nil, []string{"P1"}, series.Filter{Plans: []string{"P1"}}},
+		{[]string{"US"}, []string{"P2"}, series.Filter{Countries: []string{"US"}, Plans: []string{"P2"}}},
+	}
+	ranges := [][2]string{{"2023-12-01", "2024-04-15"}, {"2024-01-15", "2024-03-10"}, {"2024-02-29", "2024-02-29"},
+		{"2020-01-01", "2020-02-01"}, {"2022-06-01", "2025-06-30"}}
+	for _, fl := range filters {
+		for _, iv := range series.Intervals {
+			for _, r := range ranges {
+				q := series.Query{Start: r[0], End: r[1], Interval: iv}
+				got := f.stored(Segments(fl.countries, fl.plans), q)
+				sameResponse(t, fmt.Sprint(fl.countries, fl.plans, iv, r), got, inMemory(cs, fl.filter, q))
+				assertIdentity(t, got)
+			}
+		}
+	}
+}
+
+// TestApplyTwiceWritesNothing: a redelivered recomputation costs one read of the
+// customer's record (plus the account) and no write.
+func TestApplyTwiceWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	c := portfolio()[2]
+	f.apply(c)
+	f.meter.Reset()
+	f.apply(c)
+	snap := f.meter.Snapshot()
+	if snap.Writes() != 0 || snap.TotalRequests() != 2 {
+		t.Fatalf("second apply: %s", snap)
+	}
+}
+
+// TestChangeAndRemove: replacing a customer's movements gives the same buckets as
+// applying the final state from scratch; removing everyone leaves zero everywhere and
+// no activity.
+func TestChangeAndRemove(t *testing.T) {
+	f := newFixture(t)
+	cs := portfolio()
+	for _, c := range cs {
+		f.apply(c)
+	}
+	changed := cs[2]
+	changed.movements = changed.movements[:1] // C never churned after all
+	changed.attrs.Country = "FR"              // and moved to France
+	f.apply(changed)
+	cs[2] = changed
+	q := series.Query{Start: "2023-12-01", End: "2024-04-30", Interval: series.Week}
+	sameResponse(t, "after change", f.stored(Segments(nil, nil), q), inMemory(cs, series.Filter{}, q))
+	if got := f.stored(Segments([]string{"FR"}, nil), q); got.Entries[len(got.Entries)-1].Values.MRR != 3000 {
+		t.Fatalf("FR series = %+v", got.Entries[len(got.Entries)-1])
+	}
+	for _, c := range cs {
+		if err := Remove(f.ctx, f.d, f.acc, c.attrs.UUID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, segs := range [][]string{Segments(nil, nil), Segments([]string{"US", "FR", "DE"}, nil), Segments(nil, []string{"P1", "P2"})} {
+		agg, err := Load(f.ctx, f.d, f.acc, segs, at("2000-01-01"), at("2030-01-01"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(agg.Days) != 0 || len(agg.Lost) != 0 {
+			t.Fatalf("%v left %+v", segs, agg)
+		}
+	}
+	page, err := ListActivities(f.ctx, f.d, f.acc, ActivityQuery{Limit: 200})
+	if err != nil || len(page.Activities) != 0 {
+		t.Fatalf("activities left: %+v %v", page.Activities, err)
+	}
+}
+
+// TestRedeliveryAfterPartialFailure: a crash after the record switched version and
+// only one chunk reached the buckets is finished by the next call, without adding any
+// chunk twice.
+func TestRedeliveryAfterPartialFailure(t *testing.T) {
+	f := newFixture(t)
+	cs := portfolio()
+	db := newDB(f.d)
+	c := cs[0]
+	ms := c.movements
+	acts := activitiesOf(f.acc, c.attrs, ms)
+	cells := customerCells(series.Customer{UUID: c.attrs.UUID, Country: c.attrs.Country, Movements: ms}, utc)
+	// Force several chunks by splitting the pending updates one item per chunk.
+	next := state{Cells: Cells{}}.successor(versionOf(utc, c.attrs, ms, acts), cells, acts)
+	next.Pending = map[string][]itemUpdate{}
+	for i, u := range cells.updates() {
+		next.Pending[string(rune('a'+i))] = []itemUpdate{u}
+	}
+	if len(next.Pending) < 3 {
+		t.Fatalf("want several chunks, got %d", len(next.Pending))
+	}
+	if err := db.switchVersion(f.ctx, f.acc, c.attrs.UUID, state{}, next); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.applyChunk(f.ctx, f.acc, c.attrs.UUID, "a", next.Pending["a"]); err != nil {
+		t.Fatal(err)
+	}
+	// The same chunk again (a duplicate delivery racing the first) is refused quietly.
+	if err := db.applyChunk(f.ctx, f.acc, c.attrs.UUID, "a", next.Pending["a"]); err != nil {
+		t.Fatal(err)
+	}
+	f.apply(c) // the redelivery
+	f.apply(c)
+	q := series.Query{Start: "2023-12-01", End: "2024-04-30", Interval: series.Day}
+	sameResponse(t, "after redelivery", f.stored(Segments(nil, []string{"P1"}), q), inMemory(cs[:1], series.Filter{Plans: []string{"P1"}}, q))
+	page, err := ListActivities(f.ctx, f.d, f.acc, ActivityQuery{Limit: 200})
+	if err != nil || len(page.Activities) != 2 {
+		t.Fatalf("activities %+v %v", page.Activities, err)
+	}
+}
+
+func TestActivitiesListing(t *testing.T) {
+	f := newFixture(t)
+	cs := portfolio()
+	for _, c := range cs {
+		f.apply(c)
+	}
+	all, err := ListActivities(f.ctx, f.d, f.acc, ActivityQuery{Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Activities) != 9 || all.HasMore {
+		t.Fatalf("got %d activities, has_more %v", len(all.Activities), all.HasMore)
+	}
+	for i := 1; i < len(all.Activities); i++ {
+		if all.Activities[i].Date.Before(all.Activities[i-1].Date) {
+			t.Fatalf("not in date order at %d", i)
+		}
+	}
+	first := all.Activities[0]
+	if first.CustomerUUID != "cus_D" || first.Type != engine.NewBusiness || first.MRR != 4000 || first.PlanExternalID != "gold" ||
+		first.CustomerName != "Customer D" || first.CustomerExternalID != "x-D" || first.DataSourceUUID != "ds_1" {
+		t.Fatalf("first activity %+v", first)
+	}
+	churns, _ := ListActivities(f.ctx, f.d, f.acc, ActivityQuery{Type: engine.Churn, Limit: 200, Descending: true})
+	if len(churns.Activities) != 2 || churns.Activities[0].CustomerUUID != "cus_B" {
+		t.Fatalf("churns %+v", churns.Activities)
+	}
+	ranged, _ := ListActivities(f.ctx, f.d, f.acc, ActivityQuery{From: OrderTime(at("2024-02-01")), To: OrderTime(at("2024-02-15")), Limit: 200})
+	if len(ranged.Activities) != 3 {
+		t.Fatalf("February 1-15: %+v", ranged.Activities)
+	}
+	// Pages of two, following LastKey, give the same list.
+	var paged []Activity
+	q := ActivityQuery{Limit: 2}
+	for {
+		p, err := ListActivities(f.ctx, f.d, f.acc, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, p.Activities...)
+		if !p.HasMore {
+			break
+		}
+		q.Start = p.LastKey
+	}
+	if !reflect.DeepEqual(paged, all.Activities) {
+		t.Fatalf("paged %d activities, differ from one page", len(paged))
+	}
+	// A recomputation that reclassifies a movement keeps its uuid.
+	c := cs[0]
+	c.movements[1].Type = engine.NewBusiness
+	f.apply(c)
+	again, _ := ListActivities(f.ctx, f.d, f.acc, ActivityQuery{Limit: 200})
+	if len(again.Activities) != 9 {
+		t.Fatalf("after reclassification: %d activities", len(again.Activities))
+	}
+	for _, a := range again.Activities {
+		if a.CustomerUUID == "cus_A" && a.Date.Equal(at("2024-02-10")) && (a.Type != engine.NewBusiness || a.UUID != idOf(all, a.Date)) {
+			t.Fatalf("reclassified activity %+v", a)
+		}
+	}
+}
+
+func idOf(p ActivityPage, at time.Time) string {
+	for _, a := range p.Activities {
+		if a.Date.Equal(at) && a.CustomerUUID == "cus_A" {
+			return a.UUID
+		}
+	}
+	return ""
+}
+
+// TestSeedEqualsApply: the bulk path leaves what Apply leaves, and Apply continues
+// from it (a repeat writes nothing, a change is a difference).
+func TestSeedEqualsApply(t *testing.T) {
+	seeded, applied := newFixture(t), newFixture(t)
+	cs := portfolio()
+	var seed []SeedCustomer
+	for _, c := range cs {
+		seed = append(seed, SeedCustomer{&engine.Result{Movements: c.movements}, c.attrs})
+		applied.apply(c)
+	}
+	if err := Seed(seeded.ctx, seeded.d, seeded.acc, seed); err != nil {
+		t.Fatal(err)
+	}
+	if err := Seed(seeded.ctx, seeded.d, seeded.acc, seed); err != ErrNotEmpty {
+		t.Fatalf("second seed: %v", err)
+	}
+	for _, iv := range series.Intervals {
+		q := series.Query{Start: "2023-11-15", End: "2024-04-15", Interval: iv}
+		for _, segs := range [][]string{Segments(nil, nil), Segments([]string{"US"}, []string{"P1"})} {
+			sameResponse(t, fmt.Sprint("seed ", iv, segs), seeded.stored(segs, q), applied.stored(segs, q))
+		}
+	}
+	seeded.meter.Reset()
+	seeded.apply(cs[1])
+	if w := seeded.meter.Snapshot().Writes(); w != 0 {
+		t.Fatalf("apply after seed wrote %d times", w)
+	}
+	changed := cs[1]
+	changed.movements = changed.movements[:1]
+	seeded.apply(changed)
+	applied.apply(changed)
+	q := series.Query{Start: "2023-11-15", End: "2024-04-15", Interval: series.Day}
+	sameResponse(t, "after change", seeded.stored(Segments(nil, nil), q), applied.stored(Segments(nil, nil), q))
+	a, _ := ListActivities(seeded.ctx, seeded.d, seeded.acc, ActivityQuery{Limit: 200})
+	b, _ := ListActivities(applied.ctx, applied.d, applied.acc, ActivityQuery{Limit: 200})
+	if len(a.Activities) != len(b.Activities) || len(a.Activities) != 8 { // uuids differ: they include the account
+		t.Fatalf("activities differ: %d vs %d", len(a.Activities), len(b.Activities))
+	}
+}

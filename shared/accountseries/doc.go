@@ -1,0 +1,28 @@
+// Package accountseries stores the account-level Metrics API series and the account
+// activity log in DynamoDB, and keeps them up to date one customer at a time.
+//
+// The jobs worker calls, after recomputing a customer with the metrics engine:
+//
+//	err := accountseries.Apply(ctx, d, accountID, result, accountseries.CustomerAttrs{...})
+//
+// and, when a customer is deleted (or merged away):
+//
+//	err := accountseries.Remove(ctx, d, accountID, customerUUID)
+//
+// Apply needs no "before" result and no version from the caller: it records, per
+// customer, the exact numbers it added to the buckets and a hash of its inputs (the
+// real movements, the customer attributes, the account calendar). A call whose hash
+// equals the recorded one writes nothing (one GetItem); otherwise it adds the
+// difference between the new contribution and the recorded one. The difference is
+// stored first as pending chunks on the customer's record, then each chunk is added
+// to the bucket items in one transaction that also deletes the chunk from the record,
+// conditioned on its presence: a redelivered or retried call finishes the pending
+// chunks and never adds one twice. Activities (the customer's movements) are upserted
+// and deleted by difference with the previous set, idempotently.
+//
+// Layout (docs/metrics-api.md): per segment ("all", "geo:US", "plan:pl_…",
+// "geo:US:plan:pl_…") one partition with a month item per calendar month (per-day
+// sums), a year item per year (per-month nets) and an index item (per-year nets); a
+// metrics request reads the index, one year item and the month items of its window,
+// whatever the number of customers.
+package accountseries

@@ -1,0 +1,110 @@
+package accountseries
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+)
+
+// maxActionsPerTx leaves room, under DynamoDB's 100 actions, for the guard on the
+// customer's record.
+const maxActionsPerTx = 99
+
+// maxAttrsPerUpdate keeps an update expression far below DynamoDB's 4 KB.
+const maxAttrsPerUpdate = 100
+
+// state is the customer's record of what it has added (item SeriesApplied).
+type state struct {
+	Exists   bool
+	Version  string
+	Cells    Cells
+	Pending  map[string][]itemUpdate // chunk id -> updates not yet added to the buckets
+	Acts     map[string]string       // activity sort key -> content hash, as written (or being written)
+	ActsPrev map[string]string       // activities possibly stored before Acts; "" hash = unknown content
+	ActsDone bool
+}
+
+// successor is the state that replaces st for a new version: the difference of the
+// cells as pending chunks, and the activities to reconcile with what may be stored.
+func (st state) successor(version string, cells Cells, acts []activityItem) state {
+	next := state{Exists: true, Version: version, Cells: cells, Pending: chunk(version, cells.minus(st.Cells).updates()),
+		Acts: map[string]string{}, ActsPrev: map[string]string{}}
+	for _, a := range acts {
+		next.Acts[a.SK] = a.Hash
+	}
+	if st.ActsDone || !st.Exists {
+		maps.Copy(next.ActsPrev, st.Acts)
+	} else {
+		// The last reconciliation did not finish: either set may be stored, in any content.
+		for k := range st.ActsPrev {
+			next.ActsPrev[k] = ""
+		}
+		for k := range st.Acts {
+			next.ActsPrev[k] = ""
+		}
+	}
+	return next
+}
+
+// chunk splits updates into transactions: at most maxActionsPerTx actions, an item at
+// most once per transaction, at most maxAttrsPerUpdate attributes per action. Chunk ids
+// carry the version, so a chunk of one version can never stand for another's.
+func chunk(version string, us []itemUpdate) map[string][]itemUpdate {
+	var parts []itemUpdate
+	for _, u := range us {
+		attrs := sortedKeys(u.Add)
+		for i := 0; i < len(attrs); i += maxAttrsPerUpdate {
+			p := itemUpdate{Segment: u.Segment, SK: u.SK, Add: map[string]int64{}}
+			for _, a := range attrs[i:min(i+maxAttrsPerUpdate, len(attrs))] {
+				p.Add[a] = u.Add[a]
+			}
+			parts = append(parts, p)
+		}
+	}
+	out := map[string][]itemUpdate{}
+	var cur []itemUpdate
+	seen := map[[2]string]bool{}
+	flush := func() {
+		if len(cur) > 0 {
+			out[fmt.Sprintf("%.8s-%03d", version, len(out))] = cur
+		}
+		cur, seen = nil, map[[2]string]bool{}
+	}
+	for _, p := range parts {
+		id := [2]string{p.Segment, p.SK}
+		if len(cur) == maxActionsPerTx || seen[id] {
+			flush()
+		}
+		cur = append(cur, p)
+		seen[id] = true
+	}
+	flush()
+	return out
+}
+
+func gz(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func ungz(b []byte, v any) error {
+	r, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/jsonobj"
+	"github.com/subsight/subsight/shared/metrics/series"
+)
+
+// metric is one headline metric of the Metrics API: its key in entries and summaries.
+type metric struct {
+	key    string
+	value  func(series.Values) any
+	change func(series.Changes) float64
+}
+
+var (
+	metricMRR  = metric{"mrr", func(v series.Values) any { return v.MRR }, func(c series.Changes) float64 { return c.MRR }}
+	metricARR  = metric{"arr", func(v series.Values) any { return v.ARR }, func(c series.Changes) float64 { return c.ARR }}
+	metricARPA = metric{"arpa", func(v series.Values) any { return v.ARPA },
+		func(c series.Changes) float64 { return c.ARPA }}
+	metricASP       = metric{"asp", func(v series.Values) any { return v.ASP }, func(c series.Changes) float64 { return c.ASP }}
+	metricCustomers = metric{"customers", func(v series.Values) any { return v.Customers },
+		func(c series.Changes) float64 { return c.Customers }}
+	metricCustomerChurnRate = metric{"customer-churn-rate", func(v series.Values) any { return v.CustomerChurnRate },
+		func(c series.Changes) float64 { return c.CustomerChurnRate }}
+	metricMRRChurnRate = metric{"mrr-churn-rate", func(v series.Values) any { return v.MRRChurnRate },
+		func(c series.Changes) float64 { return c.MRRChurnRate }}
+	metricLTV = metric{"ltv", func(v series.Values) any { return v.LTV }, func(c series.Changes) float64 { return c.LTV }}
+)
+
+// allMetrics are the metrics of /v1/metrics/all, in ChartMogul's order.
+var allMetrics = []metric{metricCustomerChurnRate, metricMRRChurnRate, metricLTV, metricCustomers,
+	metricASP, metricARPA, metricARR, metricMRR}
+
+// Interval defaults, as recorded without an interval (api-reference §4.11): balances by
+// day, flows and rates by month; /all, which mixes both, by month.
+const (
+	balanceDefault = series.Day
+	rateDefault    = series.Month
+)
+
+// MetricsAll is GET /v1/metrics/all.
+func MetricsAll(d *app.Deps) apigw.Endpoint {
+	return metricsEndpoint(d, rateDefault, func(resp series.Response) jsonobj.Object {
+		entries := make([]jsonobj.Object, len(resp.Entries))
+		for i, e := range resp.Entries {
+			o := jsonobj.Object{{Key: "date", Value: e.Date}}
+			for _, m := range allMetrics {
+				o = append(o, jsonobj.Field{Key: m.key, Value: m.value(e.Values)},
+					jsonobj.Field{Key: m.key + "-percentage-change", Value: m.change(e.PercentageChange)})
+			}
+			entries[i] = o
+		}
+		var summary jsonobj.Object
+		for _, m := range allMetrics {
+			summary = append(summary, jsonobj.Field{Key: "current-" + m.key, Value: m.value(resp.Summary.Current)},
+				jsonobj.Field{Key: "previous-" + m.key, Value: m.value(resp.Summary.Previous)},
+				jsonobj.Field{Key: m.key + "-percentage-change", Value: m.change(resp.Summary.PercentageChange)})
+		}
+		return jsonobj.Object{{Key: "entries", Value: entries}, {Key: "summary", Value: summary}}
+	})
+}
+
+// MetricsMRR is GET /v1/metrics/mrr: MRR with its five movements.
+func MetricsMRR(d *app.Deps) apigw.Endpoint {
+	return singleMetric(d, metricMRR, balanceDefault, func(v series.Values) jsonobj.Object {
+		return jsonobj.Object{{Key: "mrr-new-business", Value: v.NewBusiness}, {Key: "mrr-expansion", Value: v.Expansion},
+			{Key: "mrr-contraction", Value: v.Contraction}, {Key: "mrr-churn", Value: v.Churn},
+			{Key: "mrr-reactivation", Value: v.Reactivation}}
+	})
+}
+
+// MetricsARR is GET /v1/metrics/arr.
+func MetricsARR(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricARR, balanceDefault, nil) }
+
+// MetricsARPA is GET /v1/metrics/arpa.
+func MetricsARPA(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricARPA, balanceDefault, nil) }
+
+// MetricsASP is GET /v1/metrics/asp.
+func MetricsASP(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricASP, rateDefault, nil) }
+
+// MetricsCustomerCount is GET /v1/metrics/customer-count.
+func MetricsCustomerCount(d *app.Deps) apigw.Endpoint {
+	return singleMetric(d, metricCustomers, balanceDefault, nil)
+}
+
+// MetricsCustomerChurnRate is GET /v1/metrics/customer-churn-rate.
+func MetricsCustomerChurnRate(d *app.Deps) apigw.Endpoint {
+	return singleMetric(d, metricCustomerChurnRate, rateDefault, nil)
+}
+
+// MetricsMRRChurnRate is GET /v1/metrics/mrr-churn-rate (net).
+func MetricsMRRChurnRate(d *app.Deps) apigw.Endpoint {
+	return singleMetric(d, metricMRRChurnRate, rateDefault, nil)
+}
+
+// MetricsLTV is GET /v1/metrics/ltv.
+func MetricsLTV(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricLTV, rateDefault, nil) }
+
+// MetricsUnknown is GET /v1/metrics/{metric} for any other name: a 400, not a 404, as
+// the route exists and only the parameter is wrong.
+func MetricsUnknown(_ *app.Deps) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(_ context.Context, r *apigw.Request) (apigw.Response, error) {
+		return apigw.Response{}, apperr.BadRequest("metric", "Unknown metric %q (one of all, mrr, arr, arpa, asp, "+
+			"customer-count, customer-churn-rate, mrr-churn-rate, ltv)", r.PathParam("metric"))
+	}}
+}
+
+// singleMetric answers entries {date, <key>, percentage-change, extra...} and summary
+// {current, previous, percentage-change}.
+func singleMetric(d *app.Deps, m metric, defaultInterval string, extra func(series.Values) jsonobj.Object) apigw.Endpoint {
+	return metricsEndpoint(d, defaultInterval, func(resp series.Response) jsonobj.Object {
+		entries := make([]jsonobj.Object, len(resp.Entries))
+		for i, e := range resp.Entries {
+			o := jsonobj.Object{{Key: "date", Value: e.Date}, {Key: m.key, Value: m.value(e.Values)},
+				{Key: "percentage-change", Value: m.change(e.PercentageChange)}}
+			if extra != nil {
+				o = append(o, extra(e.Values)...)
+			}
+			entries[i] = o
+		}
+		summary := jsonobj.Object{{Key: "current", Value: m.value(resp.Summary.Current)},
+			{Key: "previous", Value: m.value(resp.Summary.Previous)},
+			{Key: "percentage-change", Value: m.change(resp.Summary.PercentageChange)}}
+		return jsonobj.Object{{Key: "entries", Value: entries}, {Key: "summary", Value: summary}}
+	})
+}
+
+// metricsEndpoint validates the query, reads the account's stored series and renders.
+func metricsEndpoint(d *app.Deps, defaultInterval string, render func(series.Response) jsonobj.Object) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		q, err := parseMetricsQuery(r, defaultInterval)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		resp, err := computeMetrics(ctx, d, r.AccountID, q)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.JSON(http.StatusOK, render(resp))
+	}}
+}
+
+func computeMetrics(ctx context.Context, d *app.Deps, accountID string, q metricsQuery) (series.Response, error) {
+	acc, err := d.Store.GetAccount(ctx, accountID)
+	if err != nil {
+		return series.Response{}, err
+	}
+	cal := accountseries.Calendar(acc)
+	agg := series.NewAggregate()
+	plans, err := resolvePlans(ctx, d, accountID, q.plans)
+	if err != nil {
+		return series.Response{}, err
+	}
+	if max(1, len(q.countries))*len(plans) > maxMetricSegments {
+		return series.Response{}, apperr.BadRequest("plans", "The plans filter matches too many plans (at most %d combinations with geo)", maxMetricSegments)
+	}
+	// Plans that name nothing leave the aggregate empty: the series of no customer.
+	if len(q.plans) == 0 || len(plans) > 0 {
+		from := accountseries.WindowStart(cal, q.interval, q.start)
+		if agg, err = accountseries.Load(ctx, d, accountID, accountseries.Segments(q.countries, plans), from, q.end); err != nil {
+			return series.Response{}, err
+		}
+	}
+	resp, err := series.Compute(agg, cal, q.seriesQuery())
+	if err != nil {
+		return series.Response{}, apperr.BadRequest("", "%s", err.Error())
+	}
+	return resp, nil
+}

@@ -1,0 +1,63 @@
+package keys
+
+// Account-level metric series and the account activity log. See docs/metrics-api.md.
+
+// Entity types of the series and activity items.
+const (
+	TypeSeriesMonth   = "series_month"   // one calendar month of one segment: per-day sums
+	TypeSeriesYear    = "series_year"    // one year of one segment: per-month net changes
+	TypeSeriesIndex   = "series_index"   // one segment: per-year net changes
+	TypeSeriesApplied = "series_applied" // what one customer has added to the series
+	TypeActivity      = "activity"
+)
+
+// SeriesPartition holds every bucket of one segment ("all", "geo:US", "plan:pl_…",
+// "geo:US:plan:pl_…"): SeriesIndexSK, SeriesYearSK(y) and SeriesMonthSK(y, m) items.
+func SeriesPartition(accountID, segment string) string {
+	return Partition(accountID, "SERIES", segment)
+}
+
+// SeriesIndexSK is the item with the segment's net change per year.
+const SeriesIndexSK = "I"
+
+// SeriesMonthPrefix starts every month item's sort key; "M#2024-01" sorts by date.
+const SeriesMonthPrefix = "M" + sep
+
+// SeriesMonthSK is the sort key of a month item; yearMonth is "2006-01".
+func SeriesMonthSK(yearMonth string) string { return SeriesMonthPrefix + yearMonth }
+
+// SeriesYearSK is the sort key of a year item; year is "2006".
+func SeriesYearSK(year string) string { return "Y" + sep + year }
+
+// SeriesApplied is the item recording one customer's applied contribution (its own
+// partition, so deleting the customer's partition never loses it).
+func SeriesApplied(accountID, customerUUID string) Key {
+	return Key{PK: Partition(accountID, "SERIESCUS", customerUUID), SK: "APPLIED"}
+}
+
+// ActivityPartition holds one customer's activities (movements).
+func ActivityPartition(accountID, customerUUID string) string {
+	return Partition(accountID, "ACT", customerUUID)
+}
+
+// ActivityPrefix starts every activity's sort key.
+const ActivityPrefix = "ACT" + sep
+
+// Activity is one activity item; order is ActivityOrder(...).
+func Activity(accountID, customerUUID, order string) Key {
+	return Key{PK: ActivityPartition(accountID, customerUUID), SK: ActivityPrefix + order}
+}
+
+// ActivityOrder sorts activities by time, then id; at must be a fixed-width UTC
+// timestamp so that string order is time order.
+func ActivityOrder(at, activityUUID string) string { return at + sep + activityUUID }
+
+// ActivitiesByAccount is the GSI1 partition of every activity of the account (GSI1SK:
+// ActivityOrder).
+func ActivitiesByAccount(accountID string) string { return Partition(accountID, "ACTIVITIES") }
+
+// ActivitiesByType is the GSI2 partition of the account's activities of one type
+// (GSI2SK: ActivityOrder).
+func ActivitiesByType(accountID, activityType string) string {
+	return Partition(accountID, "ACTIVITIES", activityType)
+}
