@@ -74,6 +74,12 @@ func optionsFromEnv() (options, error) {
 			return options{}, fmt.Errorf("LOCAL_RETRY_DELAY %q is not a positive duration such as 1s", v)
 		}
 	}
+	var every time.Duration
+	if v := os.Getenv("LOCAL_SCHEDULE_EVERY"); v != "" {
+		if every, err = time.ParseDuration(v); err != nil || every <= 0 {
+			return options{}, fmt.Errorf("LOCAL_SCHEDULE_EVERY %q is not a positive duration such as 10s", v)
+		}
+	}
 	var motoLog io.Writer
 	if os.Getenv("LOCAL_MOTO_LOG") != "" {
 		motoLog = os.Stderr
@@ -84,6 +90,7 @@ func optionsFromEnv() (options, error) {
 		apiKey:        key,
 		cursorSecret:  os.Getenv("LOCAL_CURSOR_SECRET"),
 		retryDelay:    delay,
+		scheduleEvery: every,
 		motoOutput:    motoLog,
 		setProcessEnv: true,
 		stackFile:     filepath.Join(root, ".local", "stack.json"),

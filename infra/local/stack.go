@@ -46,6 +46,9 @@ type options struct {
 	apis        map[string]func(*app.Deps) apigw.Endpoint
 	workers     map[string]func(*app.Deps) sqsworker.Handler
 	authorizers map[string]func(*app.Deps) auth.AuthorizerHandler
+	schedules   map[string]routes.Scheduled
+	// scheduleEvery replaces the period of every Schedule event when positive.
+	scheduleEvery time.Duration
 }
 
 // stack is the whole service running on one machine.
@@ -57,6 +60,7 @@ type stack struct {
 	env       map[string]string
 	router    *router
 	pollers   []*poller
+	schedules []*scheduler
 
 	server    *http.Server
 	listener  net.Listener
@@ -95,6 +99,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	}
 	if o.authorizers == nil {
 		o.authorizers = routes.Authorizers
+	}
+	if o.schedules == nil {
+		o.schedules = routes.Schedules
 	}
 	if o.apiKey == "" {
 		if o.apiKey, err = auth.NewAPIKey(); err != nil {
@@ -163,6 +170,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	if s.pollers, err = buildPollers(tpl, s.deps, s.resources, o); err != nil {
 		return nil, err
 	}
+	if s.schedules, err = buildSchedulers(tpl, s.deps, o.schedules, o.scheduleEvery); err != nil {
+		return nil, err
+	}
 
 	if s.listener, err = net.Listen("tcp", o.addr); err != nil {
 		return nil, err
@@ -179,6 +189,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	for _, p := range s.pollers {
 		s.wg.Go(func() { p.run(pctx) })
 	}
+	for _, sc := range s.schedules {
+		s.wg.Go(func() { sc.run(pctx) })
+	}
 
 	if o.stackFile != "" {
 		if err := s.writeStackFile(o.stackFile, o.cursorSecret); err != nil {
@@ -187,7 +200,7 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	}
 	slog.Info("local stack ready", "base_url", s.baseURL, "endpoint_url", s.moto.URL,
 		"moto_ms", tMoto.Milliseconds(), "total_ms", time.Since(t0).Milliseconds(),
-		"routes", len(s.router.routes), "pollers", len(s.pollers))
+		"routes", len(s.router.routes), "pollers", len(s.pollers), "schedules", len(s.schedules))
 	return s, nil
 }
 
@@ -299,7 +312,7 @@ func (s *stack) writeStackFile(path, cursorSecret string) error {
 	return os.Rename(tmp, path)
 }
 
-// Close stops the pollers and the server, then moto. Safe to call more than once.
+// Close stops the pollers, the schedulers and the server, then moto. Safe to call more than once.
 func (s *stack) Close() {
 	s.closeOnce.Do(func() {
 		if s.cancel != nil {

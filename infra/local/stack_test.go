@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +33,9 @@ import (
 var (
 	testStack  *stack
 	testWorker = &recordingWorker{}
-	stackDir   string
+	// sweeps counts the scheduled invocations of the real metrics wake-up sweeper.
+	sweeps   atomic.Int32
+	stackDir string
 )
 
 const testKey = "test_key_0123456789abcdef"
@@ -64,10 +67,21 @@ func runTests(m *testing.M) (int, error) {
 		workers[k] = v
 	}
 	workers["ImportWorkerFunction"] = func(*app.Deps) sqsworker.Handler { return testWorker.handle }
+	schedules := map[string]routes.Scheduled{}
+	for k, build := range routes.Schedules {
+		schedules[k] = func(d *app.Deps) func(context.Context) error {
+			h := build(d)
+			return func(ctx context.Context) error {
+				defer sweeps.Add(1)
+				return h(ctx)
+			}
+		}
+	}
 	t0 := time.Now()
 	testStack, err = newStack(context.Background(), options{
 		root: root, addr: "127.0.0.1:0", apiKey: testKey, retryDelay: 100 * time.Millisecond,
 		stackFile: filepath.Join(stackDir, "stack.json"), workers: workers,
+		schedules: schedules, scheduleEvery: 500 * time.Millisecond,
 	})
 	if err != nil {
 		return 0, err

@@ -184,11 +184,17 @@ func buildFunction(id string, g, f *rawFunction) (*Function, error) {
 				return nil, fmt.Errorf("event %s: BatchSize %d out of range", name, se.BatchSize)
 			}
 			out.SQSEvents = append(out.SQSEvents, se)
+		case "Schedule", "ScheduleV2":
+			se, err := parseScheduleEvent(name, ev.Type, &ev.Properties)
+			if err != nil {
+				return nil, fmt.Errorf("event %s: %w", name, err)
+			}
+			out.ScheduleEvents = append(out.ScheduleEvents, se)
 		case "":
 			return nil, fmt.Errorf("event %s has no Type", name)
 		default:
-			// Other event types (Schedule, S3, ...) have no local emulation; they are
-			// accepted and ignored.
+			// Other event types (S3, ...) have no local emulation; they are accepted
+			// and ignored.
 		}
 	}
 	return out, nil

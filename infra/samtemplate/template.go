@@ -68,6 +68,8 @@ type Function struct {
 	BuildMethod string
 	HttpEvents  []HttpApiEvent
 	SQSEvents   []SQSEvent
+	// ScheduleEvents are the Schedule and ScheduleV2 events.
+	ScheduleEvents []ScheduleEvent
 }
 
 // HttpApiEvent is an event of Type HttpApi.

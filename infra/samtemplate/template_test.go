@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func fixture(t *testing.T) []byte {
@@ -43,6 +44,14 @@ func TestParseFixture(t *testing.T) {
 	wantMappings := []SQSMapping{
 		{Queue: "ImportQueue", Function: "ImportWorkerFunction", BatchSize: 5, ReportBatchItemFailures: true, Enabled: true},
 		{Queue: "JobsQueue", Function: "JobsWorkerFunction", BatchSize: 10, Enabled: true},
+	}
+	wantSchedules := []ScheduleMapping{
+		{Function: "AdminFunction", ScheduleEvent: ScheduleEvent{Name: "Nightly", Expression: "rate(1 day)", Every: 24 * time.Hour, Enabled: true}},
+		{Function: "SweeperFunction", ScheduleEvent: ScheduleEvent{Name: "Every5", Expression: "rate(5 minutes)", Every: 5 * time.Minute, Enabled: true}},
+		{Function: "SweeperFunction", ScheduleEvent: ScheduleEvent{Name: "Nightly", Expression: "cron(0 3 * * ? *)"}},
+	}
+	if got := tp.Schedules(); !reflect.DeepEqual(got, wantSchedules) {
+		t.Errorf("Schedules() = %+v", got)
 	}
 	if got := tp.SQSMappings(); !reflect.DeepEqual(got, wantMappings) {
 		t.Errorf("SQSMappings() = %+v", got)
@@ -197,6 +206,17 @@ func TestParseErrors(t *testing.T) {
 		{"ApiId to non-api", "{ApiId: !Ref HttpApi, Method: get", "{ApiId: !Ref Table, Method: get", "ApiId Table is not an HttpApi"},
 		{"wrong type", "      Timeout: 5\n", "      Timeout: five\n", "cannot unmarshal"},
 		{"no type", "    Type: AWS::Logs::LogGroup\n", "", "no Type"},
+		{"typo in schedule property", "Schedule: rate(5 minutes)", "Schedul: rate(5 minutes)", `unknown property "Schedul"`},
+		{"schedule without expression", "Schedule: rate(5 minutes)", "Enabled: true", "no schedule expression"},
+		{"schedule singular unit for many", "rate(5 minutes)", "rate(5 minute)", "must be plural"},
+		{"schedule plural unit for one", "rate(5 minutes)", "rate(1 minutes)", `unknown unit "minutes"`},
+		{"schedule unknown unit", "rate(5 minutes)", "rate(5 seconds)", `unknown unit "seconds"`},
+		{"schedule zero rate", "rate(5 minutes)", "rate(0 minutes)", "not a positive whole number"},
+		{"schedule not an expression", "rate(5 minutes)", "every 5 minutes", "is not rate(...), cron(...) or at(...)"},
+		{"schedule cron fields", "cron(0 3 * * ? *)", "cron(0 3 * * ?)", "cron needs 6 fields"},
+		{"schedule bad state", "State: DISABLED", "State: OFF", `State "OFF"`},
+		{"schedule Enabled and State", "            Description: sweep\n", "            Description: sweep\n            Enabled: true\n            State: ENABLED\n", "Enabled and State cannot both be set"},
+		{"typo in ScheduleV2 property", "ScheduleExpression: cron", "ScheduleExpresion: cron", `unknown property "ScheduleExpresion"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,6 +59,9 @@ func registered(id string) (kind, name string) {
 	if f, ok := routes.Authorizers[id]; ok {
 		return "Start", funcName(f)
 	}
+	if f, ok := routes.Schedules[id]; ok {
+		return "Start", funcName(f)
+	}
 	return "", ""
 }
 
@@ -127,6 +130,11 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 					t.Errorf("worker without an SQS event")
 				}
 			}
+			// A schedule's handler ignores its event, so only a registered scheduled
+			// function may have Schedule events, and it must have one.
+			if _, scheduled := routes.Schedules[id]; scheduled != (len(fn.ScheduleEvents) > 0) {
+				t.Errorf("in shared/routes.Schedules: %v, Schedule events: %d", scheduled, len(fn.ScheduleEvents))
+			}
 		})
 	}
 }
@@ -137,7 +145,7 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 	for _, id := range tpl.FunctionIDs() {
 		inTemplate[id] = true
 	}
-	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers)} {
+	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers), keysOf(routes.Schedules)} {
 		for id := range m {
 			if !inTemplate[id] {
 				t.Errorf("shared/routes has %s, template.yaml does not", id)

@@ -29,7 +29,7 @@ var foundationAPIs = map[string]API{
 }
 
 // APIs are the HTTP API operations.
-var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs)
+var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs)
 
 // Workers are the SQS queue consumers.
 var Workers = map[string]func(*app.Deps) sqsworker.Handler{
