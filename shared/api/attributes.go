@@ -158,14 +158,7 @@ func AddCustomAttributes(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		c, err := updateCustomer(ctx, d, r.AccountID, uuid, func(c *model.Customer) error {
-			c.Custom = mergeAttrs(c.Custom, values)
-			return nil
-		}, nil)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, customJSON{Custom: model.AttrMapJSON(c.Custom)})
+		return saveCustomAttrs(ctx, d, r.AccountID, uuid, values)
 	}}
 }
 
@@ -210,14 +203,7 @@ func UpdateCustomAttributes(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		c, err := updateCustomer(ctx, d, r.AccountID, uuid, func(c *model.Customer) error {
-			c.Custom = mergeAttrs(c.Custom, values)
-			return nil
-		}, nil)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, customJSON{Custom: model.AttrMapJSON(c.Custom)})
+		return saveCustomAttrs(ctx, d, r.AccountID, uuid, values)
 	}}
 }
 
@@ -261,4 +247,17 @@ func GetCustomAttributes(d *app.Deps) apigw.Endpoint {
 		}
 		return apigw.JSON(http.StatusOK, customJSON{Custom: model.AttrMapJSON(c.Custom)})
 	}}
+}
+
+// saveCustomAttrs merges values into the customer's custom attributes and answers with
+// all of them, as ChartMogul does for both POST and PUT.
+func saveCustomAttrs(ctx context.Context, d *app.Deps, accountID, uuid string, values map[string]model.AttrValue) (apigw.Response, error) {
+	c, err := updateCustomer(ctx, d, accountID, uuid, func(c *model.Customer) error {
+		c.Custom = mergeAttrs(c.Custom, values)
+		return nil
+	}, nil)
+	if err != nil {
+		return apigw.Response{}, err
+	}
+	return apigw.JSON(http.StatusOK, customJSON{Custom: model.AttrMapJSON(c.Custom)})
 }
