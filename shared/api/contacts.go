@@ -22,14 +22,10 @@ func errContactNotFound(uuid string) *apperr.Error {
 }
 
 func loadContact(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Contact, error) {
-	if !ids.Valid(uuid, ids.Contact) {
-		return model.Contact{}, errContactNotFound(uuid)
+	get := func(ctx context.Context, id string) (model.Contact, error) {
+		return d.Store.GetContact(ctx, accountID, id)
 	}
-	c, err := d.Store.GetContact(ctx, accountID, uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.Contact{}, errContactNotFound(uuid)
-	}
-	return c, err
+	return loadByID(ctx, uuid, ids.Contact, errContactNotFound(uuid), errContactNotFound(uuid), get)
 }
 
 // refreshLastSeen keeps the customer's last_seen equal to the latest of its

@@ -23,14 +23,10 @@ func errCustomerNotFound(uuid string) *apperr.Error {
 
 // loadCustomer reads a customer of the account; anything else is the customer 404.
 func loadCustomer(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Customer, error) {
-	if !ids.Valid(uuid, ids.Customer) {
-		return model.Customer{}, errCustomerNotFound(uuid)
+	get := func(ctx context.Context, id string) (model.Customer, error) {
+		return d.Store.GetCustomer(ctx, accountID, id)
 	}
-	c, err := d.Store.GetCustomer(ctx, accountID, uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.Customer{}, errCustomerNotFound(uuid)
-	}
-	return c, err
+	return loadByID(ctx, uuid, ids.Customer, errCustomerNotFound(uuid), errCustomerNotFound(uuid), get)
 }
 
 func cloneCustomer(c model.Customer) model.Customer {

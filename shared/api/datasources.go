@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/optional"
-	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -123,14 +121,10 @@ func errDataSourceNotFound() *apperr.Error {
 
 // dataSource reads a data source of the account, including one being deleted.
 func dataSource(ctx context.Context, d *app.Deps, accountID, uuid string) (model.DataSource, error) {
-	if !ids.Valid(uuid, ids.DataSource) {
-		return model.DataSource{}, errDataSourceNotFound()
+	get := func(ctx context.Context, id string) (model.DataSource, error) {
+		return d.Store.GetDataSource(ctx, accountID, id)
 	}
-	ds, err := d.Store.GetDataSource(ctx, accountID, uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.DataSource{}, errDataSourceNotFound()
-	}
-	return ds, err
+	return loadByID(ctx, uuid, ids.DataSource, errDataSourceNotFound(), errDataSourceNotFound(), get)
 }
 
 // liveDataSource reads a data source of the account that is not being deleted.

@@ -162,14 +162,10 @@ func ListImportInvoices(d *app.Deps) apigw.Endpoint {
 // loadInvoice reads an invoice by uuid: a malformed uuid is ChartMogul's 422, an
 // unknown one its 404.
 func loadInvoice(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Invoice, error) {
-	if !ids.Valid(uuid, ids.Invoice) {
-		return model.Invoice{}, errInvalidInvoiceUUID()
+	get := func(ctx context.Context, id string) (model.Invoice, error) {
+		return d.Store.GetInvoice(ctx, accountID, id)
 	}
-	inv, err := d.Store.GetInvoice(ctx, accountID, uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.Invoice{}, errInvoiceNotFound()
-	}
-	return inv, err
+	return loadByID(ctx, uuid, ids.Invoice, errInvalidInvoiceUUID(), errInvoiceNotFound(), get)
 }
 
 // GetInvoice is GET /v1/invoices/{invoice_uuid}.

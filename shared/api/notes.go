@@ -209,14 +209,8 @@ func DeleteCustomerNote(d *app.Deps) apigw.Endpoint {
 // noteOf reads the note named by the path, as a 404 when it is not the account's.
 func noteOf(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Note, error) {
 	uuid := r.PathParam(notePathParam)
-	if !ids.Valid(uuid, ids.Note) {
-		return model.Note{}, errNoteNotFound(uuid)
-	}
-	n, err := d.Store.GetNote(ctx, r.AccountID, uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.Note{}, errNoteNotFound(uuid)
-	}
-	return n, err
+	get := func(ctx context.Context, id string) (model.Note, error) { return d.Store.GetNote(ctx, r.AccountID, id) }
+	return loadByID(ctx, uuid, ids.Note, errNoteNotFound(uuid), errNoteNotFound(uuid), get)
 }
 
 // errNoteNotFound is the notes' 404 (family A), echoing the bare uuid.

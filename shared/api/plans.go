@@ -167,12 +167,6 @@ func errPlanNotFound() *apperr.Error { return apperr.NotFound(planPathParam, "Pl
 // planOf reads the plan named by the path, as a 404 when it is not the account's.
 func planOf(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Plan, error) {
 	uuid := r.PathParam(planPathParam)
-	if !ids.Valid(uuid, ids.Plan) {
-		return model.Plan{}, errPlanNotFound()
-	}
-	p, err := d.Store.GetPlan(ctx, r.AccountID, uuid)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.Plan{}, errPlanNotFound()
-	}
-	return p, err
+	get := func(ctx context.Context, id string) (model.Plan, error) { return d.Store.GetPlan(ctx, r.AccountID, id) }
+	return loadByID(ctx, uuid, ids.Plan, errPlanNotFound(), errPlanNotFound(), get)
 }
