@@ -56,7 +56,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: build run test lint bench deploy sizes size-check clean distclean venv npm rie \
+.PHONY: build run test lint bench bench-import deploy sizes size-check clean distclean venv npm rie \
         go-test template-check sam-build node-test
 
 # ------------------------------------------------------------------ build
@@ -150,7 +150,14 @@ node-test: venv npm
 	MOTO_SERVER=$(MOTO_SERVER) bash $(NODE_DIR)/run.sh
 
 bench: venv
-	MOTO_SERVER=$(MOTO_SERVER) $(GO) test -count=1 -run '^$$' -bench . -benchmem ./...
+	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \
+	  $(GO) test -count=1 -timeout 60m -run '^$$' -bench . -benchmem ./...
+
+# The issue-4 import benchmark at full size: 1,000 customers x 12 invoices through the worker,
+# against the raw BatchWriteItem throughput of the same emulator (docs/benchmarks.md).
+bench-import: venv
+	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-1000} \
+	  $(GO) test -count=1 -run '^$$' -bench ImportPipeline -benchtime 1x -timeout 60m ./shared/imports
 
 # ------------------------------------------------------------------ lint
 
