@@ -276,17 +276,5 @@ func (s *Store) ListContacts(ctx context.Context, accountID string, f ContactFil
 	if f.CustomerExternalID != "" {
 		q.where("#cx = :cx", "#cx", "customer_external_id", ":cx", &types.AttributeValueMemberS{Value: f.CustomerExternalID})
 	}
-	raw, last, more, err := s.page(ctx, q, limit, start)
-	if err != nil {
-		return Page[model.Contact]{}, err
-	}
-	var items []contactItem
-	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
-		return Page[model.Contact]{}, err
-	}
-	out := Page[model.Contact]{Items: make([]model.Contact, len(items)), Last: last, HasMore: more}
-	for i, it := range items {
-		out.Items[i] = it.contact()
-	}
-	return out, nil
+	return decodedPage(ctx, s, q, limit, start, contactItem.contact)
 }

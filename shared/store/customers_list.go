@@ -132,17 +132,23 @@ func (s *Store) ListCustomers(ctx context.Context, accountID string, f CustomerF
 	default:
 		q.where("contains(#sys, :sys)", "#sys", "systems", ":sys", &types.AttributeValueMemberS{Value: f.System})
 	}
+	return decodedPage(ctx, s, q, limit, start, customerItem.customer)
+}
+
+// decodedPage runs one page of q and converts its items with convert.
+func decodedPage[I, T any](ctx context.Context, s *Store, q indexQuery, limit int,
+	start map[string]types.AttributeValue, convert func(I) T) (Page[T], error) {
 	raw, last, more, err := s.page(ctx, q, limit, start)
 	if err != nil {
-		return Page[model.Customer]{}, err
+		return Page[T]{}, err
 	}
-	var items []customerItem
+	var items []I
 	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
-		return Page[model.Customer]{}, err
+		return Page[T]{}, err
 	}
-	out := Page[model.Customer]{Items: make([]model.Customer, len(items)), Last: last, HasMore: more}
+	out := Page[T]{Items: make([]T, len(items)), Last: last, HasMore: more}
 	for i, it := range items {
-		out.Items[i] = it.customer()
+		out.Items[i] = convert(it)
 	}
 	return out, nil
 }
