@@ -6,6 +6,7 @@ package emulator
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -109,6 +110,21 @@ func RepoRoot() (string, error) {
 	}
 }
 
+// motoServer starts moto's server with a speed fix for its SQS model (see the script).
+//
+//go:embed motoserver.py
+var motoServer string
+
+// command runs moto_server through motoserver.py with the Python interpreter of its
+// virtual environment, or moto_server itself when it has none beside it.
+func command(bin string, args ...string) *exec.Cmd {
+	python := filepath.Join(filepath.Dir(bin), "python")
+	if _, err := os.Stat(python); err != nil {
+		return exec.Command(bin, args...)
+	}
+	return exec.Command(python, append([]string{"-c", motoServer}, args...)...)
+}
+
 // Start launches moto and waits until it answers HTTP.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	bin := opts.Binary
@@ -152,7 +168,7 @@ func start(ctx context.Context, bin string, port int, out io.Writer, timeout tim
 	if out != nil {
 		w = io.MultiWriter(out, tail)
 	}
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd := command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
 	setProcAttrs(cmd)
