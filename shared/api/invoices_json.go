@@ -28,6 +28,10 @@ func invoiceJSON(inv model.Invoice, withCustomer bool) jsonobj.Object {
 	if inv.CollectionMethod != "" {
 		o = append(o, jsonobj.Field{Key: "collection_method", Value: inv.CollectionMethod})
 	}
+	// A newer optional field (§2.5): shown once the invoice was voided or written off.
+	if inv.Status != "" {
+		o = append(o, jsonobj.Field{Key: "status", Value: inv.Status})
+	}
 	if withCustomer {
 		o = append(o, jsonobj.Field{Key: "customer_uuid", Value: inv.CustomerUUID})
 	}

@@ -19,6 +19,7 @@ type Invoice struct {
 	DueDate            *time.Time
 	Currency           string
 	CollectionMethod   string
+	Status             string // "", InvoiceVoided or InvoiceWrittenOff: see invoice_status.go
 	LineItems          []LineItem
 	Transactions       []Transaction
 	CreatedAt          time.Time

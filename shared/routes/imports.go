@@ -12,6 +12,7 @@ var importAPIs = map[string]API{
 	"GetInvoiceFunction":                api.GetInvoice,
 	"DeleteInvoiceFunction":             api.DeleteInvoice,
 	"DeleteInvoiceByExternalIdFunction": api.DeleteInvoiceByExternalID,
+	"UpdateInvoiceStatusFunction":       api.UpdateInvoiceStatus,
 	"CreateSubscriptionEventFunction":   api.CreateSubscriptionEvent,
 	"ListSubscriptionEventsFunction":    api.ListSubscriptionEvents,
 	"UpdateSubscriptionEventFunction":   api.UpdateSubscriptionEvent,

@@ -1,23 +1,17 @@
 // Per-customer metrics end to end (issue 5): records imported through json_imports, then
 // the customer's mrr, arr, status and customer-since, its Metrics-API subscriptions and
-// its activities, read through chartmogul-node 3.12.3. Recomputation is asynchronous
-// (import worker -> jobs queue -> jobs worker), so reads poll until the figures settle.
-// Service periods are placed around today: the stack computes at the real clock.
+// its activities, read through chartmogul-node 3.12.3. The example scenarios of the
+// metrics rules are in metrics_scenarios.test.mjs.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ChartMogul, SECONDS_OFFSET, admin, createAccount, rejection, unique } from './lib/index.mjs';
+import { ChartMogul, SECONDS_OFFSET, admin, createAccount, familyB, rejection, rejectsWith, unique } from './lib/index.mjs';
+import { DAY, customerByExternalId as byExternalId, importRecords, iso, monthStart, offset, until } from './lib/metrics.mjs';
 
-const { Customer, DataSource, JsonImport, Metrics } = ChartMogul;
-
-const DAY = 86400000;
-const iso = (ms) => new Date(ms).toISOString();
-const offset = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
-// First day of the month m months from now (UTC), at midnight.
-const monthStart = (m) => { const d = new Date(); return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + m, 1); };
+const { Customer, DataSource, Invoice, Metrics } = ChartMogul;
 
 let acc;
 
@@ -25,28 +19,8 @@ before(async () => {
   acc = await createAccount(unique('Metrics'));
 });
 
-async function until (what, read, ok, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (ok(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  assert.fail(`${what}: still ${JSON.stringify(last)}`);
-}
-
-// importCustomer sends one customer's records and waits for the import to complete.
-async function importCustomer (ds, payload) {
-  const created = await JsonImport.create(acc.config, ds.uuid, { external_id: unique('imp'), ...payload });
-  await until('import', () => JsonImport.retrieve(acc.config, ds.uuid, created.id), (i) => i.status === 'completed');
-}
-
-async function customerByExternalId (ds, externalId) {
-  const list = await Customer.all(acc.config, { data_source_uuid: ds.uuid, external_id: externalId });
-  assert.equal(list.entries.length, 1);
-  return list.entries[0];
-}
+const importCustomer = (ds, payload) => importRecords(acc.config, ds.uuid, payload);
+const customerByExternalId = (ds, externalId) => byExternalId(acc.config, ds.uuid, externalId);
 
 function invoice (ext, customer, start, months, amount, extra = {}) {
   return {
@@ -180,5 +154,55 @@ describe('customer metrics through json_imports', () => {
     const acts = await Metrics.Customer.activities(acc.config, c.uuid, {});
     assert.deepEqual(acts.entries.map((a) => a.type), ['new_biz', 'expansion']);
     assert.equal(acts.entries[1]['activity-mrr-movement'], 200);
+  });
+
+  test('invoice status: a voided or written-off invoice stops counting', async () => {
+    const ds = await DataSource.create(acc.config, { name: unique('ds') });
+    const records = payload('v1', [invoice('v1-0', 'v1', monthStart(-1), 1, 1000), invoice('v1-1', 'v1', monthStart(0), 1, 3000)]);
+    await importCustomer(ds, records);
+    let c = await until('imported', () => customerByExternalId(ds, 'v1'), (c) => c.mrr === 3000);
+    assert.equal(c.status, 'Active');
+    const types = (acts) => acts.entries.map((a) => `${a.type} ${a['activity-mrr-movement']}`);
+    await until('activities', () => Metrics.Customer.activities(acc.config, c.uuid, {}),
+      (a) => types(a).join() === 'new_biz 1000,expansion 2000');
+
+    // Voiding this month's invoice takes the expansion away; the subscription is not
+    // extended, so the customer is Past Due since last month's period ended.
+    assert.deepEqual(await Invoice.updateStatus(acc.config, ds.uuid, 'v1-1', { status: 'voided' }),
+      { external_id: 'v1-1', status: 'voided' });
+    c = await until('voided', () => customerByExternalId(ds, 'v1'), (c) => c.mrr === 1000);
+    assert.equal(c.arr, 12000);
+    assert.equal(c.status, 'Past Due');
+    assert.equal(c['customer-since'], offset(monthStart(-1)));
+    await until('activities after void', () => Metrics.Customer.activities(acc.config, c.uuid, {}),
+      (a) => types(a).join() === 'new_biz 1000');
+    const subs = await Metrics.Customer.subscriptions(acc.config, c.uuid, {});
+    assert.deepEqual(subs.entries.map((s) => [s.mrr, s['end-date']]), [[1000, offset(monthStart(0))]]);
+    const listed = await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'v1-1' });
+    assert.equal(listed.invoices[0].status, 'voided');
+
+    // The same status again is accepted; a voided invoice is final; errors are family B.
+    assert.deepEqual(await Invoice.updateStatus(acc.config, ds.uuid, 'v1-1', { status: 'voided' }),
+      { external_id: 'v1-1', status: 'voided' });
+    await rejectsWith(Invoice.updateStatus(acc.config, ds.uuid, 'v1-1', { status: 'written_off' }), 422,
+      familyB('Status transition is not allowed', 'status'));
+    await rejectsWith(Invoice.updateStatus(acc.config, ds.uuid, 'v1-1', { status: 'paid' }), 422,
+      familyB('Status must be one of voided, written_off', 'status'));
+    await rejectsWith(Invoice.updateStatus(acc.config, ds.uuid, 'v1-9', { status: 'voided' }), 404,
+      familyB('Invoice not found', 'invoice'));
+    await rejection(Invoice.updateStatus(acc.config, 'ds_00000000-0000-4000-8000-000000000000', 'v1-1', { status: 'voided' }), 404);
+
+    // Importing the same records again does not clear the status.
+    await importCustomer(ds, records);
+    assert.equal((await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'v1-1' })).invoices[0].status, 'voided');
+
+    // Writing off the other invoice leaves nothing: a lead without subscriptions or activities.
+    assert.deepEqual(await Invoice.updateStatus(acc.config, ds.uuid, 'v1-0', { status: 'written_off' }),
+      { external_id: 'v1-0', status: 'written_off' });
+    c = await until('written off', () => customerByExternalId(ds, 'v1'), (c) => c.status === 'New Lead');
+    assert.equal(c.mrr, 0);
+    assert.equal(c['customer-since'], null);
+    await until('no activities', () => Metrics.Customer.activities(acc.config, c.uuid, {}), (a) => a.entries.length === 0);
+    assert.deepEqual((await Metrics.Customer.subscriptions(acc.config, c.uuid, {})).entries, []);
   });
 });
