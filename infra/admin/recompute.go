@@ -57,9 +57,9 @@ func recomputeAccount(ctx context.Context, e env, accountID string) (int, error)
 			}
 			n++
 		}
-		if !page.HasMore || page.Last == nil {
+		if !page.HasMore || page.LastKey == nil {
 			return n, nil
 		}
-		start = page.Last
+		start = page.LastKey
 	}
 }

@@ -30,7 +30,8 @@ type ActivityPage struct {
 }
 
 // ListActivities reads one page from GSI1 (all types) or GSI2 (one type), in date
-// order: one Query of Limit+1 items, the extra one only telling whether more exist.
+// order: one Query of Limit+1 items, the extra one only telling whether more exist
+// (the store's listing engine).
 func ListActivities(ctx context.Context, d *app.Deps, accountID string, q ActivityQuery) (ActivityPage, error) {
 	index, pkAttr, skAttr, pk := keys.GSI1, keys.GSI1PK, keys.GSI1SK, keys.ActivitiesByAccount(accountID)
 	if q.Type != "" {
@@ -45,43 +46,23 @@ func ListActivities(ctx context.Context, d *app.Deps, accountID string, q Activi
 	if q.To == "" {
 		hi = "~"
 	}
-	db := newDB(d)
-	in := &dynamodb.QueryInput{
-		TableName:                 &db.table,
+	page, err := d.Store.QueryPage(ctx, dynamodb.QueryInput{
 		IndexName:                 aws.String(index),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(pk), ":lo": s(lo), ":hi": s(hi)},
 		ScanIndexForward:          aws.Bool(!q.Descending),
-		ExclusiveStartKey:         q.Start,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-	}
-	var items []map[string]types.AttributeValue
-	for {
-		in.Limit = aws.Int32(int32(q.Limit + 1 - len(items)))
-		out, err := db.client.Query(ctx, in)
-		if err != nil {
-			return ActivityPage{}, err
-		}
-		items = append(items, out.Items...)
-		if len(items) > q.Limit || out.LastEvaluatedKey == nil {
-			break
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-	page := ActivityPage{HasMore: len(items) > q.Limit}
-	items = items[:min(len(items), q.Limit)]
-	var stored []activityItem
-	if err := attributevalue.UnmarshalListOfMaps(items, &stored); err != nil {
+	}, []string{keys.PK, keys.SK, pkAttr, skAttr}, q.Limit, q.Start)
+	if err != nil {
 		return ActivityPage{}, err
 	}
+	var stored []activityItem
+	if err := attributevalue.UnmarshalListOfMaps(page.Items, &stored); err != nil {
+		return ActivityPage{}, err
+	}
+	out := ActivityPage{LastKey: page.LastKey, HasMore: page.HasMore}
 	for _, it := range stored {
-		page.Activities = append(page.Activities, it.Activity)
+		out.Activities = append(out.Activities, it.Activity)
 	}
-	if n := len(items); n > 0 {
-		last := items[n-1]
-		page.LastKey = map[string]types.AttributeValue{keys.PK: last[keys.PK], keys.SK: last[keys.SK],
-			pkAttr: last[pkAttr], skAttr: last[skAttr]}
-	}
-	return page, nil
+	return out, nil
 }

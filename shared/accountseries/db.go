@@ -17,15 +17,19 @@ import (
 
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // db is the DynamoDB side of the package.
 type db struct {
 	client *dynamodb.Client
 	table  string
+	store  *store.Store // for its batch writes
 }
 
-func newDB(d *app.Deps) *db { return &db{client: d.Store.Client(), table: d.Store.Table()} }
+func newDB(d *app.Deps) *db {
+	return &db{client: d.Store.Client(), table: d.Store.Table(), store: d.Store}
+}
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
@@ -190,6 +194,8 @@ func entityOf(sk string) string {
 		return keys.TypeSeriesIndex
 	case strings.HasPrefix(sk, keys.SeriesMonthPrefix):
 		return keys.TypeSeriesMonth
+	case strings.HasPrefix(sk, keys.SeriesComboPrefix):
+		return keys.TypeSeriesCombo
 	}
 	return keys.TypeSeriesYear
 }

@@ -140,7 +140,7 @@ func emailPage(ctx context.Context, d *app.Deps, accountID string, q customerQue
 		p.Items = matched[:q.perPage]
 	}
 	if n := len(p.Items); n > 0 {
-		p.Last = map[string]types.AttributeValue{keys.GSI1SK: &types.AttributeValueMemberS{Value: keys.CustomerOrder(p.Items[n-1].ID)}}
+		p.LastKey = map[string]types.AttributeValue{keys.GSI1SK: &types.AttributeValueMemberS{Value: keys.CustomerOrder(p.Items[n-1].ID)}}
 	}
 	return p, len(matched), nil
 }
@@ -185,7 +185,7 @@ func ListCustomers(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.Last)
+		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -221,7 +221,7 @@ func SearchCustomers(d *app.Deps) apigw.Endpoint {
 		if start == nil && len(page.Items) == 0 {
 			return apigw.Response{}, apperr.NotFound("email", "Can't find any customers with email: %q", email)
 		}
-		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.Last)
+		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -249,7 +249,7 @@ func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.Con
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	cursor, err := d.Cursors.Encode(r.AccountID, scope, page.Last)
+	cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
 	if err != nil {
 		return apigw.Response{}, err
 	}

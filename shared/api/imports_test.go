@@ -9,11 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
@@ -27,34 +22,7 @@ const importsRoute = "/v1/data_sources/{data_source_uuid}/json_imports"
 // runImportWorker feeds the import queue to the worker until it is empty.
 func runImportWorker(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	ctx := context.Background()
-	handler := workers.Import(env.Deps)
-	c := env.Deps.Clients.SQS
-	for idle := 0; idle < 2; {
-		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(env.ImportQueueURL), MaxNumberOfMessages: 10,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.Messages) == 0 {
-			idle++
-			continue
-		}
-		idle = 0
-		ev := events.SQSEvent{}
-		for _, m := range out.Messages {
-			ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), Attributes: m.Attributes})
-		}
-		resp, err := handler(ctx, ev)
-		if err != nil || len(resp.BatchItemFailures) > 0 {
-			t.Fatalf("worker: %v %+v", err, resp)
-		}
-		for _, m := range out.Messages {
-			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(env.ImportQueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	drainToWorker(t, env.Deps, env.ImportQueueURL, workers.Import(env.Deps))
 }
 
 func fiftyCustomers(externalID string) map[string]any {

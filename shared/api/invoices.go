@@ -48,79 +48,6 @@ func validationType(r *apigw.Request) (bool, error) {
 	}
 }
 
-// invoicePage pages through a customer's index: the cursor holds the last invoice's
-// date and uuid, so deleting it does not lose the place.
-type invoicePage struct {
-	invoices []model.Invoice
-	total    int
-	next     map[string]types.AttributeValue
-	hasMore  bool
-}
-
-func customerInvoicePage(ctx context.Context, d *app.Deps, r *apigw.Request, c model.Customer, scope string) (invoicePage, error) {
-	perPage, err := r.PerPage()
-	if err != nil {
-		return invoicePage{}, err
-	}
-	any, err := validationType(r)
-	if err != nil {
-		return invoicePage{}, err
-	}
-	var afterDate int64
-	afterUUID := ""
-	if raw := r.Query("cursor"); raw != "" {
-		k, err := d.Cursors.Decode(r.AccountID, scope, raw)
-		if err != nil {
-			return invoicePage{}, apperr.BadRequest("cursor", "Invalid cursor")
-		}
-		afterUUID = attrString(k["after"])
-		if afterDate, err = strconv.ParseInt(attrString(k["d"]), 10, 64); err != nil || afterUUID == "" {
-			return invoicePage{}, apperr.BadRequest("cursor", "Invalid cursor")
-		}
-	}
-	if !any {
-		return invoicePage{}, nil
-	}
-	idx, err := d.Store.GetBillingIndex(ctx, r.AccountID, c.UUID)
-	if err != nil {
-		return invoicePage{}, err
-	}
-	all := idx.SortedInvoiceUUIDs()
-	start := 0
-	if afterUUID != "" {
-		for start < len(all) {
-			u := all[start]
-			if dt := idx.Invoices[u]; dt > afterDate || (dt == afterDate && u > afterUUID) {
-				break
-			}
-			start++
-		}
-	}
-	// Read a little beyond the page: entries whose invoice vanished are skipped.
-	var got []model.Invoice
-	pos := start
-	for len(got) <= perPage && pos < len(all) {
-		chunk := all[pos:min(pos+perPage+1-len(got), len(all))]
-		invs, err := d.Store.OwnedInvoices(ctx, idx, chunk)
-		if err != nil {
-			return invoicePage{}, err
-		}
-		got = append(got, invs...)
-		pos += len(chunk)
-	}
-	p := invoicePage{total: len(all)}
-	if len(got) > perPage {
-		got, p.hasMore = got[:perPage], true
-	}
-	p.invoices = got
-	if len(got) > 0 {
-		last := got[len(got)-1]
-		p.next = map[string]types.AttributeValue{"after": &types.AttributeValueMemberS{Value: last.UUID},
-			"d": &types.AttributeValueMemberS{Value: strconv.FormatInt(last.Date.Unix(), 10)}}
-	}
-	return p, nil
-}
-
 func attrString(v types.AttributeValue) string {
 	if s, ok := v.(*types.AttributeValueMemberS); ok {
 		return s.Value
@@ -136,15 +63,15 @@ func ListImportInvoices(d *app.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		scope := "import-invoices:" + c.UUID + ":" + r.Query("validation_type")
-		p, err := customerInvoicePage(ctx, d, r, c, scope)
+		p, err := customerInvoices(ctx, d, r, c, scope)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		out := make([]jsonobj.Object, len(p.invoices))
-		for i, inv := range p.invoices {
+		out := make([]jsonobj.Object, len(p.Invoices))
+		for i, inv := range p.Invoices {
 			out[i] = invoiceJSON(inv, false)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, p.next)
+		cur, err := d.Cursors.Encode(r.AccountID, scope, positionKey(p.Next))
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -152,9 +79,9 @@ func ListImportInvoices(d *app.Deps) apigw.Endpoint {
 		if r.Query("cursor") == "" {
 			perPage, _ := r.PerPage()
 			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: (p.total + perPage - 1) / perPage})
+				jsonobj.Field{Key: "total_pages", Value: invoiceTotalPages(p, perPage)})
 		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: p.hasMore})
+		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: p.HasMore})
 		return apigw.JSON(http.StatusOK, body)
 	}}
 }

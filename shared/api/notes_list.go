@@ -32,15 +32,15 @@ func ListCustomerNotes(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page := store.NotePage{Notes: []model.Note{}}
+		page := store.Page[model.Note]{Items: []model.Note{}}
 		// An unknown customer, or another account's, simply has no notes here.
 		if (f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)) && len(f.AuthorEmail) <= maxNameLength {
 			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, perPage, start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
-		entries := make([]noteJSON, len(page.Notes))
-		for i, n := range page.Notes {
+		entries := make([]noteJSON, len(page.Items))
+		for i, n := range page.Items {
 			entries[i] = newNoteJSON(n)
 		}
 		next, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)

@@ -32,7 +32,7 @@ func ListPlans(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page := store.PlanPage{Plans: []model.Plan{}}
+		page := store.Page[model.Plan]{Items: []model.Plan{}}
 		// A value that no plan can have answers an empty list without a query (and
 		// keeps oversized strings out of key conditions).
 		if plansFilterCanMatch(f) {
@@ -40,8 +40,8 @@ func ListPlans(d *app.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		plans := make([]planJSON, len(page.Plans))
-		for i, p := range page.Plans {
+		plans := make([]planJSON, len(page.Items))
+		for i, p := range page.Items {
 			plans[i] = newPlanJSON(p)
 		}
 		obj := jsonobj.Object{{Key: "plans", Value: plans}}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
@@ -100,31 +98,11 @@ func findEvent(ctx context.Context, d *app.Deps, accountID string, obj map[strin
 	if dsUUID == "" || ext == "" {
 		return model.SubscriptionEvent{}, apperr.MissingParam("id")
 	}
-	// An event created with this external id has it in its id; one given it by a
-	// later update is found by walking the account's events.
-	id := imports.EventID(accountID, dsUUID, model.EventFields{ExternalID: ext})
-	e, err := d.Store.GetSubscriptionEvent(ctx, accountID, id)
-	if err == nil && e.DataSourceUUID == dsUUID && e.ExternalID == ext {
-		return e, nil
+	e, err := d.Store.SubscriptionEventByExternalID(ctx, accountID, dsUUID, ext)
+	if errors.Is(err, store.ErrNotFound) {
+		return e, errEventNotFound()
 	}
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return e, err
-	}
-	var found *model.SubscriptionEvent
-	err = d.Store.EachSubscriptionEvent(ctx, accountID, 0, func(ev model.SubscriptionEvent) bool {
-		if ev.DataSourceUUID == dsUUID && ev.ExternalID == ext {
-			found = &ev
-			return false
-		}
-		return true
-	})
-	if err != nil {
-		return model.SubscriptionEvent{}, err
-	}
-	if found == nil {
-		return model.SubscriptionEvent{}, errEventNotFound()
-	}
-	return *found, nil
+	return e, err
 }
 
 // eventOwner resolves the customer of an event's customer_external_id and checks
@@ -198,13 +176,19 @@ func CreateSubscriptionEvent(d *app.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		switch err := d.Store.CreateSubscriptionEvent(ctx, ev); {
+		case errors.Is(err, store.ErrEventExternalIDTaken):
+			// Nothing was written at ev.ID: the index must not keep it.
+			if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, cus, nil, []int64{ev.ID}); err != nil {
+				return apigw.Response{}, err
+			}
+			return apigw.Response{}, errEventExternalIDTaken(fields.ExternalID)
 		case errors.Is(err, store.ErrEventExists):
 			old, gerr := d.Store.GetSubscriptionEvent(ctx, r.AccountID, ev.ID)
 			if gerr != nil {
 				return apigw.Response{}, gerr
 			}
 			if old.CustomerUUID != cus || !sameEventFields(old.EventFields, fields) {
-				return apigw.Response{}, apperr.Unprocessable("external_id", "external_id %q has already been taken", fields.ExternalID)
+				return apigw.Response{}, errEventExternalIDTaken(fields.ExternalID)
 			}
 			ev = old
 		case err != nil:
@@ -223,50 +207,91 @@ func sameEventFields(a, b model.EventFields) bool {
 	return reflect.DeepEqual(a, b)
 }
 
+func errEventExternalIDTaken(ext string) *apperr.Error {
+	return apperr.Unprocessable("external_id", "external_id %q has already been taken", ext)
+}
+
+// maxEventAttempts bounds the re-reads of an event that changed between its read
+// and its write (retryChanged).
+const maxEventAttempts = 3
+
 // UpdateSubscriptionEvent is PATCH /v1/subscription_events: the sent fields replace
-// the stored ones and the result is validated as a whole. 200 with the event.
+// the stored ones and the result is validated as a whole. 200 with the event. A new
+// external_id must be free in the data source (422 otherwise, the event unchanged).
 func UpdateSubscriptionEvent(d *app.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		old, err := findEvent(ctx, d, r.AccountID, obj)
-		if err != nil {
+		var ev, old model.SubscriptionEvent
+		if err := retryChanged(func() (err error) {
+			ev, old, err = updateEvent(ctx, d, r.AccountID, obj)
+			return err
+		}); err != nil {
 			return apigw.Response{}, err
 		}
-		merged, err := mergeEventFields(old.EventFields, obj)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		fields, err := model.ReadSubscriptionEvent(merged, true)
-		if err != nil {
-			return apigw.Response{}, importError(err)
-		}
-		cus, err := eventOwner(ctx, d, r.AccountID, old.DataSourceUUID, fields)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		ev := old
-		ev.EventFields, ev.CustomerUUID, ev.UpdatedAt = fields, cus, d.Now()
-		if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, cus, map[int64]int64{ev.ID: ev.EffectiveDate.Unix()}, nil); err != nil {
-			return apigw.Response{}, err
-		}
-		if err := d.Store.ReplaceSubscriptionEvent(ctx, ev); errors.Is(err, store.ErrNotFound) {
-			return apigw.Response{}, errEventNotFound()
-		} else if err != nil {
-			return apigw.Response{}, err
-		}
-		if cus != old.CustomerUUID {
-			if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, old.CustomerUUID, nil, []int64{ev.ID}); err != nil {
-				return apigw.Response{}, err
-			}
-		}
-		if err := recomputeEventCustomers(ctx, d, r.AccountID, ev.ID, cus, old.CustomerUUID); err != nil {
+		if err := recomputeEventCustomers(ctx, d, r.AccountID, ev.ID, ev.CustomerUUID, old.CustomerUUID); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusOK, eventJSON(ev))
 	}}
+}
+
+// retryChanged runs attempt again, reading the event afresh, while it fails with
+// store.ErrConflict (the event changed between its read and its write), at most
+// maxEventAttempts times.
+func retryChanged(attempt func() error) error {
+	for range maxEventAttempts {
+		if err := attempt(); !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return apperr.Conflict("subscription_event", "The subscription event is being changed by another request")
+}
+
+// updateEvent applies one PATCH to the event as it is now; store.ErrConflict when it
+// changed before the write.
+func updateEvent(ctx context.Context, d *app.Deps, accountID string, obj map[string]any) (ev, old model.SubscriptionEvent, err error) {
+	old, err = findEvent(ctx, d, accountID, obj)
+	if err != nil {
+		return ev, old, err
+	}
+	merged, err := mergeEventFields(old.EventFields, obj)
+	if err != nil {
+		return ev, old, err
+	}
+	fields, err := model.ReadSubscriptionEvent(merged, true)
+	if err != nil {
+		return ev, old, importError(err)
+	}
+	cus, err := eventOwner(ctx, d, accountID, old.DataSourceUUID, fields)
+	if err != nil {
+		return ev, old, err
+	}
+	ev = old
+	ev.EventFields, ev.CustomerUUID, ev.UpdatedAt = fields, cus, d.Now()
+	if err := d.Store.IndexSubscriptionEvents(ctx, accountID, cus, map[int64]int64{ev.ID: ev.EffectiveDate.Unix()}, nil); err != nil {
+		return ev, old, err
+	}
+	if err := d.Store.SaveSubscriptionEvent(ctx, old, ev); err != nil {
+		if cus != old.CustomerUUID {
+			// Not written: the new customer's index must not keep it.
+			if uerr := d.Store.IndexSubscriptionEvents(ctx, accountID, cus, nil, []int64{ev.ID}); uerr != nil {
+				return ev, old, uerr
+			}
+		}
+		if errors.Is(err, store.ErrEventExternalIDTaken) {
+			return ev, old, errEventExternalIDTaken(fields.ExternalID)
+		}
+		return ev, old, err
+	}
+	if cus != old.CustomerUUID {
+		if err := d.Store.IndexSubscriptionEvents(ctx, accountID, old.CustomerUUID, nil, []int64{ev.ID}); err != nil {
+			return ev, old, err
+		}
+	}
+	return ev, old, nil
 }
 
 // mergeEventFields lays the sent fields over the stored ones (identifiers and
@@ -300,11 +325,14 @@ func DeleteSubscriptionEvent(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		ev, err := findEvent(ctx, d, r.AccountID, obj)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		if err := d.Store.DeleteSubscriptionEvent(ctx, r.AccountID, ev.ID); err != nil {
+		var ev model.SubscriptionEvent
+		// ErrConflict: a merge moved it to another customer meanwhile.
+		if err := retryChanged(func() (err error) {
+			if ev, err = findEvent(ctx, d, r.AccountID, obj); err != nil {
+				return err
+			}
+			return d.Store.DeleteSubscriptionEvent(ctx, ev)
+		}); err != nil {
 			return apigw.Response{}, err
 		}
 		if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, ev.CustomerUUID, nil, []int64{ev.ID}); err != nil {
@@ -317,25 +345,10 @@ func DeleteSubscriptionEvent(d *app.Deps) apigw.Endpoint {
 	}}
 }
 
-// cursorAfter reads the id a list cursor continues after.
-func cursorAfter(d *app.Deps, r *apigw.Request, scope string) (int64, error) {
-	raw := r.Query("cursor")
-	if raw == "" {
-		return 0, nil
-	}
-	k, err := d.Cursors.Decode(r.AccountID, scope, raw)
-	if err != nil {
-		return 0, apperr.BadRequest("cursor", "Invalid cursor")
-	}
-	after, err := strconv.ParseInt(attrString(k["after"]), 10, 64)
-	if err != nil || after < 0 {
-		return 0, apperr.BadRequest("cursor", "Invalid cursor")
-	}
-	return after, nil
-}
-
-// ListSubscriptionEvents is GET /v1/subscription_events, in id order; the first page
-// carries meta with the total.
+// ListSubscriptionEvents is GET /v1/subscription_events, in id order. A page is a
+// bounded number of Queries: with a selective filter it can come back short, with
+// has_more and a cursor where the reading stopped. The first page carries meta;
+// total_pages is null when counting would take more than one more Query.
 func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
@@ -347,56 +360,61 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		const scope = "subscription-events"
-		after, err := cursorAfter(d, r, scope)
+		start, err := cursorStart(d, r, scope)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		first := r.Query("cursor") == ""
-		var page []model.SubscriptionEvent
-		total := 0
-		err = d.Store.EachSubscriptionEvent(ctx, r.AccountID, after, func(e model.SubscriptionEvent) bool {
-			if !match(e) {
-				return true
-			}
-			total++
-			if len(page) <= perPage {
-				page = append(page, e)
-			}
-			// Only the first page counts every match (for meta).
-			return first || len(page) <= perPage
-		})
+		page, err := d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, perPage, start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		hasMore := len(page) > perPage
-		page = page[:min(perPage, len(page))]
-		out := make([]jsonobj.Object, len(page))
-		var next map[string]types.AttributeValue
-		var nextKey any
-		for i, e := range page {
+		out := make([]jsonobj.Object, len(page.Items))
+		for i, e := range page.Items {
 			out[i] = eventJSON(e)
-			next = map[string]types.AttributeValue{"after": &types.AttributeValueMemberS{Value: strconv.FormatInt(e.ID, 10)}}
 		}
-		if hasMore {
-			nextKey = page[len(page)-1].ID
-		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, next)
+		cur, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		body := jsonobj.Object{{Key: "subscription_events", Value: out}}
-		if first {
-			pageNo := 1
-			if total == 0 {
-				pageNo = 0
+		if start == nil {
+			meta, err := eventsMeta(ctx, d, r.AccountID, match, page, perPage)
+			if err != nil {
+				return apigw.Response{}, err
 			}
-			body = append(body, jsonobj.Field{Key: "meta", Value: jsonobj.Object{{Key: "next_key", Value: nextKey},
-				{Key: "prev_key", Value: nil}, {Key: "before_key", Value: timefmt.Millis(d.Now())},
-				{Key: "page", Value: pageNo}, {Key: "total_pages", Value: (total + perPage - 1) / perPage}}})
+			body = append(body, jsonobj.Field{Key: "meta", Value: meta})
 		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: hasMore})
+		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
 		return apigw.JSON(http.StatusOK, body)
 	}}
+}
+
+// eventsMeta is the first page's legacy meta (§4.9); page and total_pages are 0 for
+// an empty listing.
+func eventsMeta(ctx context.Context, d *app.Deps, accountID string, match func(model.SubscriptionEvent) bool,
+	page store.Page[model.SubscriptionEvent], perPage int) (jsonobj.Object, error) {
+	var nextKey any
+	if page.HasMore && len(page.Items) > 0 {
+		nextKey = page.Items[len(page.Items)-1].ID
+	}
+	total, known := len(page.Items), true
+	if page.HasMore {
+		var err error
+		if total, known, err = d.Store.CountSubscriptionEvents(ctx, accountID, match); err != nil {
+			return nil, err
+		}
+	}
+	var totalPages any
+	pageNo := 1
+	if known {
+		totalPages = (total + perPage - 1) / perPage
+		if total == 0 {
+			pageNo = 0
+		}
+	}
+	return jsonobj.Object{{Key: "next_key", Value: nextKey}, {Key: "prev_key", Value: nil},
+		{Key: "before_key", Value: timefmt.Millis(d.Now())}, {Key: "page", Value: pageNo},
+		{Key: "total_pages", Value: totalPages}}, nil
 }
 
 // eventFilter builds the list's filter from the query (§4.9).
@@ -433,6 +451,9 @@ func eventFilter(r *apigw.Request) (func(model.SubscriptionEvent) bool, error) {
 			}
 			checks = append(checks, func(e model.SubscriptionEvent) bool { return get(e) == t.Unix() })
 		}
+	}
+	if len(checks) == 0 {
+		return nil, nil // every event
 	}
 	return func(e model.SubscriptionEvent) bool {
 		for _, c := range checks {

@@ -24,9 +24,13 @@ func Import(accountID, dsUUID, externalID string) Key {
 	return Key{PK: DataSourcePartition(accountID, dsUUID), SK: ImportPrefix + externalID}
 }
 
+// ImportLocatorPrefix selects the import locators of a data source (within
+// DataSourcePartition); the rest of each sort key is an import id.
+const ImportLocatorPrefix = "IMPORTID" + sep
+
 // ImportLocator finds an import's external id from the id the API returned.
 func ImportLocator(accountID, dsUUID, importID string) Key {
-	return Key{PK: DataSourcePartition(accountID, dsUUID), SK: "IMPORTID" + sep + importID}
+	return Key{PK: DataSourcePartition(accountID, dsUUID), SK: ImportLocatorPrefix + importID}
 }
 
 // ImportCustomersPartition holds one status item per customer of an import, so that

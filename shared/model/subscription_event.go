@@ -135,3 +135,9 @@ func EventIDFor(parts ...string) int64 {
 	}
 	return n
 }
+
+// ExternalEventID is the id an event with an external id is created with in a data
+// source (imports and POST /v1/subscription_events alike).
+func ExternalEventID(accountID, dsUUID, externalID string) int64 {
+	return EventIDFor("x", accountID, dsUUID, externalID)
+}

@@ -262,19 +262,18 @@ type ContactFilter struct {
 // ListContacts is one page of contacts, newest first: of one customer (GSI2) or of
 // the account (GSI1), with the other filters applied by DynamoDB.
 func (s *Store) ListContacts(ctx context.Context, accountID string, f ContactFilter, limit int, start map[string]types.AttributeValue) (Page[model.Contact], error) {
-	q := indexQuery{index: keys.GSI1, pkAttr: keys.GSI1PK, skAttr: keys.GSI1SK, pk: keys.ContactList(accountID),
-		values: map[string]types.AttributeValue{}}
+	q := indexListing(keys.GSI1, keys.ContactList(accountID), false)
 	if f.CustomerUUID != "" {
-		q.index, q.pkAttr, q.skAttr, q.pk = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.CustomerContacts(accountID, f.CustomerUUID)
+		q = indexListing(keys.GSI2, keys.CustomerContacts(accountID, f.CustomerUUID), false)
 	}
 	if f.DataSourceUUID != "" {
-		q.where("#ds = :ds", "#ds", "data_source_uuid", ":ds", &types.AttributeValueMemberS{Value: f.DataSourceUUID})
+		q.where("#ds = :ds", map[string]string{"#ds": "data_source_uuid"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
 	}
 	if f.Email != "" {
-		q.where("#em = :em", "#em", "email_lower", ":em", &types.AttributeValueMemberS{Value: strings.ToLower(f.Email)})
+		q.where("#em = :em", map[string]string{"#em": "email_lower"}, map[string]types.AttributeValue{":em": sAttr(strings.ToLower(f.Email))})
 	}
 	if f.CustomerExternalID != "" {
-		q.where("#cx = :cx", "#cx", "customer_external_id", ":cx", &types.AttributeValueMemberS{Value: f.CustomerExternalID})
+		q.where("#cx = :cx", map[string]string{"#cx": "customer_external_id"}, map[string]types.AttributeValue{":cx": sAttr(f.CustomerExternalID)})
 	}
-	return decodedPage(ctx, s, q, limit, start, contactItem.contact)
+	return listPage(ctx, s, q, limit, start, contactItem.contact, nil)
 }

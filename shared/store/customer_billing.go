@@ -4,21 +4,30 @@ import (
 	"context"
 	"errors"
 	"strconv"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/keys"
-	"github.com/subsight/subsight/shared/model"
 )
 
 // deleteCustomerBilling removes the invoices, subscriptions and subscription events
 // of a customer's billing index (they live in their own partitions), then empties
-// the index, which releases its plan references. Only items the customer still owns
-// are deleted. Items go before the index: a failure half-way leaves index entries
-// that a repeated delete finds absent and skips.
+// the index, which releases its plan references.
 func (s *Store) deleteCustomerBilling(ctx context.Context, accountID, customerUUID string) error {
+	return s.deleteBilling(ctx, accountID, customerUUID, "")
+}
+
+// DeleteCustomerSourceBilling removes what a customer has from one data source (a
+// merged customer can have several): its invoices with their line items and
+// transactions, its subscriptions and subscription events, their index entries and
+// the index's plans of that source. The rest of the customer's records stay.
+func (s *Store) DeleteCustomerSourceBilling(ctx context.Context, accountID, customerUUID, dsUUID string) error {
+	return s.deleteBilling(ctx, accountID, customerUUID, dsUUID)
+}
+
+// deleteBilling removes the customer's records of data source dsUUID ("": of every
+// source) and their index entries; entries of records the customer no longer owns go
+// too. Only records the customer still owns are deleted. Records go before the index:
+// a failure half-way leaves index entries that a repeated delete finds absent and
+// skips.
+func (s *Store) deleteBilling(ctx context.Context, accountID, customerUUID, dsUUID string) error {
+	doomedSource := func(ds string) bool { return dsUUID == "" || ds == dsUUID }
 	for attempt := 0; attempt < 5; attempt++ {
 		idx, err := s.GetBillingIndex(ctx, accountID, customerUUID)
 		if err != nil || idx.Version == 0 {
@@ -28,11 +37,7 @@ func (s *Store) deleteCustomerBilling(ctx context.Context, accountID, customerUU
 		if err != nil {
 			return err
 		}
-		subUUIDs := make([]string, 0, len(idx.Subscriptions))
-		for u := range idx.Subscriptions {
-			subUUIDs = append(subUUIDs, u)
-		}
-		subs, err := s.GetSubscriptions(ctx, accountID, subUUIDs)
+		subs, err := s.GetSubscriptions(ctx, accountID, mapKeys(idx.Subscriptions))
 		if err != nil {
 			return err
 		}
@@ -40,18 +45,42 @@ func (s *Store) deleteCustomerBilling(ctx context.Context, accountID, customerUU
 		if err != nil {
 			return err
 		}
+		// next keeps the entries of owned records of the other sources only.
+		next := idx.Clone()
+		clear(next.Invoices)
+		clear(next.Subscriptions)
+		clear(next.Plans)
+		clear(next.Events)
 		var doomed []func() error
 		for _, inv := range invs {
-			doomed = append(doomed, func() error { return s.DeleteInvoiceItem(ctx, inv) })
+			if doomedSource(inv.DataSourceUUID) {
+				doomed = append(doomed, func() error { return s.DeleteInvoiceItem(ctx, inv) })
+			} else {
+				next.Invoices[inv.UUID] = idx.Invoices[inv.UUID]
+			}
 		}
-		for _, sub := range subs {
-			if sub.CustomerUUID == customerUUID {
+		for u, sub := range subs {
+			switch {
+			case sub.CustomerUUID != customerUUID:
+			case doomedSource(sub.DataSourceUUID):
 				doomed = append(doomed, func() error { return s.DeleteSubscriptionItem(ctx, sub) })
+			default:
+				next.Subscriptions[u] = idx.Subscriptions[u]
 			}
 		}
 		for _, ev := range evs {
-			if ev.CustomerUUID == customerUUID {
-				doomed = append(doomed, func() error { return s.deleteOwnedEvent(ctx, ev) })
+			switch {
+			case ev.CustomerUUID != customerUUID:
+			case doomedSource(ev.DataSourceUUID):
+				doomed = append(doomed, func() error { return s.DeleteSubscriptionEvent(ctx, ev) })
+			default:
+				id := strconv.FormatInt(ev.ID, 10)
+				next.Events[id] = idx.Events[id]
+			}
+		}
+		for plan, ds := range idx.Plans {
+			if !doomedSource(ds) {
+				next.Plans[plan] = ds
 			}
 		}
 		errs := make([]error, len(doomed))
@@ -62,9 +91,7 @@ func (s *Store) deleteCustomerBilling(ctx context.Context, accountID, customerUU
 				return err
 			}
 		}
-		empty := BillingIndex{AccountID: accountID, CustomerUUID: customerUUID, Invoices: map[string]int64{},
-			Subscriptions: map[string]int64{}, Plans: map[string]string{}, Events: map[string]int64{}}
-		err = s.SaveBillingIndex(ctx, idx, empty)
+		err = s.SaveBillingIndex(ctx, idx, next)
 		if !errors.Is(err, ErrConflict) {
 			return err
 		}
@@ -72,14 +99,10 @@ func (s *Store) deleteCustomerBilling(ctx context.Context, accountID, customerUU
 	return errors.New("delete customer billing: the customer's index kept changing")
 }
 
-// deleteOwnedEvent removes a subscription event if it still belongs to its customer.
-func (s *Store) deleteOwnedEvent(ctx context.Context, ev model.SubscriptionEvent) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.SubscriptionEvent(ev.AccountID, strconv.FormatInt(ev.ID, 10))),
-		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(ev.CustomerUUID)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-	})
-	return conflict(err)
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

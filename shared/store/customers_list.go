@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -16,14 +15,6 @@ import (
 	"github.com/subsight/subsight/shared/model"
 )
 
-// Page is one page of a listing. Last is the key of the last item returned (what a
-// cursor carries), nil when the page is empty.
-type Page[T any] struct {
-	Items   []T
-	Last    map[string]types.AttributeValue
-	HasMore bool
-}
-
 // CustomerFilter narrows a customer listing; empty fields do not filter.
 type CustomerFilter struct {
 	DataSourceUUID string
@@ -32,125 +23,32 @@ type CustomerFilter struct {
 	System         string // billing system; "Custom" selects every API source
 }
 
-// indexQuery is one listing: a key condition on an index plus an optional filter.
-type indexQuery struct {
-	index, pkAttr, skAttr, pk string
-	forward                   bool
-	filter                    []string
-	names                     map[string]string
-	values                    map[string]types.AttributeValue
-}
-
-func (q *indexQuery) where(cond string, name, attr string, valueName string, v types.AttributeValue) {
-	q.filter = append(q.filter, cond)
-	if q.names == nil {
-		q.names = map[string]string{}
-	}
-	q.names[name] = attr
-	q.values[valueName] = v
-}
-
-// maxEvaluated caps how many items one follow-up query of a filtered listing reads.
-const maxEvaluated = 1000
-
-// page reads up to limit matching items starting after start. Without a filter it is
-// exactly one Query (Limit limit+1 tells whether more exist). With a filter it keeps
-// querying until the page is full or the index is exhausted, and the cursor is the
-// key of the last item returned, never a LastEvaluatedKey beyond it, so no match is
-// skipped.
-func (s *Store) page(ctx context.Context, q indexQuery, limit int, start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, bool, error) {
-	values := map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: q.pk}}
-	for k, v := range q.values {
-		values[k] = v
-	}
-	in := &dynamodb.QueryInput{
-		TableName:                 &s.table,
-		IndexName:                 aws.String(q.index),
-		KeyConditionExpression:    aws.String(q.pkAttr + " = :pk"),
-		ExpressionAttributeValues: values,
-		ScanIndexForward:          aws.Bool(q.forward),
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-	}
-	if len(q.filter) > 0 {
-		in.FilterExpression = aws.String(strings.Join(q.filter, " AND "))
-		in.ExpressionAttributeNames = q.names
-	}
-	evaluate := int32(limit + 1)
-	var items []map[string]types.AttributeValue
-	for {
-		in.Limit = aws.Int32(evaluate)
-		in.ExclusiveStartKey = start
-		out, err := s.db.Query(ctx, in)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		for _, it := range out.Items {
-			if len(items) == limit {
-				return items, q.keyOf(items[len(items)-1]), true, nil
-			}
-			items = append(items, it)
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			var last map[string]types.AttributeValue
-			if len(items) > 0 {
-				last = q.keyOf(items[len(items)-1])
-			}
-			return items, last, false, nil
-		}
-		start = out.LastEvaluatedKey
-		// A selective filter would otherwise cost one small query per few matches.
-		evaluate = min(evaluate*4, maxEvaluated)
-	}
-}
-
-// keyOf is an item's key in the queried index (what ExclusiveStartKey needs).
-func (q *indexQuery) keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		keys.PK: item[keys.PK], keys.SK: item[keys.SK], q.pkAttr: item[q.pkAttr], q.skAttr: item[q.skAttr],
-	}
-}
-
 // ListCustomers is one page of the account's customers in id order. The plain
 // listing and the external id filter are one Query; status, data source and system
 // filters are applied by DynamoDB as a filter on the same index.
 func (s *Store) ListCustomers(ctx context.Context, accountID string, f CustomerFilter, limit int, start map[string]types.AttributeValue) (Page[model.Customer], error) {
-	q := indexQuery{index: keys.GSI1, pkAttr: keys.GSI1PK, skAttr: keys.GSI1SK, pk: keys.CustomerList(accountID),
-		forward: true, values: map[string]types.AttributeValue{}}
+	return listPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
+}
+
+func customerQuery(accountID string, f CustomerFilter) listQuery {
+	q := indexListing(keys.GSI1, keys.CustomerList(accountID), true)
 	if f.ExternalID != "" {
-		q.index, q.pkAttr, q.skAttr, q.pk = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.CustomerByExternalID(accountID, f.ExternalID)
+		q = indexListing(keys.GSI2, keys.CustomerByExternalID(accountID, f.ExternalID), true)
 	}
 	if f.Status != "" {
-		q.where("#st = :st", "#st", "status", ":st", &types.AttributeValueMemberS{Value: f.Status})
+		q.where("#st = :st", map[string]string{"#st": "status"}, map[string]types.AttributeValue{":st": sAttr(f.Status)})
 	}
 	if f.DataSourceUUID != "" {
-		q.where("contains(#dss, :ds)", "#dss", "data_source_uuids", ":ds", &types.AttributeValueMemberS{Value: f.DataSourceUUID})
+		q.where("contains(#dss, :ds)", map[string]string{"#dss": "data_source_uuids"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
 	}
 	switch f.System {
 	case "":
 	case model.BillingSystemCustom:
-		q.where("#bst = :sys", "#bst", "billing_system_type", ":sys", &types.AttributeValueMemberS{Value: f.System})
+		q.where("#bst = :sys", map[string]string{"#bst": "billing_system_type"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
 	default:
-		q.where("contains(#sys, :sys)", "#sys", "systems", ":sys", &types.AttributeValueMemberS{Value: f.System})
+		q.where("contains(#sys, :sys)", map[string]string{"#sys": "systems"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
 	}
-	return decodedPage(ctx, s, q, limit, start, customerItem.customer)
-}
-
-// decodedPage runs one page of q and converts its items with convert.
-func decodedPage[I, T any](ctx context.Context, s *Store, q indexQuery, limit int,
-	start map[string]types.AttributeValue, convert func(I) T) (Page[T], error) {
-	raw, last, more, err := s.page(ctx, q, limit, start)
-	if err != nil {
-		return Page[T]{}, err
-	}
-	var items []I
-	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
-		return Page[T]{}, err
-	}
-	out := Page[T]{Items: make([]T, len(items)), Last: last, HasMore: more}
-	for i, it := range items {
-		out.Items[i] = convert(it)
-	}
-	return out, nil
+	return q
 }
 
 // maxEmailMatches bounds how many customers one e-mail can match in a listing.

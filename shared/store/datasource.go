@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -105,4 +106,20 @@ func (s *Store) DeletePartition(ctx context.Context, pk string) (int, error) {
 		deleted += len(page.Items)
 	}
 	return deleted, nil
+}
+
+// ImportIDs lists the ids of a data source's imports (from their locators), whose
+// per-customer status items live in partitions of their own.
+func (s *Store) ImportIDs(ctx context.Context, accountID, dsUUID string) ([]string, error) {
+	var items []struct {
+		SK string `dynamodbav:"SK"`
+	}
+	if err := s.queryPrefix(ctx, keys.DataSourcePartition(accountID, dsUUID), keys.ImportLocatorPrefix, &items); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = strings.TrimPrefix(it.SK, keys.ImportLocatorPrefix)
+	}
+	return out, nil
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
@@ -179,36 +177,13 @@ func (s *Store) IsInvoiceInvalid(ctx context.Context, accountID, customerUUID, i
 }
 
 func (s *Store) customerPrefixPage(ctx context.Context, accountID, customerUUID, prefix string, limit int,
-	start map[string]types.AttributeValue) (keyPage, error) {
-	in := &dynamodb.QueryInput{
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :p)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": sAttr(keys.CustomerPartition(accountID, customerUUID)), ":p": sAttr(prefix),
-		},
-		ConsistentRead: aws.Bool(true),
-	}
-	return s.queryKeyPage(ctx, in, []string{keys.PK, keys.SK}, limit, start)
-}
-
-// RawPage is one page of items in the table's own encoding, for readers whose item
-// struct lives in a package the store cannot import.
-type RawPage struct {
-	Items   []map[string]types.AttributeValue
-	LastKey map[string]types.AttributeValue
-	HasMore bool
+	start map[string]types.AttributeValue) (RawPage, error) {
+	return s.queryPage(ctx, prefixListing(keys.CustomerPartition(accountID, customerUUID), prefix), limit, start, nil)
 }
 
 // CustomerActivityItems reads one page of a customer's activity items (written by the
 // account series, package accountseries), oldest first.
 func (s *Store) CustomerActivityItems(ctx context.Context, accountID, customerUUID string, limit int,
 	start map[string]types.AttributeValue) (RawPage, error) {
-	in := &dynamodb.QueryInput{
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :p)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": sAttr(keys.ActivityPartition(accountID, customerUUID)), ":p": sAttr(keys.ActivityPrefix),
-		},
-		ConsistentRead: aws.Bool(true),
-	}
-	page, err := s.queryKeyPage(ctx, in, []string{keys.PK, keys.SK}, limit, start)
-	return RawPage(page), err
+	return s.queryPage(ctx, prefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix), limit, start, nil)
 }

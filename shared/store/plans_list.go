@@ -2,11 +2,7 @@ package store
 
 import (
 	"context"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
@@ -21,80 +17,36 @@ type PlanFilter struct {
 	System         string
 }
 
-// PlanPage is one page of plans in creation order.
-type PlanPage struct {
-	Plans   []model.Plan
-	LastKey map[string]types.AttributeValue
-	HasMore bool
-}
-
 // ListPlans reads one page of the account's plans in creation order, after start (a
 // LastKey of an earlier page of the same filter). The most selective key answers:
 // external id (GSI2), else data source (its partition), else the account (GSI1); the
 // other filters are filter expressions.
 func (s *Store) ListPlans(ctx context.Context, accountID string, f PlanFilter, limit int,
-	start map[string]types.AttributeValue) (PlanPage, error) {
-	in, keyNames := planQuery(accountID, f)
-	page, err := s.queryKeyPage(ctx, in, keyNames, limit, start)
-	if err != nil {
-		return PlanPage{}, err
-	}
-	var items []planItem
-	if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-		return PlanPage{}, err
-	}
-	out := PlanPage{Plans: make([]model.Plan, len(items)), LastKey: page.LastKey, HasMore: page.HasMore}
-	for i, it := range items {
-		out.Plans[i] = it.plan()
-	}
-	return out, nil
+	start map[string]types.AttributeValue) (Page[model.Plan], error) {
+	return listPage(ctx, s, planQuery(accountID, f), limit, start, planItem.plan, nil)
 }
 
 // CountPlans counts the plans that match f (for the legacy total_pages field).
 func (s *Store) CountPlans(ctx context.Context, accountID string, f PlanFilter) (int, error) {
-	in, _ := planQuery(accountID, f)
-	return s.countQuery(ctx, in)
+	n, _, err := countMatching(ctx, s, planQuery(accountID, f), 0, planItem.plan, nil)
+	return n, err
 }
 
-func planQuery(accountID string, f PlanFilter) (*dynamodb.QueryInput, []string) {
-	vals := map[string]types.AttributeValue{}
-	names := map[string]string{}
-	var filters []string
-	in := &dynamodb.QueryInput{}
-	var keyNames []string
+func planQuery(accountID string, f PlanFilter) listQuery {
+	var q listQuery
 	switch {
 	case f.ExternalID != "":
-		in.IndexName = aws.String(keys.GSI2)
-		in.KeyConditionExpression = aws.String("GSI2PK = :pk")
-		vals[":pk"] = sAttr(keys.PlansByExternalID(accountID, f.ExternalID))
-		keyNames = []string{keys.PK, keys.SK, keys.GSI2PK, keys.GSI2SK}
+		q = indexListing(keys.GSI2, keys.PlansByExternalID(accountID, f.ExternalID), true)
 		if f.DataSourceUUID != "" {
-			filters = append(filters, "data_source_uuid = :ds")
-			vals[":ds"] = sAttr(f.DataSourceUUID)
+			q.where("data_source_uuid = :ds", nil, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
 		}
 	case f.DataSourceUUID != "":
-		in.KeyConditionExpression = aws.String("PK = :pk AND begins_with(SK, :plan)")
-		in.ConsistentRead = aws.Bool(true)
-		vals[":pk"] = sAttr(keys.DataSourcePartition(accountID, f.DataSourceUUID))
-		vals[":plan"] = sAttr(keys.PlanPrefix)
-		keyNames = []string{keys.PK, keys.SK}
+		q = prefixListing(keys.DataSourcePartition(accountID, f.DataSourceUUID), keys.PlanPrefix)
 	default:
-		in.IndexName = aws.String(keys.GSI1)
-		in.KeyConditionExpression = aws.String("GSI1PK = :pk")
-		vals[":pk"] = sAttr(keys.PlansByAccount(accountID))
-		keyNames = []string{keys.PK, keys.SK, keys.GSI1PK, keys.GSI1SK}
+		q = indexListing(keys.GSI1, keys.PlansByAccount(accountID), true)
 	}
 	if f.System != "" {
-		filters = append(filters, "#system = :system")
-		names["#system"] = "system"
-		vals[":system"] = sAttr(f.System)
+		q.where("#system = :system", map[string]string{"#system": "system"}, map[string]types.AttributeValue{":system": sAttr(f.System)})
 	}
-	if len(filters) > 0 {
-		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
-	}
-	if len(names) > 0 {
-		in.ExpressionAttributeNames = names
-	}
-	in.ExpressionAttributeValues = vals
-	return in, keyNames
+	return q
 }

@@ -161,8 +161,13 @@ func getMany[I, T any](ctx context.Context, s *Store, uuids []string, key func(s
 	return out, nil
 }
 
-// batchWrite runs write requests 25 at a time (BatchWriteItem's limit), retrying
-// unprocessed ones with a short backoff.
+// BatchWrite runs write requests (puts and deletes of any items of the table) 25 at a
+// time, BatchWriteItem's limit, retrying unprocessed ones with a short backoff. It is
+// exported for the packages that lay out their own items (accountseries).
+func (s *Store) BatchWrite(ctx context.Context, reqs []types.WriteRequest) error {
+	return s.batchWrite(ctx, reqs)
+}
+
 func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
 	for start := 0; start < len(reqs); start += 25 {
 		pending := map[string][]types.WriteRequest{s.table: reqs[start:min(start+25, len(reqs))]}
@@ -171,7 +176,11 @@ func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 				return errors.New("batch write: items still unprocessed after 10 attempts")
 			}
 			if attempt > 0 {
-				time.Sleep(time.Duration(attempt*50) * time.Millisecond)
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(time.Duration(attempt*50) * time.Millisecond):
+				}
 			}
 			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
 				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,

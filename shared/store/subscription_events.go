@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
@@ -89,13 +88,4 @@ func (s *Store) PutSubscriptionEvents(ctx context.Context, accountID string, eve
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
 	return s.batchWrite(ctx, reqs)
-}
-
-// DeleteSubscriptionEvent removes one event.
-func (s *Store) DeleteSubscriptionEvent(ctx context.Context, accountID string, id int64) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.table, Key: keyAttrs(keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10))),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	return err
 }

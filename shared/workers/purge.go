@@ -13,10 +13,13 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// purgeDataSource deletes a data source and everything imported into it: its
-// customers (with their partitions: contacts, notes, invoices, subscriptions), the
-// items of its own partition (plans, external-id reservations), then the source
-// itself. Every step is idempotent, so a redelivery finishes an interrupted purge.
+// purgeDataSource deletes a data source and everything imported into it: the
+// records its customers have from it (invoices with their line items and
+// transactions, subscriptions, subscription events), the customers that have no
+// other source (with their partitions: contacts, notes), the status items of its
+// imports, the items of its own partition (plans, external-id reservations, imports),
+// then the source itself. Every step is idempotent, so a redelivery finishes an
+// interrupted purge.
 func purgeDataSource(ctx context.Context, d *app.Deps, job jobs.Message) error {
 	ds, err := d.Store.GetDataSource(ctx, job.AccountID, job.DataSourceUUID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -29,6 +32,15 @@ func purgeDataSource(ctx context.Context, d *app.Deps, job jobs.Message) error {
 	if err != nil {
 		return err
 	}
+	imports, err := d.Store.ImportIDs(ctx, job.AccountID, ds.UUID)
+	if err != nil {
+		return err
+	}
+	for _, id := range imports {
+		if _, err := d.Store.DeletePartition(ctx, keys.ImportCustomersPartition(job.AccountID, id)); err != nil {
+			return err
+		}
+	}
 	n, err := d.Store.DeletePartition(ctx, keys.DataSourcePartition(job.AccountID, ds.UUID))
 	if err != nil {
 		return err
@@ -37,17 +49,16 @@ func purgeDataSource(ctx context.Context, d *app.Deps, job jobs.Message) error {
 		return err
 	}
 	slog.InfoContext(ctx, "data source purged", "account_id", job.AccountID, "data_source_uuid", ds.UUID,
-		"customers", customers, "items", n)
+		"customers", customers, "imports", len(imports), "items", n)
 	return nil
 }
 
-// purgeCustomers deletes the customers that came only from the data source; a merged
-// customer that also has other sources keeps them and only loses this one.
+// purgeCustomers takes the data source away from each of its customers.
 func purgeCustomers(ctx context.Context, d *app.Deps, accountID, dsUUID string) (int, error) {
 	filter := store.CustomerFilter{DataSourceUUID: dsUUID}
 	count := 0
 	for {
-		// Deleting as we go shifts the listing, so always read from the start.
+		// A purged customer leaves the listing, so always read from the start.
 		page, err := d.Store.ListCustomers(ctx, accountID, filter, 100, nil)
 		if err != nil {
 			return count, err
@@ -64,27 +75,54 @@ func purgeCustomers(ctx context.Context, d *app.Deps, accountID, dsUUID string) 
 	}
 }
 
+// purgeCustomer removes the customer's records of the data source, asks for its
+// recomputation, then deletes the customer if it had no other source, or else drops
+// the source (and its external ids there) from it. The customer leaves the purge's
+// listing only at that last step, so a redelivery after a failure in between finds it
+// again; the recomputation is asked for before, and sees the records already gone
+// (or, once the customer is deleted, removes it from the account's series).
 func purgeCustomer(ctx context.Context, d *app.Deps, c model.Customer, dsUUID string) error {
-	others := slices.DeleteFunc(slices.Clone(c.DataSourceUUIDs), func(s string) bool { return s == dsUUID })
-	if len(others) == 0 {
+	if err := d.Store.DeleteCustomerSourceBilling(ctx, c.AccountID, c.UUID, dsUUID); err != nil {
+		return err
+	}
+	if err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: c.AccountID, CustomerUUID: c.UUID,
+		Nonce: "purge:" + dsUUID}); err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(c.DataSourceUUIDs, func(s string) bool { return s != dsUUID }) {
 		err := d.Store.DeleteCustomer(ctx, c)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
 		return err
 	}
-	updated := c
-	updated.DataSourceUUIDs, updated.ExternalIDs = nil, nil
-	for i, s := range c.DataSourceUUIDs {
-		if s != dsUUID {
-			updated.DataSourceUUIDs = append(updated.DataSourceUUIDs, s)
-			if i < len(c.ExternalIDs) {
-				updated.ExternalIDs = append(updated.ExternalIDs, c.ExternalIDs[i])
+	for attempt := 0; ; attempt++ {
+		err := d.Store.SaveCustomer(ctx, c, withoutSource(c, dsUUID))
+		if !errors.Is(err, store.ErrConflict) || attempt == 4 {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
 			}
+			return err
+		}
+		if c, err = d.Store.GetCustomer(ctx, c.AccountID, c.UUID); err != nil {
+			return err
 		}
 	}
-	if updated.DataSourceUUID == dsUUID && len(updated.ExternalIDs) > 0 {
-		updated.DataSourceUUID, updated.ExternalID = updated.DataSourceUUIDs[0], updated.ExternalIDs[0]
+}
+
+// withoutSource is c without its (data source, external id) pairs of dsUUID; its
+// main external id moves to a remaining pair if it was of that source.
+func withoutSource(c model.Customer, dsUUID string) model.Customer {
+	next := c
+	next.DataSourceUUIDs, next.ExternalIDs = nil, nil
+	for i, s := range c.DataSourceUUIDs {
+		if s != dsUUID && i < len(c.ExternalIDs) {
+			next.DataSourceUUIDs = append(next.DataSourceUUIDs, s)
+			next.ExternalIDs = append(next.ExternalIDs, c.ExternalIDs[i])
+		}
 	}
-	return d.Store.SaveCustomer(ctx, c, updated)
+	if next.DataSourceUUID == dsUUID && len(next.ExternalIDs) > 0 {
+		next.DataSourceUUID, next.ExternalID = next.DataSourceUUIDs[0], next.ExternalIDs[0]
+	}
+	return next
 }

@@ -1,0 +1,128 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/apigw/apigwtest"
+	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// TestListingPagesAreBoundedInRequests: a page of GET /v1/invoices without a customer
+// filter, and of GET /v1/subscription_events, costs a small fixed number of DynamoDB
+// requests (counted on the store's client) whatever the size of the account, here 50
+// imported customers with 100 invoices and 50 events, and 150 customers
+// without invoices in another source; following the cursors returns every matching item
+// exactly once, pages that reach the bound early coming back short with has_more.
+func TestListingPagesAreBoundedInRequests(t *testing.T) {
+	env := testenv.New(t)
+	acc := env.NewAccount(t, "Bounded")
+	ctx := context.Background()
+	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
+	empty := model.NewDataSource(acc.ID, "Leads", env.Deps.Now())
+	for _, s := range []model.DataSource{ds, empty} {
+		if err := env.Deps.Store.CreateDataSource(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.Deps), apigwtest.Call{Method: "POST", Route: importsRoute,
+		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: fiftyCustomers("bounded"), AccountID: acc.ID}); status != http.StatusOK {
+		t.Fatalf("import: %d %v", status, body)
+	}
+	runImportWorker(t, env)
+	for i := range 150 {
+		id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xid := fmt.Sprintf("lead-%03d", i)
+		if err := env.Deps.Store.CreateCustomer(ctx, model.Customer{AccountID: acc.ID, UUID: ids.New(ids.Customer), ID: id,
+			DataSourceUUID: empty.UUID, DataSourceUUIDs: []string{empty.UUID}, ExternalID: xid, ExternalIDs: []string{xid},
+			Name: xid, Status: model.StatusNewLead, CreatedAt: env.Deps.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meter := ddbmeter.New()
+	d := *env.Deps
+	d.Store = store.New(meter.Client(env.AWS), env.TableName, d.Now)
+
+	cases := []struct {
+		name       string
+		endpoint   func(*app.Deps) apigw.Endpoint
+		route, key string
+		query      url.Values
+		want       int // matching items
+		firstPage  int // DynamoDB requests of the first page
+		maxPerPage int // DynamoDB requests of any page
+	}{
+		// A walk page: at most 8 requests started (store.invoicePageRequests), the last
+		// round's invoice reads (3) and the handler's data source read.
+		{"invoices", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"per_page": {"7"}}, 100, 3, 12},
+		{"invoices of a data source", api.ListInvoices, "/v1/invoices", "invoices",
+			url.Values{"per_page": {"7"}, "data_source_uuid": {ds.UUID}}, 100, 4, 12},
+		{"invoices of a source whose customers have none", api.ListInvoices, "/v1/invoices", "invoices",
+			url.Values{"per_page": {"1"}, "data_source_uuid": {empty.UUID}}, 0, 12, 12},
+		{"invoices by external id", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"external_id": {"c07-i2"}}, 1, 2, 2},
+		// A page Query, and on the first page a Select COUNT one.
+		{"subscription events", api.ListSubscriptionEvents, eventsRoute, "subscription_events", url.Values{"per_page": {"7"}}, 50, 2, 2},
+		// At most 4 Queries (store.eventPageRequests) and the count.
+		{"subscription events of one customer", api.ListSubscriptionEvents, eventsRoute, "subscription_events",
+			url.Values{"per_page": {"7"}, "customer_external_id": {"c42"}}, 1, 5, 5},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := map[string]bool{}
+			q := tc.query
+			most, pages := 0, 0
+			for page := 1; ; page++ {
+				meter.Reset()
+				status, body := apigwtest.Do(t, tc.endpoint(&d), apigwtest.Call{Method: "GET", Route: tc.route, Query: q, AccountID: acc.ID})
+				if status != http.StatusOK {
+					t.Fatalf("page %d: %d %v", page, status, body)
+				}
+				bound := tc.maxPerPage
+				if page == 1 {
+					bound = tc.firstPage
+				}
+				n := meter.Snapshot().TotalRequests()
+				if n > bound {
+					t.Fatalf("page %d cost %d DynamoDB requests, want at most %d: %v", page, n, bound, meter.Snapshot().Requests)
+				}
+				most, pages = max(most, n), page
+				for _, raw := range body[tc.key].([]any) {
+					id := fmt.Sprint(raw.(map[string]any)["uuid"], raw.(map[string]any)["id"])
+					if seen[id] {
+						t.Fatalf("page %d repeats %s", page, id)
+					}
+					seen[id] = true
+				}
+				if body["has_more"] != true {
+					break
+				}
+				if page > 200 {
+					t.Fatal("the cursor does not advance")
+				}
+				q = url.Values{"per_page": tc.query["per_page"], "cursor": {body["cursor"].(string)}}
+				for k, v := range tc.query {
+					if k != "per_page" {
+						q[k] = v
+					}
+				}
+			}
+			t.Logf("%d pages, at most %d requests a page", pages, most)
+			if len(seen) != tc.want {
+				t.Fatalf("%d items listed, want %d", len(seen), tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,274 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// InvoiceFilter narrows an invoice listing; empty fields do not filter.
+type InvoiceFilter struct {
+	DataSourceUUID string
+	CustomerUUID   string
+	ExternalID     string
+}
+
+// InvoicePosition is where an invoice listing stopped: every invoice of customer
+// CustomerUUID up to (Date, UUID) was read, all of them when UUID is empty, and none
+// of a later customer. CustomerKey is that customer's key in the customer listing,
+// where the customers that follow start (nil for a one-customer listing).
+type InvoicePosition struct {
+	CustomerKey  map[string]types.AttributeValue
+	CustomerUUID string
+	Date         int64 // the invoice date (Unix seconds), as the billing index has it
+	UUID         string
+}
+
+// InvoicePage is one page of invoices. Next is where the next page starts: after the
+// last invoice returned, or where the reading stopped when HasMore; nil for an empty
+// last page. Total counts every matching invoice when TotalKnown, which is only when
+// it costs no more requests.
+type InvoicePage struct {
+	Invoices   []model.Invoice
+	Next       *InvoicePosition
+	HasMore    bool
+	Total      int
+	TotalKnown bool
+}
+
+// invoicePageRequests bounds the DynamoDB requests one page starts; a round of the walk
+// (customers, their indexes, the next invoices) costs two to five.
+const invoicePageRequests = 8
+
+// ListInvoices reads one page of the account's invoices after `after` (nil: from the
+// start): customer by customer in the customer listing's order, and within a
+// customer by date, then uuid. Invoices have no account-wide index (one would double
+// their write cost), so a round reads a slice of customers (one Query), their billing
+// indexes (one BatchGetItem) and the next invoices (one BatchGetItem per 100). The
+// rounds stop at invoicePageRequests requests: a page that is not full by then comes
+// back short, with HasMore and Next where the reading stopped. An external id needs no
+// walk: its invoice uuid is derived, one per data source.
+func (s *Store) ListInvoices(ctx context.Context, accountID string, f InvoiceFilter, limit int, after *InvoicePosition) (InvoicePage, error) {
+	if f.ExternalID != "" {
+		return s.invoicesByExternalID(ctx, accountID, f, limit, after)
+	}
+	w := &invoiceWalk{s: s, accountID: accountID, f: f, limit: limit}
+	return w.run(ctx, after)
+}
+
+func (s *Store) invoicesByExternalID(ctx context.Context, accountID string, f InvoiceFilter, limit int, after *InvoicePosition) (InvoicePage, error) {
+	sources := []string{f.DataSourceUUID}
+	if f.DataSourceUUID == "" {
+		all, err := s.ListDataSources(ctx, accountID)
+		if err != nil {
+			return InvoicePage{}, err
+		}
+		sources = sources[:0]
+		for _, ds := range all {
+			sources = append(sources, ds.UUID)
+		}
+	}
+	uuids := make([]string, len(sources))
+	for i, ds := range sources {
+		uuids[i] = model.InvoiceUUID(accountID, ds, f.ExternalID)
+	}
+	found, err := s.GetInvoices(ctx, accountID, uuids)
+	if err != nil {
+		return InvoicePage{}, err
+	}
+	var all []InvoicePosition
+	for _, inv := range found {
+		if f.CustomerUUID == "" || inv.CustomerUUID == f.CustomerUUID {
+			all = append(all, InvoicePosition{CustomerUUID: inv.CustomerUUID, Date: inv.Date.Unix(), UUID: inv.UUID})
+		}
+	}
+	slices.SortFunc(all, comparePosition)
+	p := InvoicePage{Total: len(all), TotalKnown: true}
+	for i, at := range all {
+		if after != nil && comparePosition(at, *after) <= 0 {
+			continue
+		}
+		if len(p.Invoices) == limit {
+			p.HasMore = true
+			break
+		}
+		p.Invoices = append(p.Invoices, found[at.UUID])
+		p.Next = &all[i]
+	}
+	return p, nil
+}
+
+// comparePosition orders invoices by date, then uuid.
+func comparePosition(a, b InvoicePosition) int {
+	if c := cmp.Compare(a.Date, b.Date); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.UUID, b.UUID)
+}
+
+// customerRef is a customer whose invoices the walk lists.
+type customerRef struct {
+	uuid string
+	key  map[string]types.AttributeValue // in the customer listing
+}
+
+// invoiceWalk is one page of ListInvoices without an external id.
+type invoiceWalk struct {
+	s         *Store
+	accountID string
+	f         InvoiceFilter
+	limit     int
+	requests  int
+	nextKey   map[string]types.AttributeValue // where the customers not yet read start
+	done      bool                            // no customers left to read
+	indexed   int                             // invoices in the indexes read
+	batch     int                             // customers the next Query reads at least
+	batchEnd  InvoicePosition                 // the end of the last customers read
+}
+
+func (w *invoiceWalk) run(ctx context.Context, after *InvoicePosition) (InvoicePage, error) {
+	var refs []customerRef
+	var trim *InvoicePosition // the customer the page resumes in, and where
+	switch {
+	case w.f.CustomerUUID != "":
+		w.done = true
+		if after == nil || after.UUID != "" {
+			refs, trim = []customerRef{{uuid: w.f.CustomerUUID}}, after
+		}
+	case after != nil:
+		w.nextKey = after.CustomerKey
+		if after.UUID != "" {
+			refs, trim = []customerRef{{uuid: after.CustomerUUID, key: after.CustomerKey}}, after
+		}
+	}
+	var got []model.Invoice
+	var gotAt, pending []InvoicePosition
+	var read InvoicePosition // the last position consumed
+	for len(got) <= w.limit && w.requests < invoicePageRequests {
+		if len(pending) == 0 {
+			if len(refs) == 0 {
+				if w.done {
+					break
+				}
+				var err error
+				if refs, err = w.nextCustomers(ctx, w.limit+1-len(got)); err != nil {
+					return InvoicePage{}, err
+				}
+				if len(refs) == 0 {
+					read = InvoicePosition{CustomerKey: w.nextKey}
+				}
+				continue
+			}
+			var err error
+			if pending, err = w.candidates(ctx, refs, trim); err != nil {
+				return InvoicePage{}, err
+			}
+			refs, trim, read = nil, nil, w.batchEnd
+			continue
+		}
+		take := pending[:min(len(pending), w.limit+1-len(got))]
+		uuids := make([]string, len(take))
+		for i, c := range take {
+			uuids[i] = c.UUID
+		}
+		found, err := w.s.GetInvoices(ctx, w.accountID, uuids)
+		if err != nil {
+			return InvoicePage{}, err
+		}
+		w.requests += (len(uuids) + 99) / 100
+		for _, c := range take {
+			inv, ok := found[c.UUID]
+			if ok && inv.CustomerUUID == c.CustomerUUID && (w.f.DataSourceUUID == "" || inv.DataSourceUUID == w.f.DataSourceUUID) {
+				got, gotAt = append(got, inv), append(gotAt, c)
+			}
+			read = c
+		}
+		if pending = pending[len(take):]; len(pending) == 0 {
+			read = w.batchEnd
+		}
+	}
+	p := InvoicePage{Invoices: got}
+	switch {
+	case len(got) > w.limit:
+		p.Invoices, p.HasMore, p.Next = got[:w.limit], true, &gotAt[w.limit-1]
+	case len(pending) > 0 || len(refs) > 0 || !w.done:
+		p.HasMore, p.Next = true, &read
+	case len(got) > 0:
+		p.Next = &gotAt[len(got)-1]
+	}
+	if after == nil {
+		switch {
+		case !p.HasMore:
+			p.Total, p.TotalKnown = len(got), true
+		case w.f.DataSourceUUID == "" && w.done && len(refs) == 0:
+			// Every index was read (an index of a merged customer lists all its sources).
+			p.Total, p.TotalKnown = w.indexed, true
+		}
+	}
+	return p, nil
+}
+
+// nextCustomers reads more customers of the listing with one Query: n, or four
+// times as many as the last time when that was not enough (customers without
+// invoices), at most 100 (one BatchGetItem of their indexes).
+func (w *invoiceWalk) nextCustomers(ctx context.Context, n int) ([]customerRef, error) {
+	q := customerQuery(w.accountID, CustomerFilter{DataSourceUUID: w.f.DataSourceUUID})
+	q.maxRequests = 1
+	n = min(max(n, w.batch), 100)
+	w.batch = n * 4
+	page, err := listPage(ctx, w.s, q, n, w.nextKey, customerItem.customer, nil)
+	if err != nil {
+		return nil, err
+	}
+	w.requests++
+	w.nextKey, w.done = page.LastKey, !page.HasMore
+	refs := make([]customerRef, len(page.Items))
+	for i, c := range page.Items {
+		k := keys.Customer(c.AccountID, c.UUID)
+		refs[i] = customerRef{uuid: c.UUID, key: map[string]types.AttributeValue{keys.PK: sAttr(k.PK), keys.SK: sAttr(k.SK),
+			keys.GSI1PK: sAttr(keys.CustomerList(c.AccountID)), keys.GSI1SK: sAttr(keys.CustomerOrder(c.ID))}}
+	}
+	return refs, nil
+}
+
+// candidates reads the billing indexes of refs (one BatchGetItem per 100) and lists
+// their invoices in listing order, those of trim's customer after trim.
+func (w *invoiceWalk) candidates(ctx context.Context, refs []customerRef, trim *InvoicePosition) ([]InvoicePosition, error) {
+	keyList := make([]map[string]types.AttributeValue, len(refs))
+	for i, r := range refs {
+		keyList[i] = keyAttrs(keys.BillingIndex(w.accountID, r.uuid))
+	}
+	raw, err := w.s.batchGet(ctx, keyList)
+	if err != nil {
+		return nil, err
+	}
+	w.requests += (len(keyList) + 99) / 100
+	var items []billingIndexItem
+	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
+		return nil, err
+	}
+	byPK := make(map[string]billingIndexItem, len(items))
+	for _, it := range items {
+		byPK[it.PK] = it
+	}
+	var out []InvoicePosition
+	for _, r := range refs {
+		idx := byPK[keys.BillingIndex(w.accountID, r.uuid).PK].index(w.accountID, r.uuid)
+		w.indexed += len(idx.Invoices)
+		for _, u := range idx.SortedInvoiceUUIDs() {
+			at := InvoicePosition{CustomerKey: r.key, CustomerUUID: r.uuid, Date: idx.Invoices[u], UUID: u}
+			if trim == nil || r.uuid != trim.CustomerUUID || comparePosition(at, *trim) > 0 {
+				out = append(out, at)
+			}
+		}
+	}
+	last := refs[len(refs)-1]
+	w.batchEnd = InvoicePosition{CustomerKey: last.key, CustomerUUID: last.uuid}
+	return out, nil
+}
