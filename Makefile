@@ -4,7 +4,7 @@
 #   make test    unit + integration tests, template checks, sam build, client compatibility
 #   make lint    gofmt, go vet, go mod tidy drift, cfn-lint, sam validate --lint
 #   make build   every function's arm64 bootstrap, in one go build, into bin/<folder>/bootstrap
-#   make bench   Go benchmarks
+#   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -56,7 +56,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: build run test lint bench bench-import deploy sizes size-check clean distclean venv npm rie \
+.PHONY: build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         go-test template-check sam-build node-test
 
 # ------------------------------------------------------------------ build
@@ -151,13 +151,23 @@ node-test: venv npm
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \
+	  METRICS_BENCH_SIZES=$${METRICS_BENCH_SIZES:-100,1000} \
 	  $(GO) test -count=1 -timeout 60m -run '^$$' -bench . -benchmem ./...
 
-# The issue-4 import benchmark at full size: 1,000 customers x 12 invoices through the worker,
-# against the raw BatchWriteItem throughput of the same emulator (docs/benchmarks.md).
+# The issue-4 import benchmark at full size: 1,000 customers x 12 invoices by HTTP through the
+# local stack (json_imports, S3, SQS FIFO, import worker), against the raw BatchWriteItem
+# throughput of the same emulator (docs/benchmarks.md).
 bench-import: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-1000} \
-	  $(GO) test -count=1 -run '^$$' -bench ImportPipeline -benchtime 1x -timeout 60m ./shared/imports
+	  $(GO) test -count=1 -run '^$$' -bench ImportThroughLocalStack -benchtime 1x -timeout 60m ./infra/local
+
+# The issue-6 Metrics API benchmark at full size: every endpoint x interval over two years, by
+# HTTP through the local stack (router, authorizer, handlers, moto), for 1,000 and 10,000
+# customers; p50/p95 latency and the DynamoDB reads of one request (docs/benchmarks.md). Each
+# case samples for METRICS_BENCH_TIME (moto answers a 10,000-customer request in seconds).
+bench-metrics: venv
+	MOTO_SERVER=$(MOTO_SERVER) METRICS_BENCH_SIZES=$${METRICS_BENCH_SIZES:-1000,10000} \
+	  $(GO) test -count=1 -run '^$$' -bench MetricsHTTP -benchtime $${METRICS_BENCH_TIME:-30s} -timeout 180m ./infra/local
 
 # ------------------------------------------------------------------ lint
 

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/infra/provision"
 	"github.com/subsight/subsight/infra/samtemplate"
@@ -49,6 +51,9 @@ type options struct {
 	schedules   map[string]routes.Scheduled
 	// scheduleEvery replaces the period of every Schedule event when positive.
 	scheduleEvery time.Duration
+	// awsConfig, when set, may change the AWS configuration before the functions'
+	// clients are built from it (benchmarks attach their meters there).
+	awsConfig func(*aws.Config)
 }
 
 // stack is the whole service running on one machine.
@@ -136,6 +141,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	awsCfg, err := s.moto.AWSConfig(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if o.awsConfig != nil {
+		o.awsConfig(&awsCfg)
 	}
 	if s.resources, err = provision.Provision(ctx, tpl, awsCfg, provision.Options{}); err != nil {
 		return nil, err
@@ -276,6 +284,9 @@ func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resourc
 		build, ok := o.workers[m.Function]
 		if !ok {
 			return nil, fmt.Errorf("SQS mapping %s -> %s: the function is not in shared/routes.Workers", m.Queue, m.Function)
+		}
+		if build == nil {
+			continue // a benchmark that leaves this queue unpolled
 		}
 		q := res.Queues[m.Queue]
 		out = append(out, &poller{

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -78,7 +79,7 @@ func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
 		}
 		slices.SortFunc(all, func(a, b string) int {
 			if ta, tb := idx.Subscriptions[a], idx.Subscriptions[b]; ta != tb {
-				return compareInt(ta, tb)
+				return cmp.Compare(ta, tb)
 			}
 			return compareStr(a, b)
 		})
@@ -109,16 +110,6 @@ func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
 		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: hasMore})
 		return apigw.JSON(http.StatusOK, body)
 	}}
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func compareStr(a, b string) int {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/subsight/subsight/shared/jobs"
@@ -14,35 +15,67 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// ApplyMessage applies one customer's part of an import and records its status.
-// A returned error is an infrastructure failure: the message is retried and, as
-// every write is keyed by external ids and skipped when unchanged, a retry finishes
-// what an interrupted attempt began. Records that cannot be applied (a missing plan,
-// an external id of another customer) are reported in the status instead.
-func (p *Pipeline) ApplyMessage(ctx context.Context, m Message) (model.ImportCustomerStatus, error) {
-	raw, err := p.Blobs.Get(ctx, m.Key)
-	if err != nil {
-		return model.ImportCustomerStatus{}, fmt.Errorf("imports: read part %s: %w", m.Key, err)
+// The worker applies the customers of a batch together, in rounds of distinct
+// customers: one round reads everything its customers touch in two batch reads,
+// computes each customer's changes in memory, and writes them back with one
+// conditional write per customer where uniqueness or concurrency needs it (a new
+// customer's external id, a changed customer record, the billing index) and batch
+// writes for everything else. Every write is keyed by external ids and skipped when
+// unchanged, so a retry after a crash at any point finishes what the attempt began.
+
+// Delivery is one import message as the queue delivered it.
+type Delivery struct {
+	Message
+	// Redelivered: an earlier attempt may have written the records and died before
+	// asking for the recompute, so the retry asks for it even if it changes nothing.
+	Redelivered bool
+}
+
+// ApplyMessages applies the messages of one round (distinct customers), sends the
+// recompute jobs of the customers that changed, and records their statuses. It
+// returns one error per message: nil when applied (records that cannot be applied
+// are reported in the status), else an infrastructure failure to retry.
+func (p *Pipeline) ApplyMessages(ctx context.Context, ds []Delivery) []error {
+	units := make([]*unit, len(ds))
+	parts, errs := p.loadParts(ctx, ds)
+	for i, d := range ds {
+		units[i] = newUnit(d.Message, parts[i])
+		units[i].err = errs[i]
 	}
-	var part Part
-	if err := json.Unmarshal(raw, &part); err != nil {
-		return model.ImportCustomerStatus{}, fmt.Errorf("imports: bad part %s: %w", m.Key, err)
-	}
-	st, changed, err := p.Apply(ctx, m, part)
-	if err != nil {
-		return st, err
-	}
-	if changed != "" {
-		// The recompute (issue 5) runs on the jobs queue; the import does not wait for it.
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: m.AccountID, CustomerUUID: changed, Nonce: m.ImportID}
-		if err := p.Jobs.Send(ctx, job); err != nil {
-			return st, err
+	p.applyRound(ctx, units)
+
+	var recompute []jobs.Message
+	for i, u := range units {
+		if u.err == nil && (u.changed != "" || ds[i].Redelivered && u.customer.UUID != "") {
+			recompute = append(recompute, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: u.m.AccountID,
+				CustomerUUID: u.customer.UUID, Nonce: u.m.ImportID})
 		}
 	}
-	if err := p.Store.PutImportCustomerStatus(ctx, m.AccountID, m.ImportID, st); err != nil {
-		return st, err
+	if err := p.Jobs.SendBatch(ctx, recompute); err != nil {
+		failAll(units, err)
 	}
-	return st, nil
+	var statuses []store.ImportCustomerStatusWrite
+	for _, u := range units {
+		if u.err == nil {
+			statuses = append(statuses, store.ImportCustomerStatusWrite{AccountID: u.m.AccountID, ImportID: u.m.ImportID, Status: u.st})
+		}
+	}
+	if err := p.Store.PutImportCustomerStatuses(ctx, statuses); err != nil {
+		failAll(units, err)
+	}
+	out := make([]error, len(units))
+	for i, u := range units {
+		out[i] = u.err
+	}
+	return out
+}
+
+// Apply applies one customer's records (the synchronous invoice import uses it);
+// changed is the customer uuid when anything was written.
+func (p *Pipeline) Apply(ctx context.Context, m Message, part Part) (model.ImportCustomerStatus, string, error) {
+	u := newUnit(m, part)
+	p.applyRound(ctx, []*unit{u})
+	return u.st, u.changed, u.err
 }
 
 // MarkFailed records that a customer's message failed every attempt (it goes to the
@@ -56,22 +89,51 @@ func (p *Pipeline) MarkFailed(ctx context.Context, m Message) error {
 		UpdatedAt: p.Now()})
 }
 
-// applyRun is the state of one Apply.
-type applyRun struct {
-	p        *Pipeline
-	m        Message
-	customer model.Customer
-	st       model.ImportCustomerStatus
-	plans    map[string]*model.Plan // by external id; nil = missing
-	invoices map[string]*model.Invoice
-	stored   map[string]model.Invoice
-	subs     map[string]model.Subscription
-	skip     map[string]bool // invoice uuids that belong to another customer
+// loadParts reads each message's part; messages of one S3 object share one read.
+func (p *Pipeline) loadParts(ctx context.Context, ds []Delivery) ([]Part, []error) {
+	objects := map[string][]Part{}
+	objErr := map[string]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, d := range ds {
+		if _, ok := objects[d.Key]; ok {
+			continue
+		}
+		objects[d.Key] = nil
+		wg.Go(func() {
+			var parts []Part
+			raw, err := p.Blobs.Get(ctx, d.Key)
+			if err == nil {
+				err = json.Unmarshal(raw, &parts)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			objects[d.Key], objErr[d.Key] = parts, err
+		})
+	}
+	wg.Wait()
+	parts := make([]Part, len(ds))
+	errs := make([]error, len(ds))
+	for i, d := range ds {
+		list, err := objects[d.Key], objErr[d.Key]
+		switch {
+		case err != nil:
+			errs[i] = fmt.Errorf("imports: read part %s: %w", d.Key, err)
+		case d.Index < 0 || d.Index >= len(list) || list[d.Index].CustomerExternalID != d.CustomerExternalID:
+			errs[i] = fmt.Errorf("imports: part %d of %s is not customer %q", d.Index, d.Key, d.CustomerExternalID)
+		default:
+			parts[i] = list[d.Index]
+		}
+	}
+	return parts, errs
 }
 
-func (r *applyRun) fail(kind *model.KindStatus, externalID, format string, args ...any) {
-	kind.Status = model.RecordsFailed
-	kind.Errors = append(kind.Errors, model.RecordError{ExternalID: externalID, Message: fmt.Sprintf(format, args...)})
+func failAll(units []*unit, err error) {
+	for _, u := range units {
+		if u.err == nil {
+			u.err = err
+		}
+	}
 }
 
 func (p *Pipeline) step(name string) error {
@@ -81,338 +143,227 @@ func (p *Pipeline) step(name string) error {
 	return p.AfterWrite(name)
 }
 
-// Apply applies a part; changed is the customer uuid when anything was written.
-func (p *Pipeline) Apply(ctx context.Context, m Message, part Part) (model.ImportCustomerStatus, string, error) {
-	ok := model.KindStatus{Status: model.RecordsImported}
-	r := &applyRun{p: p, m: m, plans: map[string]*model.Plan{}, invoices: map[string]*model.Invoice{}, skip: map[string]bool{},
-		st: model.ImportCustomerStatus{ExternalID: m.CustomerExternalID, Status: model.RecordsImported, Customers: ok,
-			Invoices: ok, LineItems: ok, Transactions: ok, SubscriptionEvents: ok}}
-	c, created, err := p.Store.UpsertImportedCustomer(ctx, store.ImportedCustomer{AccountID: m.AccountID,
-		DataSourceUUID: m.DataSourceUUID, System: m.System, Currency: m.Currency, ExternalID: m.CustomerExternalID,
-		Record: part.Customer, ID: m.CustomerID}, p.Now())
-	if errors.Is(err, store.ErrNotFound) {
-		msg := fmt.Sprintf("Customer %q does not exist in this data source", m.CustomerExternalID)
-		for _, k := range []*model.KindStatus{&r.st.Customers, &r.st.Invoices, &r.st.LineItems, &r.st.Transactions, &r.st.SubscriptionEvents} {
-			r.fail(k, m.CustomerExternalID, "%s", msg)
+// applyRound applies units of distinct customers, account by account.
+func (p *Pipeline) applyRound(ctx context.Context, units []*unit) {
+	var accounts []string
+	byAccount := map[string][]*unit{}
+	for _, u := range units {
+		if u.err != nil {
+			continue
 		}
-		r.st.Status, r.st.UpdatedAt = model.RecordsFailed, p.Now()
-		return r.st, "", nil
+		if _, ok := byAccount[u.m.AccountID]; !ok {
+			accounts = append(accounts, u.m.AccountID)
+		}
+		byAccount[u.m.AccountID] = append(byAccount[u.m.AccountID], u)
 	}
+	for _, acc := range accounts {
+		p.applyAccount(ctx, acc, byAccount[acc])
+	}
+}
+
+func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*unit) {
+	q := store.ImportStateQuery{AccountID: accountID}
+	for _, u := range units {
+		u.query(&q)
+	}
+	state, err := p.Store.ReadImportState(ctx, q)
 	if err != nil {
-		return r.st, "", err
-	}
-	r.customer = c
-	if err := p.step("customer"); err != nil {
-		return r.st, "", err
-	}
-	wrote, err := r.applyBilling(ctx, part)
-	if err != nil {
-		return r.st, "", err
-	}
-	wroteEvents, err := r.applyEvents(ctx, part.Events)
-	if err != nil {
-		return r.st, "", err
-	}
-	for _, k := range []model.KindStatus{r.st.Customers, r.st.Invoices, r.st.LineItems, r.st.Transactions, r.st.SubscriptionEvents} {
-		if k.Status == model.RecordsFailed {
-			r.st.Status = model.RecordsFailed
-		}
-	}
-	r.st.UpdatedAt = p.Now()
-	changed := ""
-	if created || part.Customer != nil || wrote || wroteEvents {
-		changed = c.UUID
-	}
-	return r.st, changed, nil
-}
-
-// plan resolves a plan of the data source by external id (cached per message).
-func (r *applyRun) plan(ctx context.Context, externalID string) (*model.Plan, error) {
-	if pl, ok := r.plans[externalID]; ok {
-		return pl, nil
-	}
-	pl, err := r.p.Store.GetPlanByExternalID(ctx, r.m.AccountID, r.m.DataSourceUUID, externalID)
-	if errors.Is(err, store.ErrNotFound) {
-		r.plans[externalID] = nil
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	r.plans[externalID] = &pl
-	return &pl, nil
-}
-
-// applyBilling merges the part's invoices, line items and transactions into the
-// stored invoices and derives the subscriptions, then writes the index (with plan
-// references) first and the changed invoices and subscriptions after it.
-func (r *applyRun) applyBilling(ctx context.Context, part Part) (bool, error) {
-	acc, ds := r.m.AccountID, r.m.DataSourceUUID
-	var uuids, subUUIDs []string
-	for _, inv := range part.Invoices {
-		uuids = append(uuids, model.InvoiceUUID(acc, ds, inv.ExternalID))
-	}
-	for _, li := range part.LineItems {
-		uuids = append(uuids, model.InvoiceUUID(acc, ds, li.InvoiceExternalID))
-		if li.SubscriptionExternalID != "" {
-			subUUIDs = append(subUUIDs, model.SubscriptionUUID(acc, ds, li.SubscriptionExternalID))
-		}
-	}
-	for _, t := range part.Transactions {
-		uuids = append(uuids, model.InvoiceUUID(acc, ds, t.InvoiceExternalID))
-	}
-	if len(uuids) == 0 {
-		return false, nil
-	}
-	var err error
-	if r.stored, err = r.p.Store.GetInvoices(ctx, acc, uuids); err != nil {
-		return false, err
-	}
-	if r.subs, err = r.p.Store.GetSubscriptions(ctx, acc, subUUIDs); err != nil {
-		return false, err
-	}
-	now := r.p.Now()
-	for _, in := range part.Invoices {
-		r.mergeInvoice(in, now)
-	}
-	for _, li := range part.LineItems {
-		if err := r.mergeLineItem(ctx, li); err != nil {
-			return false, err
-		}
-	}
-	for _, t := range part.Transactions {
-		r.mergeTransaction(t)
-	}
-	changedInvoices := r.changedInvoices(now)
-	changedSubs := r.deriveSubscriptions(changedInvoices, now)
-	if len(changedInvoices) == 0 && len(changedSubs) == 0 {
-		return false, nil
-	}
-	if err := r.saveIndex(ctx, changedInvoices, changedSubs); err != nil {
-		return false, err
-	}
-	if err := r.p.step("index"); err != nil {
-		return false, err
-	}
-	for i, err := range r.p.Store.PutSubscriptions(ctx, changedSubs) {
-		if errors.Is(err, store.ErrOwnedElsewhere) {
-			r.fail(&r.st.LineItems, changedSubs[i].ExternalID, "Subscription %q belongs to another customer", changedSubs[i].ExternalID)
-		} else if err != nil {
-			return false, err
-		}
-	}
-	if err := r.p.step("subscriptions"); err != nil {
-		return false, err
-	}
-	for i, err := range r.p.Store.PutInvoices(ctx, changedInvoices) {
-		if errors.Is(err, store.ErrOwnedElsewhere) {
-			r.fail(&r.st.Invoices, changedInvoices[i].ExternalID, "Invoice %q belongs to another customer", changedInvoices[i].ExternalID)
-		} else if err != nil {
-			return false, err
-		}
-		if err := r.p.step("invoice"); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// target returns the working copy of an invoice the customer owns, or nil.
-func (r *applyRun) target(externalID string) *model.Invoice {
-	uuid := model.InvoiceUUID(r.m.AccountID, r.m.DataSourceUUID, externalID)
-	if inv, ok := r.invoices[uuid]; ok {
-		return inv
-	}
-	if r.skip[uuid] {
-		return nil
-	}
-	stored, ok := r.stored[uuid]
-	if !ok {
-		return nil
-	}
-	if stored.CustomerUUID != r.customer.UUID {
-		r.skip[uuid] = true
-		return nil
-	}
-	inv := cloneInvoice(stored)
-	r.invoices[uuid] = &inv
-	return &inv
-}
-
-func cloneInvoice(inv model.Invoice) model.Invoice {
-	inv.LineItems = slices.Clone(inv.LineItems)
-	inv.Transactions = slices.Clone(inv.Transactions)
-	return inv
-}
-
-func (r *applyRun) mergeInvoice(in model.ImportInvoice, now time.Time) {
-	uuid := model.InvoiceUUID(r.m.AccountID, r.m.DataSourceUUID, in.ExternalID)
-	inv := r.target(in.ExternalID)
-	if inv == nil && r.skip[uuid] {
-		r.fail(&r.st.Invoices, in.ExternalID, "Invoice %q belongs to another customer", in.ExternalID)
+		failAll(units, err)
 		return
 	}
-	if inv == nil {
-		inv = &model.Invoice{AccountID: r.m.AccountID, UUID: uuid, DataSourceUUID: r.m.DataSourceUUID,
-			CustomerUUID: r.customer.UUID, ExternalID: in.ExternalID, CreatedAt: now,
-			LineItems: []model.LineItem{}, Transactions: []model.Transaction{}}
-		r.invoices[uuid] = inv
+	now := p.Now()
+	p.resolveCustomers(ctx, units, state, now)
+	if err := p.step("customer"); err != nil {
+		failAll(units, err)
+		return
 	}
-	inv.CustomerExternalID = r.m.CustomerExternalID
-	inv.Date, inv.DueDate, inv.Currency, inv.CollectionMethod = in.Date, in.DueDate, in.Currency, in.CollectionMethod
+	var records store.ImportedRecords
+	for _, u := range live(units) {
+		u.mergeBilling(state, now)
+		u.mergeEvents(state, now)
+		u.nextIndex()
+	}
+	p.writeIndexes(ctx, live(units))
+	if err := p.step("index"); err != nil {
+		failAll(units, err)
+		return
+	}
+	for _, u := range live(units) {
+		if u.create {
+			records.NewCustomers = append(records.NewCustomers, u.customer)
+		}
+		if u.reserve && u.indexChanged {
+			records.NewIndexes = append(records.NewIndexes, u.index)
+		}
+		records.Invoices = append(records.Invoices, u.changedInvoices...)
+		records.Subscriptions = append(records.Subscriptions, u.changedSubs...)
+		records.Events = append(records.Events, u.changedEvents...)
+	}
+	if err := p.Store.PutImportedRecords(ctx, records); err != nil {
+		failAll(units, err)
+		return
+	}
+	if err := p.step("records"); err != nil {
+		failAll(units, err)
+		return
+	}
+	for _, u := range units {
+		u.finish(now)
+	}
 }
 
-func (r *applyRun) mergeLineItem(ctx context.Context, in model.ImportLineItem) error {
-	inv := r.target(in.InvoiceExternalID)
-	id := in.ExternalID
-	if id == "" {
-		id = in.InvoiceExternalID
+// live are the units still being applied.
+func live(units []*unit) []*unit {
+	var out []*unit
+	for _, u := range units {
+		if u.err == nil && !u.done {
+			out = append(out, u)
+		}
 	}
-	if inv == nil {
-		r.fail(&r.st.LineItems, id, "Invoice %q of this line item does not exist for this customer", in.InvoiceExternalID)
-		return nil
+	return out
+}
+
+// resolveCustomers finds or creates each unit's customer: the reservations of new
+// external ids and the changed customer records are conditional writes, in parallel.
+func (p *Pipeline) resolveCustomers(ctx context.Context, units []*unit, state store.ImportState, now time.Time) {
+	seen := map[string]bool{}
+	for _, u := range units {
+		cs := state.Customers[u.ref()]
+		derived := store.ImportedCustomerUUID(u.m.AccountID, u.m.DataSourceUUID, u.m.CustomerExternalID)
+		switch {
+		case cs.Customer != nil:
+			u.customer = *cs.Customer
+			if u.part.Customer != nil {
+				next := u.customer
+				next.Tags = slices.Clone(u.customer.Tags)
+				if applyImportedFields(&next, *u.part.Customer) {
+					old := u.customer
+					u.saveFrom, u.customer = &old, next
+				}
+			}
+		case u.part.Customer == nil:
+			u.failCustomer(fmt.Sprintf("Customer %q does not exist in this data source", u.m.CustomerExternalID))
+			continue
+		case cs.Reserved && cs.UUID != derived:
+			u.err = fmt.Errorf("imports: customer %q is reserved for %s, which does not exist", u.m.CustomerExternalID, cs.UUID)
+			continue
+		default:
+			// New, or its creation crashed after the reservation: create it (again).
+			u.create, u.reserve = true, !cs.Reserved
+			u.customer = newImportedCustomer(u.m, derived, u.m.CustomerID, *u.part.Customer, now)
+		}
+		if seen[u.customer.UUID] {
+			// Two external ids of one merged customer in one round: the later one waits.
+			u.err = fmt.Errorf("imports: customer %s is already being applied in this batch", u.customer.UUID)
+			continue
+		}
+		seen[u.customer.UUID] = true
+		u.state = cs
 	}
-	li := model.LineItem{Key: model.LineItemKey(in.ExternalID, in.Position), LineItemFields: in.LineItemFields}
-	li.UUID = model.LineItemUUID(inv.UUID, li.Key)
-	if in.PlanExternalID != "" && (in.Type == "subscription" || in.Type == "trial") {
-		pl, err := r.plan(ctx, in.PlanExternalID)
+	var wg sync.WaitGroup
+	for _, u := range live(units) {
+		if !u.reserve && u.saveFrom == nil && !(u.create && u.customer.ID == 0) {
+			continue
+		}
+		wg.Go(func() { u.err = p.writeCustomer(ctx, u) })
+	}
+	wg.Wait()
+}
+
+func (p *Pipeline) writeCustomer(ctx context.Context, u *unit) error {
+	if u.create && u.customer.ID == 0 {
+		id, err := p.Store.NextCustomerID(ctx, u.m.AccountID)
 		if err != nil {
 			return err
 		}
-		if pl == nil {
-			r.fail(&r.st.LineItems, id, "Plan %q does not exist in this data source", in.PlanExternalID)
-			return nil
-		}
-		li.PlanUUID = pl.UUID
+		u.customer.ID = id
 	}
-	if in.SubscriptionExternalID != "" {
-		li.SubscriptionUUID = model.SubscriptionUUID(r.m.AccountID, r.m.DataSourceUUID, in.SubscriptionExternalID)
-		if sub, ok := r.subs[li.SubscriptionUUID]; ok && sub.CustomerUUID != r.customer.UUID {
-			r.fail(&r.st.LineItems, id, "Subscription %q belongs to another customer", in.SubscriptionExternalID)
-			return nil
-		}
+	if u.reserve {
+		// ErrConflict: another customer took the external id since the read; the retry
+		// finds it and updates that customer.
+		return p.Store.ReserveImportedCustomer(ctx, u.m.AccountID, u.m.DataSourceUUID, u.m.CustomerExternalID, u.customer.UUID)
 	}
-	inv.UpsertLineItem(li)
+	if u.saveFrom != nil {
+		if err := p.Store.SaveCustomer(ctx, *u.saveFrom, u.customer); err != nil {
+			return fmt.Errorf("imports: save customer %s: %w", u.customer.UUID, err)
+		}
+		u.customer.Version = u.saveFrom.Version + 1
+	}
 	return nil
 }
 
-func (r *applyRun) mergeTransaction(in model.ImportTransaction) {
-	inv := r.target(in.InvoiceExternalID)
-	id := in.ExternalID
-	if id == "" {
-		id = in.InvoiceExternalID
-	}
-	if inv == nil {
-		r.fail(&r.st.Transactions, id, "Invoice %q of this transaction does not exist for this customer", in.InvoiceExternalID)
-		return
-	}
-	t := model.Transaction{Key: model.LineItemKey(in.ExternalID, in.Position), TransactionFields: in.TransactionFields}
-	t.UUID = model.TransactionUUID(inv.UUID, t.Key)
-	if t.Result == "successful" && model.ExcessPayment(inv.Total(), inv.Settled(t.Type, t.Key), t.AmountInCents) {
-		r.fail(&r.st.Transactions, id, "The %ss of invoice %q would add up to more than its amount", t.Type, in.InvoiceExternalID)
-		return
-	}
-	inv.UpsertTransaction(t)
-}
-
-// changedInvoices are the working invoices that differ from what is stored.
-func (r *applyRun) changedInvoices(now time.Time) []model.Invoice {
-	var out []model.Invoice
-	for uuid, inv := range r.invoices {
-		if old, ok := r.stored[uuid]; ok {
-			inv.UpdatedAt = old.UpdatedAt
-			if reflect.DeepEqual(normalize(old), normalize(*inv)) {
-				continue
-			}
-		}
-		inv.UpdatedAt = now
-		out = append(out, *inv)
-	}
-	slices.SortFunc(out, func(a, b model.Invoice) int { return a.Date.Compare(b.Date) })
-	return out
-}
-
-// normalize makes a stored and a merged invoice comparable (times in UTC, empty
-// slices equal to nil).
-func normalize(inv model.Invoice) model.Invoice {
-	b, _ := json.Marshal(inv)
-	var out model.Invoice
-	_ = json.Unmarshal(b, &out)
-	if len(out.LineItems) == 0 {
-		out.LineItems = nil
-	}
-	if len(out.Transactions) == 0 {
-		out.Transactions = nil
-	}
-	return out
-}
-
-// deriveSubscriptions folds the subscription line items of the changed invoices into
-// their subscriptions and returns those that changed.
-func (r *applyRun) deriveSubscriptions(changed []model.Invoice, now time.Time) []model.Subscription {
-	work := map[string]*model.Subscription{}
-	var order []string
-	for _, inv := range changed {
-		for _, li := range inv.LineItems {
-			if li.SubscriptionUUID == "" || li.PlanUUID == "" {
-				continue
-			}
-			sub, ok := work[li.SubscriptionUUID]
-			if !ok {
-				s, found := r.subs[li.SubscriptionUUID]
-				if !found {
-					s = model.Subscription{AccountID: r.m.AccountID, UUID: li.SubscriptionUUID, DataSourceUUID: r.m.DataSourceUUID,
-						CustomerUUID: r.customer.UUID, ExternalID: li.SubscriptionExternalID, CreatedAt: now}
-				}
-				s.CancellationDates = slices.Clone(s.CancellationDates)
-				sub = &s
-				work[li.SubscriptionUUID] = sub
-				order = append(order, li.SubscriptionUUID)
-			}
-			sub.ApplyLineItem(li)
-		}
-	}
-	var out []model.Subscription
-	for _, uuid := range order {
-		sub := work[uuid]
-		if old, ok := r.subs[uuid]; ok && reflect.DeepEqual(old, *sub) {
+// writeIndexes takes the plan references the new index entries need (one update per
+// plan for the whole round) and writes each changed index of an existing customer
+// conditionally on its version; the index of a customer whose external id this round
+// reserved goes with the records (nobody else can know it yet). A crash after the
+// references and before the index leaves one reference too many, which only keeps
+// the plan protected.
+func (p *Pipeline) writeIndexes(ctx context.Context, units []*unit) {
+	type planRef struct{ ds, plan string }
+	refs := map[planRef][]*unit{}
+	var order []planRef
+	for _, u := range units {
+		if !u.indexChanged {
 			continue
 		}
-		sub.UpdatedAt = now
-		out = append(out, *sub)
+		for plan, ds := range u.index.Plans {
+			if _, had := u.state.Index.Plans[plan]; had {
+				continue
+			}
+			r := planRef{ds, plan}
+			if _, ok := refs[r]; !ok {
+				order = append(order, r)
+			}
+			refs[r] = append(refs[r], u)
+		}
 	}
-	return out
+	for _, r := range order {
+		err := p.Store.AddPlanReferences(ctx, units[0].m.AccountID, r.ds, r.plan, len(refs[r]))
+		if errors.Is(err, store.ErrNotFound) {
+			err = fmt.Errorf("imports: plan %s was deleted during the import", r.plan)
+		}
+		if err != nil {
+			failAll(refs[r], err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, u := range live(units) {
+		if u.indexChanged && !u.reserve {
+			wg.Go(func() { u.err = p.saveIndex(ctx, u) })
+		}
+	}
+	wg.Wait()
 }
 
-// saveIndex adds the changed invoices, subscriptions and their plans to the
-// customer's index, re-reading it when another writer changed it meanwhile.
-func (r *applyRun) saveIndex(ctx context.Context, invs []model.Invoice, subs []model.Subscription) error {
+// saveIndex writes the unit's index; when another writer changed it since the read,
+// it re-reads it and adds the unit's entries again (referencing plans that are new
+// to the fresh index one by one).
+func (p *Pipeline) saveIndex(ctx context.Context, u *unit) error {
+	old, next := u.state.Index, u.index
 	for attempt := 0; attempt < 5; attempt++ {
-		old, err := r.p.Store.GetBillingIndex(ctx, r.m.AccountID, r.customer.UUID)
-		if err != nil {
-			return err
-		}
-		next := old.Clone()
-		for _, inv := range invs {
-			next.Invoices[inv.UUID] = inv.Date.Unix()
-			for _, li := range inv.LineItems {
-				if li.PlanUUID != "" {
-					next.Plans[li.PlanUUID] = inv.DataSourceUUID
-				}
-			}
-		}
-		for _, s := range subs {
-			if _, ok := next.Subscriptions[s.UUID]; !ok {
-				next.Subscriptions[s.UUID] = s.CreatedAt.UnixNano()
-			}
-		}
-		if reflect.DeepEqual(old, next) {
-			return nil
-		}
-		err = r.p.Store.SaveBillingIndex(ctx, old, next)
+		err := p.Store.PutBillingIndex(ctx, old, next)
 		if !errors.Is(err, store.ErrConflict) {
 			return err
 		}
+		fresh, err := p.Store.GetBillingIndex(ctx, u.m.AccountID, u.customer.UUID)
+		if err != nil {
+			return err
+		}
+		extended := u.extend(fresh)
+		for plan, ds := range extended.Plans {
+			if _, counted := next.Plans[plan]; counted {
+				continue
+			}
+			if _, had := fresh.Plans[plan]; !had {
+				if err := p.Store.MarkPlanReferenced(ctx, u.m.AccountID, ds, plan); err != nil {
+					return err
+				}
+			}
+		}
+		if reflect.DeepEqual(fresh, extended) {
+			return nil
+		}
+		old, next = fresh, extended
 	}
 	return errors.New("imports: the customer's index kept changing")
 }

@@ -6,18 +6,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/blobs"
+	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -87,7 +85,13 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 	return imp, nil
 }
 
-// queue stores each part in S3 and sends its message, in payload order.
+// partsPerObject is how many customers' parts share one S3 object: the worker reads
+// a batch of ten messages (the event source's batch size) with one GetObject when the
+// batch holds consecutive customers, as a FIFO queue mostly delivers them.
+const partsPerObject = 10
+
+// queue stores the parts in S3, ten per object, and sends one message per customer,
+// in payload order.
 func (p *Pipeline) queue(ctx context.Context, acc model.Account, ds model.DataSource, imp model.Import, parts []Part) error {
 	if len(parts) == 0 {
 		return nil
@@ -99,76 +103,42 @@ func (p *Pipeline) queue(ctx context.Context, acc model.Account, ds model.DataSo
 	if err != nil {
 		return err
 	}
-	msgs := make([]Message, len(parts))
-	errs := make([]error, len(parts))
+	msgs := make([]fifo.Message, len(parts))
+	objects := (len(parts) + partsPerObject - 1) / partsPerObject
+	errs := make([]error, objects)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, uploadConcurrency)
-	for i, part := range parts {
-		msgs[i] = Message{Version: messageVersion, AccountID: acc.ID, DataSourceUUID: ds.UUID, ImportID: imp.ID,
-			CustomerExternalID: part.CustomerExternalID, Key: blobs.ImportKey(acc.ID, ds.UUID, imp.ID, strconv.Itoa(i)),
-			CustomerID: last - int64(len(parts)-1-i), System: ds.System, Currency: acc.Currency}
+	for o := range objects {
+		key := blobs.ImportKey(acc.ID, ds.UUID, imp.ID, strconv.Itoa(o))
+		chunk := parts[o*partsPerObject : min((o+1)*partsPerObject, len(parts))]
+		for j, part := range chunk {
+			i := o*partsPerObject + j
+			m := Message{Version: messageVersion, AccountID: acc.ID, DataSourceUUID: ds.UUID, ImportID: imp.ID,
+				CustomerExternalID: part.CustomerExternalID, Key: key, Index: j,
+				CustomerID: last - int64(len(parts)-1-i), System: ds.System, Currency: acc.Currency}
+			body, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			msgs[i] = fifo.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			body, err := json.Marshal(part)
+			body, err := json.Marshal(chunk)
 			if err == nil {
-				err = p.Blobs.Put(ctx, msgs[i].Key, body)
+				err = p.Blobs.Put(ctx, key, body)
 			}
-			errs[i] = err
+			errs[o] = err
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	for start := 0; start < len(msgs); start += 10 {
-		if err := p.send(ctx, msgs[start:min(start+10, len(msgs))]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *Pipeline) send(ctx context.Context, msgs []Message) error {
-	entries := make([]sqstypes.SendMessageBatchRequestEntry, len(msgs))
-	for i, m := range msgs {
-		body, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		entries[i] = sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(body)),
-			MessageGroupId: aws.String(m.Group()), MessageDeduplicationId: aws.String(m.DedupID())}
-	}
-	for attempt := 0; len(entries) > 0; attempt++ {
-		if attempt == 5 {
-			return fmt.Errorf("imports: %d messages not accepted by the queue", len(entries))
-		}
-		out, err := p.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: &p.QueueURL, Entries: entries})
-		if err != nil {
-			return err
-		}
-		if len(out.Failed) == 0 {
-			return nil
-		}
-		// Resend only the failed entries; the order within a group is kept because a
-		// customer has one message per import.
-		failed := map[string]bool{}
-		for _, f := range out.Failed {
-			if f.SenderFault {
-				return fmt.Errorf("imports: queue refused a message: %s", aws.ToString(f.Message))
-			}
-			failed[aws.ToString(f.Id)] = true
-		}
-		var retry []sqstypes.SendMessageBatchRequestEntry
-		for _, e := range entries {
-			if failed[aws.ToString(e.Id)] {
-				retry = append(retry, e)
-			}
-		}
-		entries = retry
-		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
-	}
-	return nil
+	// A customer has one message per import, so resending failed entries keeps each
+	// group's order.
+	return fifo.Send(ctx, p.SQS, p.QueueURL, msgs)
 }

@@ -21,8 +21,9 @@ type Message struct {
 	DataSourceUUID     string `json:"data_source_uuid"`
 	ImportID           string `json:"import_id"`
 	CustomerExternalID string `json:"customer_external_id"`
-	// Key is the S3 key of the customer's Part.
-	Key string `json:"key"`
+	// Key is the S3 object that holds the customer's Part, at Index in its list of parts.
+	Key   string `json:"key"`
+	Index int    `json:"index"`
 	// CustomerID is an integer id reserved for the customer in case it is new.
 	CustomerID int64 `json:"customer_id,omitempty"`
 	// System and Currency are what a new customer needs from its data source and account.
@@ -30,7 +31,7 @@ type Message struct {
 	Currency string `json:"currency"`
 }
 
-const messageVersion = 1
+const messageVersion = 2
 
 // Group is the FIFO message group: one data source and customer external id, so a
 // customer's imports apply one after the other and different customers in parallel.

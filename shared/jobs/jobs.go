@@ -11,6 +11,8 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/subsight/subsight/shared/fifo"
 )
 
 // Job types.
@@ -73,6 +75,25 @@ func (q *Queue) Send(ctx context.Context, m Message) error {
 		MessageDeduplicationId: &dedup,
 	})
 	return err
+}
+
+// SendBatch enqueues several jobs with one request per ten.
+func (q *Queue) SendBatch(ctx context.Context, ms []Message) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	if q.url == "" {
+		return fmt.Errorf("jobs: JOBS_QUEUE_URL is not configured")
+	}
+	out := make([]fifo.Message, len(ms))
+	for i, m := range ms {
+		body, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		out[i] = fifo.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
+	}
+	return fifo.Send(ctx, q.client, q.url, out)
 }
 
 // Decode reads a job from a message body.

@@ -25,12 +25,13 @@ const (
 
 // Entity types (values of the "et" attribute).
 const (
-	TypeAccount    = "account"
-	TypeAPIKey     = "api_key"
-	TypeMember     = "member"
-	TypeDataSource = "data_source"
-	TypeCounter    = "counter"
-	TypeJob        = "job"
+	TypeAccount      = "account"
+	TypeAPIKey       = "api_key"
+	TypeAPIKeyLookup = "api_key_lookup"
+	TypeMember       = "member"
+	TypeDataSource   = "data_source"
+	TypeCounter      = "counter"
+	TypeJob          = "job"
 )
 
 const sep = "#"
@@ -51,9 +52,10 @@ func APIKey(accountID, keyID string) Key { return Key{PK: accountID, SK: "APIKEY
 // APIKeyPrefix selects all API keys of an account (within AccountPartition).
 const APIKeyPrefix = "APIKEY" + sep
 
-// APIKeyLookup is the GSI1 partition that finds a key by its hash; it is removed when
-// the key is revoked, so a revoked key cannot be found.
-func APIKeyLookup(hash string) string { return "APIKEYHASH" + sep + hash }
+// APIKeyByHash is the item that finds a key by its hash (one GetItem per request of
+// the authorizer); it is removed when the key is revoked, so a revoked key cannot be
+// found.
+func APIKeyByHash(hash string) Key { return Key{PK: "APIKEYHASH" + sep + hash, SK: "APIKEY"} }
 
 // Member is a team member, by e-mail (case-insensitive).
 func Member(accountID, email string) Key {

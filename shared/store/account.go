@@ -91,8 +91,6 @@ type apiKeyItem struct {
 	PK        string     `dynamodbav:"PK"`
 	SK        string     `dynamodbav:"SK"`
 	ET        string     `dynamodbav:"et"`
-	GSI1PK    string     `dynamodbav:"GSI1PK,omitempty"`
-	GSI1SK    string     `dynamodbav:"GSI1SK,omitempty"`
 	AccountID string     `dynamodbav:"account_id"`
 	ID        string     `dynamodbav:"id"`
 	Hash      string     `dynamodbav:"hash"`
@@ -100,12 +98,27 @@ type apiKeyItem struct {
 	RevokedAt *time.Time `dynamodbav:"revoked_at,omitempty"`
 }
 
-// CreateAPIKey stores the hash of a new key and returns the key's id.
+// apiKeyLookupItem finds an unrevoked key's account from the key's hash.
+type apiKeyLookupItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	ET        string `dynamodbav:"et"`
+	AccountID string `dynamodbav:"account_id"`
+	ID        string `dynamodbav:"id"`
+}
+
+// CreateAPIKey stores the hash of a new key and returns the key's id: the lookup item
+// the authorizer reads, then the key in the account's partition (a crash in between
+// leaves a usable key the account does not list; the admin command reports failure
+// and creates another).
 func (s *Store) CreateAPIKey(ctx context.Context, accountID, hash string) (string, error) {
 	id := uuid.NewString()
+	lk := keys.APIKeyByHash(hash)
+	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id}); err != nil {
+		return "", err
+	}
 	k := keys.APIKey(accountID, id)
 	err := s.putNew(ctx, apiKeyItem{PK: k.PK, SK: k.SK, ET: keys.TypeAPIKey,
-		GSI1PK: keys.APIKeyLookup(hash), GSI1SK: keys.TypeAPIKey,
 		AccountID: accountID, ID: id, Hash: hash, CreatedAt: s.now()})
 	return id, err
 }
@@ -123,14 +136,23 @@ func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]model.APIK
 	return out, nil
 }
 
-// RevokeAPIKey marks a key revoked and drops it from the lookup index, so the
-// authorizer can no longer find it.
+// RevokeAPIKey removes the key's lookup item, so the authorizer can no longer find
+// it, then marks the key revoked (in that order: a crash in between leaves a key that
+// no longer works, and revoking again completes it).
 func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
+	var it apiKeyItem
+	if err := s.get(ctx, keys.APIKey(accountID, keyID), &it); err != nil {
+		return err
+	}
+	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
+		Key: keyAttrs(keys.APIKeyByHash(it.Hash)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
+		return err
+	}
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 keyAttrs(keys.APIKey(accountID, keyID)),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
-		UpdateExpression:    aws.String("SET revoked_at = :t REMOVE GSI1PK, GSI1SK"),
+		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":t": &types.AttributeValueMemberS{Value: s.now().Format(time.RFC3339Nano)},
 		},
@@ -139,31 +161,11 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 	return notFoundOnCondition(err)
 }
 
-// AccountForKeyHash finds the account that owns an unrevoked key.
+// AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
 func (s *Store) AccountForKeyHash(ctx context.Context, hash string) (string, error) {
-	res, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName:              &s.table,
-		IndexName:              aws.String(keys.GSI1),
-		KeyConditionExpression: aws.String("GSI1PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: keys.APIKeyLookup(hash)},
-		},
-		Limit:                  aws.Int32(1),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
+	var it apiKeyLookupItem
+	if err := s.get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
 		return "", err
-	}
-	if len(res.Items) == 0 {
-		return "", ErrNotFound
-	}
-	var it apiKeyItem
-	if err := attributevalue.UnmarshalMap(res.Items[0], &it); err != nil {
-		return "", err
-	}
-	// The index is eventually consistent: a revocation may not have reached it yet.
-	if it.RevokedAt != nil || it.Hash != hash || !keys.OwnedBy(it.PK, it.AccountID) {
-		return "", ErrNotFound
 	}
 	return it.AccountID, nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -16,19 +17,7 @@ func (idx BillingIndex) SortedInvoiceUUIDs() []string {
 		uuids = append(uuids, u)
 	}
 	slices.SortFunc(uuids, func(a, b string) int {
-		if da, db := idx.Invoices[a], idx.Invoices[b]; da != db {
-			if da < db {
-				return -1
-			}
-			return 1
-		}
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(idx.Invoices[a], idx.Invoices[b]), cmp.Compare(a, b))
 	})
 	return uuids
 }

@@ -36,34 +36,42 @@ type BillingIndex struct {
 }
 
 type billingIndexItem struct {
-	PK       string            `dynamodbav:"PK"`
-	SK       string            `dynamodbav:"SK"`
-	ET       string            `dynamodbav:"et"`
-	Invoices map[string]int64  `dynamodbav:"inv"`
-	Subs     map[string]int64  `dynamodbav:"sub"`
-	Plans    map[string]string `dynamodbav:"pl"`
-	Events   map[string]int64  `dynamodbav:"ev,omitempty"`
-	Version  int64             `dynamodbav:"v"`
+	PK       string                    `dynamodbav:"PK"`
+	SK       string                    `dynamodbav:"SK"`
+	ET       string                    `dynamodbav:"et"`
+	Invoices packed[map[string]int64]  `dynamodbav:"inv"`
+	Subs     packed[map[string]int64]  `dynamodbav:"sub"`
+	Plans    packed[map[string]string] `dynamodbav:"pl"`
+	Events   packed[map[string]int64]  `dynamodbav:"ev"`
+	Version  int64                     `dynamodbav:"v"`
 }
 
 // GetBillingIndex reads a customer's index; an absent one is empty with Version 0.
 func (s *Store) GetBillingIndex(ctx context.Context, accountID, customerUUID string) (BillingIndex, error) {
-	idx := BillingIndex{AccountID: accountID, CustomerUUID: customerUUID,
-		Invoices: map[string]int64{}, Subscriptions: map[string]int64{}, Plans: map[string]string{}, Events: map[string]int64{}}
 	var it billingIndexItem
 	err := s.get(ctx, keys.BillingIndex(accountID, customerUUID), &it)
 	if err == ErrNotFound {
-		return idx, nil
+		return emptyBillingIndex(accountID, customerUUID), nil
 	}
 	if err != nil {
-		return idx, err
+		return emptyBillingIndex(accountID, customerUUID), err
 	}
-	maps.Copy(idx.Invoices, it.Invoices)
-	maps.Copy(idx.Subscriptions, it.Subs)
-	maps.Copy(idx.Plans, it.Plans)
-	maps.Copy(idx.Events, it.Events)
+	return it.index(accountID, customerUUID), nil
+}
+
+func emptyBillingIndex(accountID, customerUUID string) BillingIndex {
+	return BillingIndex{AccountID: accountID, CustomerUUID: customerUUID,
+		Invoices: map[string]int64{}, Subscriptions: map[string]int64{}, Plans: map[string]string{}, Events: map[string]int64{}}
+}
+
+func (it billingIndexItem) index(accountID, customerUUID string) BillingIndex {
+	idx := emptyBillingIndex(accountID, customerUUID)
+	maps.Copy(idx.Invoices, it.Invoices.V)
+	maps.Copy(idx.Subscriptions, it.Subs.V)
+	maps.Copy(idx.Plans, it.Plans.V)
+	maps.Copy(idx.Events, it.Events.V)
 	idx.Version = it.Version
-	return idx, nil
+	return idx
 }
 
 // Clone returns a copy that can be changed without touching idx.
@@ -83,20 +91,6 @@ func (idx BillingIndex) Clone() BillingIndex {
 // transaction (which would double the write units; moto also copies the whole table
 // for every transaction).
 func (s *Store) SaveBillingIndex(ctx context.Context, old, next BillingIndex) error {
-	k := keys.BillingIndex(next.AccountID, next.CustomerUUID)
-	av, err := attributevalue.MarshalMap(billingIndexItem{PK: k.PK, SK: k.SK, ET: keys.TypeBillingIndex,
-		Invoices: next.Invoices, Subs: next.Subscriptions, Plans: next.Plans, Events: next.Events, Version: old.Version + 1})
-	if err != nil {
-		return err
-	}
-	in := &dynamodb.PutItemInput{TableName: &s.table, Item: av, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
-	if old.Version == 0 {
-		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
-	} else {
-		in.ConditionExpression = aws.String("v = :v")
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{
-			":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(old.Version, 10)}}
-	}
 	var added []string
 	for plan, ds := range next.Plans {
 		if _, had := old.Plans[plan]; had {
@@ -112,9 +106,9 @@ func (s *Store) SaveBillingIndex(ctx context.Context, old, next BillingIndex) er
 		}
 		added = append(added, plan)
 	}
-	if _, err := s.db.PutItem(ctx, in); err != nil {
+	if err := s.PutBillingIndex(ctx, old, next); err != nil {
 		s.undoReferences(ctx, next, added)
-		return conflict(err)
+		return err
 	}
 	for plan, ds := range old.Plans {
 		if _, keeps := next.Plans[plan]; !keeps {
@@ -124,6 +118,33 @@ func (s *Store) SaveBillingIndex(ctx context.Context, old, next BillingIndex) er
 		}
 	}
 	return nil
+}
+
+// PutBillingIndex writes next over old, conditional on old's version (ErrConflict
+// when another writer got there first), and leaves the plan references to the
+// caller: the import worker takes them for a whole batch at once (AddPlanReferences).
+func (s *Store) PutBillingIndex(ctx context.Context, old, next BillingIndex) error {
+	av, err := attributevalue.MarshalMap(newBillingIndexItem(next, old.Version+1))
+	if err != nil {
+		return err
+	}
+	in := &dynamodb.PutItemInput{TableName: &s.table, Item: av, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	if old.Version == 0 {
+		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
+	} else {
+		in.ConditionExpression = aws.String("v = :v")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{
+			":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(old.Version, 10)}}
+	}
+	_, err = s.db.PutItem(ctx, in)
+	return conflict(err)
+}
+
+func newBillingIndexItem(idx BillingIndex, version int64) billingIndexItem {
+	k := keys.BillingIndex(idx.AccountID, idx.CustomerUUID)
+	return billingIndexItem{PK: k.PK, SK: k.SK, ET: keys.TypeBillingIndex,
+		Invoices: packed[map[string]int64]{idx.Invoices}, Subs: packed[map[string]int64]{idx.Subscriptions},
+		Plans: packed[map[string]string]{idx.Plans}, Events: packed[map[string]int64]{idx.Events}, Version: version}
 }
 
 // undoReferences releases references taken for an index write that did not happen

@@ -18,65 +18,66 @@ import (
 // ErrOwnedElsewhere: the external id belongs to an object of another customer.
 var ErrOwnedElsewhere = errors.New("external id used by another customer")
 
-// invoiceItem is one invoice with its line items and transactions embedded, so that an
-// invoice costs one item write however many lines it has. Embedded attribute names
-// are short because every byte of them is paid on every write.
+// invoiceItem is one invoice with its line items and transactions embedded (packed
+// as JSON), so that an invoice costs one item write however many lines it has.
+// Embedded field names are short because every byte of them is paid on every write.
 type invoiceItem struct {
-	PK                 string     `dynamodbav:"PK"`
-	SK                 string     `dynamodbav:"SK"`
-	ET                 string     `dynamodbav:"et"`
-	UUID               string     `dynamodbav:"uuid"`
-	DataSourceUUID     string     `dynamodbav:"ds"`
-	CustomerUUID       string     `dynamodbav:"customer_uuid"`
-	CustomerExternalID string     `dynamodbav:"cx"`
-	ExternalID         string     `dynamodbav:"x"`
-	Date               time.Time  `dynamodbav:"d"`
-	DueDate            *time.Time `dynamodbav:"dd,omitempty"`
-	Currency           string     `dynamodbav:"cur"`
-	CollectionMethod   string     `dynamodbav:"cm,omitempty"`
-	LineItems          []lineItem `dynamodbav:"li"`
-	Transactions       []txItem   `dynamodbav:"tr"`
-	CreatedAt          time.Time  `dynamodbav:"ca"`
-	UpdatedAt          time.Time  `dynamodbav:"ua"`
+	PK                 string             `dynamodbav:"PK"`
+	SK                 string             `dynamodbav:"SK"`
+	ET                 string             `dynamodbav:"et"`
+	UUID               string             `dynamodbav:"uuid"`
+	DataSourceUUID     string             `dynamodbav:"ds"`
+	CustomerUUID       string             `dynamodbav:"customer_uuid"`
+	CustomerExternalID string             `dynamodbav:"cx"`
+	ExternalID         string             `dynamodbav:"x"`
+	Date               time.Time          `dynamodbav:"d"`
+	DueDate            *time.Time         `dynamodbav:"dd,omitempty"`
+	Currency           string             `dynamodbav:"cur"`
+	CollectionMethod   string             `dynamodbav:"cm,omitempty"`
+	Status             string             `dynamodbav:"st,omitempty"`
+	LineItems          packed[[]lineItem] `dynamodbav:"li"`
+	Transactions       packed[[]txItem]   `dynamodbav:"tr"`
+	CreatedAt          time.Time          `dynamodbav:"ca"`
+	UpdatedAt          time.Time          `dynamodbav:"ua"`
 }
 
 type lineItem struct {
-	Key                       string     `dynamodbav:"k"`
-	UUID                      string     `dynamodbav:"u"`
-	ExternalID                string     `dynamodbav:"x,omitempty"`
-	Type                      string     `dynamodbav:"t"`
-	SubscriptionUUID          string     `dynamodbav:"su,omitempty"`
-	SubscriptionExternalID    string     `dynamodbav:"sx,omitempty"`
-	SubscriptionSetExternalID string     `dynamodbav:"ss,omitempty"`
-	PlanUUID                  string     `dynamodbav:"p,omitempty"`
-	ServicePeriodStart        *time.Time `dynamodbav:"s,omitempty"`
-	ServicePeriodEnd          *time.Time `dynamodbav:"e,omitempty"`
-	AmountInCents             int64      `dynamodbav:"a"`
-	Quantity                  int64      `dynamodbav:"q"`
-	Prorated                  bool       `dynamodbav:"pr,omitempty"`
-	ProrationType             string     `dynamodbav:"pt,omitempty"`
-	CancelledAt               *time.Time `dynamodbav:"c,omitempty"`
-	DiscountAmountInCents     int64      `dynamodbav:"da,omitempty"`
-	DiscountCode              string     `dynamodbav:"dc,omitempty"`
-	DiscountDescription       *string    `dynamodbav:"dd,omitempty"`
-	TaxAmountInCents          int64      `dynamodbav:"ta,omitempty"`
-	TransactionFeesInCents    int64      `dynamodbav:"fa,omitempty"`
-	TransactionFeesCurrency   *string    `dynamodbav:"fc,omitempty"`
-	Description               string     `dynamodbav:"de,omitempty"`
-	AccountCode               string     `dynamodbav:"ac,omitempty"`
-	EventOrder                *int64     `dynamodbav:"eo,omitempty"`
+	Key                       string     `dynamodbav:"k" json:"k"`
+	UUID                      string     `dynamodbav:"u" json:"u"`
+	ExternalID                string     `dynamodbav:"x,omitempty" json:"x,omitempty"`
+	Type                      string     `dynamodbav:"t" json:"t"`
+	SubscriptionUUID          string     `dynamodbav:"su,omitempty" json:"su,omitempty"`
+	SubscriptionExternalID    string     `dynamodbav:"sx,omitempty" json:"sx,omitempty"`
+	SubscriptionSetExternalID string     `dynamodbav:"ss,omitempty" json:"ss,omitempty"`
+	PlanUUID                  string     `dynamodbav:"p,omitempty" json:"p,omitempty"`
+	ServicePeriodStart        *time.Time `dynamodbav:"s,omitempty" json:"s,omitempty"`
+	ServicePeriodEnd          *time.Time `dynamodbav:"e,omitempty" json:"e,omitempty"`
+	AmountInCents             int64      `dynamodbav:"a" json:"a"`
+	Quantity                  int64      `dynamodbav:"q" json:"q"`
+	Prorated                  bool       `dynamodbav:"pr,omitempty" json:"pr,omitempty"`
+	ProrationType             string     `dynamodbav:"pt,omitempty" json:"pt,omitempty"`
+	CancelledAt               *time.Time `dynamodbav:"c,omitempty" json:"c,omitempty"`
+	DiscountAmountInCents     int64      `dynamodbav:"da,omitempty" json:"da,omitempty"`
+	DiscountCode              string     `dynamodbav:"dc,omitempty" json:"dc,omitempty"`
+	DiscountDescription       *string    `dynamodbav:"dd,omitempty" json:"dd,omitempty"`
+	TaxAmountInCents          int64      `dynamodbav:"ta,omitempty" json:"ta,omitempty"`
+	TransactionFeesInCents    int64      `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
+	TransactionFeesCurrency   *string    `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
+	Description               string     `dynamodbav:"de,omitempty" json:"de,omitempty"`
+	AccountCode               string     `dynamodbav:"ac,omitempty" json:"ac,omitempty"`
+	EventOrder                *int64     `dynamodbav:"eo,omitempty" json:"eo,omitempty"`
 }
 
 type txItem struct {
-	Key                     string    `dynamodbav:"k"`
-	UUID                    string    `dynamodbav:"u"`
-	ExternalID              string    `dynamodbav:"x,omitempty"`
-	Type                    string    `dynamodbav:"t"`
-	Result                  string    `dynamodbav:"r"`
-	Date                    time.Time `dynamodbav:"d"`
-	AmountInCents           *int64    `dynamodbav:"a,omitempty"`
-	TransactionFeesInCents  *int64    `dynamodbav:"fa,omitempty"`
-	TransactionFeesCurrency *string   `dynamodbav:"fc,omitempty"`
+	Key                     string    `dynamodbav:"k" json:"k"`
+	UUID                    string    `dynamodbav:"u" json:"u"`
+	ExternalID              string    `dynamodbav:"x,omitempty" json:"x,omitempty"`
+	Type                    string    `dynamodbav:"t" json:"t"`
+	Result                  string    `dynamodbav:"r" json:"r"`
+	Date                    time.Time `dynamodbav:"d" json:"d"`
+	AmountInCents           *int64    `dynamodbav:"a,omitempty" json:"a,omitempty"`
+	TransactionFeesInCents  *int64    `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
+	TransactionFeesCurrency *string   `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
 }
 
 func newInvoiceItem(inv model.Invoice) invoiceItem {
@@ -84,10 +85,11 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 	it := invoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvoice, UUID: inv.UUID, DataSourceUUID: inv.DataSourceUUID,
 		CustomerUUID: inv.CustomerUUID, CustomerExternalID: inv.CustomerExternalID, ExternalID: inv.ExternalID,
 		Date: inv.Date, DueDate: inv.DueDate, Currency: inv.Currency, CollectionMethod: inv.CollectionMethod,
-		LineItems: make([]lineItem, len(inv.LineItems)), Transactions: make([]txItem, len(inv.Transactions)),
-		CreatedAt: inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
+		Status: inv.Status, LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
+		Transactions: packed[[]txItem]{make([]txItem, len(inv.Transactions))},
+		CreatedAt:    inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
 	for i, li := range inv.LineItems {
-		it.LineItems[i] = lineItem{Key: li.Key, UUID: li.UUID, ExternalID: li.ExternalID, Type: li.Type,
+		it.LineItems.V[i] = lineItem{Key: li.Key, UUID: li.UUID, ExternalID: li.ExternalID, Type: li.Type,
 			SubscriptionUUID: li.SubscriptionUUID, SubscriptionExternalID: li.SubscriptionExternalID,
 			SubscriptionSetExternalID: li.SubscriptionSetExternalID, PlanUUID: li.PlanUUID,
 			ServicePeriodStart: li.ServicePeriodStart, ServicePeriodEnd: li.ServicePeriodEnd,
@@ -99,7 +101,7 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 			Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder}
 	}
 	for i, t := range inv.Transactions {
-		it.Transactions[i] = txItem{Key: t.Key, UUID: t.UUID, ExternalID: t.ExternalID, Type: t.Type, Result: t.Result,
+		it.Transactions.V[i] = txItem{Key: t.Key, UUID: t.UUID, ExternalID: t.ExternalID, Type: t.Type, Result: t.Result,
 			Date: t.Date, AmountInCents: t.AmountInCents, TransactionFeesInCents: t.TransactionFeesInCents,
 			TransactionFeesCurrency: t.TransactionFeesCurrency}
 	}
@@ -110,9 +112,9 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 	inv := model.Invoice{AccountID: accountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
 		CustomerUUID: it.CustomerUUID, CustomerExternalID: it.CustomerExternalID, ExternalID: it.ExternalID,
 		Date: it.Date, DueDate: it.DueDate, Currency: it.Currency, CollectionMethod: it.CollectionMethod,
-		LineItems: make([]model.LineItem, len(it.LineItems)), Transactions: make([]model.Transaction, len(it.Transactions)),
+		Status: it.Status, LineItems: make([]model.LineItem, len(it.LineItems.V)), Transactions: make([]model.Transaction, len(it.Transactions.V)),
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
-	for i, li := range it.LineItems {
+	for i, li := range it.LineItems.V {
 		inv.LineItems[i] = model.LineItem{UUID: li.UUID, Key: li.Key, SubscriptionUUID: li.SubscriptionUUID,
 			PlanUUID: li.PlanUUID, LineItemFields: model.LineItemFields{ExternalID: li.ExternalID, Type: li.Type,
 				SubscriptionExternalID: li.SubscriptionExternalID, SubscriptionSetExternalID: li.SubscriptionSetExternalID,
@@ -124,7 +126,7 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 				TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
 				Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder}}
 	}
-	for i, t := range it.Transactions {
+	for i, t := range it.Transactions.V {
 		inv.Transactions[i] = model.Transaction{UUID: t.UUID, Key: t.Key, TransactionFields: model.TransactionFields{
 			ExternalID: t.ExternalID, Type: t.Type, Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents,
 			TransactionFeesInCents: t.TransactionFeesInCents, TransactionFeesCurrency: t.TransactionFeesCurrency}}

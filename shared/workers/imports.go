@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -32,12 +31,13 @@ func maxReceiveCount() int {
 
 // ImportWith is Import on a given pipeline (tests inject failures through it).
 //
-// Messages of different message groups (customers) in one batch run in parallel;
-// within a group they run in batch order and the first failure fails the rest of that
-// group, so a customer's records never apply out of order while one failing customer
-// does not hold the others back. On the last attempt before the dead-letter queue,
-// the customer is marked failed in the import status, which is how the status shows
-// a message that went to the DLQ.
+// The batch is applied in rounds: round k holds the k-th message of every customer
+// (message group) of the batch, so a customer's records apply in order while the
+// customers of a round share their reads and writes (imports.Pipeline.ApplyMessages).
+// The first failure of a customer fails its later messages too, and one failing
+// customer does not hold the others back. On the last attempt before the
+// dead-letter queue the customer is marked failed in the import status, which is
+// how the status shows a message that went to the DLQ.
 func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var groups [][]events.SQSMessage
@@ -52,51 +52,64 @@ func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 			}
 			groups[i] = append(groups[i], msg)
 		}
-		failed := make([][]string, len(groups))
-		var wg sync.WaitGroup
-		for gi, group := range groups {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i, msg := range group {
-					if err := applyImportMessage(ctx, p, msg, maxReceives); err != nil {
-						slog.ErrorContext(ctx, "import message failed", "message_id", msg.MessageId,
-							"receive_count", msg.Attributes["ApproximateReceiveCount"], "error", err.Error(),
-							"later_failed", len(group)-i-1)
-						for _, rest := range group[i:] {
-							failed[gi] = append(failed[gi], rest.MessageId)
-						}
-						return
+		var resp events.SQSEventResponse
+		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
+		for gi, g := range groups {
+			failedAt[gi] = len(g)
+		}
+		for round := 0; ; round++ {
+			var batch []imports.Delivery
+			var from []int
+			for gi, g := range groups {
+				if round >= len(g) || failedAt[gi] < round {
+					continue
+				}
+				msg := g[round]
+				m, err := imports.DecodeMessage(msg.Body)
+				if err != nil {
+					// Nothing to mark: it goes to the dead-letter queue as it is.
+					logImportFailure(ctx, msg, err, len(g)-round-1)
+					failedAt[gi] = round
+					continue
+				}
+				batch = append(batch, imports.Delivery{Message: m, Redelivered: receiveCount(msg) > 1})
+				from = append(from, gi)
+			}
+			if len(batch) == 0 {
+				break
+			}
+			for i, err := range p.ApplyMessages(ctx, batch) {
+				gi := from[i]
+				msg := groups[gi][round]
+				if err == nil {
+					slog.InfoContext(ctx, "import customer applied", "account_id", batch[i].AccountID,
+						"import_id", batch[i].ImportID, "customer_external_id", batch[i].CustomerExternalID)
+					continue
+				}
+				logImportFailure(ctx, msg, err, len(groups[gi])-round-1)
+				failedAt[gi] = round
+				if receiveCount(msg) >= maxReceives {
+					if merr := p.MarkFailed(ctx, batch[i].Message); merr != nil {
+						slog.ErrorContext(ctx, "could not mark the customer failed", "error", merr.Error())
 					}
 				}
-			}()
+			}
 		}
-		wg.Wait()
-		var resp events.SQSEventResponse
-		for _, ids := range failed {
-			for _, id := range ids {
-				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
+		for gi, g := range groups {
+			for _, msg := range g[failedAt[gi]:] {
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
 			}
 		}
 		return resp, nil
 	}
 }
 
-func applyImportMessage(ctx context.Context, p *imports.Pipeline, msg events.SQSMessage, maxReceives int) error {
-	m, err := imports.DecodeMessage(msg.Body)
-	if err != nil {
-		return err // nothing to mark: it goes to the dead-letter queue as it is
-	}
-	st, err := p.ApplyMessage(ctx, m)
-	if err != nil {
-		if n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"]); n >= maxReceives {
-			if merr := p.MarkFailed(ctx, m); merr != nil {
-				slog.ErrorContext(ctx, "could not mark the customer failed", "error", merr.Error())
-			}
-		}
-		return err
-	}
-	slog.InfoContext(ctx, "import customer applied", "account_id", m.AccountID, "import_id", m.ImportID,
-		"status", st.Status)
-	return nil
+func receiveCount(msg events.SQSMessage) int {
+	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
+	return n
+}
+
+func logImportFailure(ctx context.Context, msg events.SQSMessage, err error, laterInGroup int) {
+	slog.ErrorContext(ctx, "import message failed", "message_id", msg.MessageId,
+		"receive_count", msg.Attributes["ApproximateReceiveCount"], "error", err.Error(), "later_failed", laterInGroup)
 }

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/shared/routes"
+)
+
+// BenchmarkImportThroughLocalStack imports IMPORT_BENCH_CUSTOMERS customers (default
+// 1000) with 12 monthly invoices each (a subscription line item and a payment on
+// every invoice, plus one subscription event) through the HTTP API of a whole local
+// stack (router, authorizer, intake, S3, SQS FIFO, pollers, import worker), in
+// json_imports of importBenchChunk customers (a whole 1,000-customer payload is over
+// the 5 MB body limit), and waits until every import reports completed. The same run
+// first measures moto's raw BatchWriteItem throughput with items of an invoice's size.
+// It reports records/s, the ratio to raw items/s, and DynamoDB write units per record
+// against the minimum: every item the import leaves in the table written once.
+//
+// The jobs queue is not polled during the measurement unless IMPORT_BENCH_RECOMPUTE=1:
+// the customers' recomputations are not part of the import (its status does not wait
+// for them), have their own benchmark, and on moto they use queries and transactions
+// whose cost grows with the whole table (docs/benchmarks.md).
+func BenchmarkImportThroughLocalStack(b *testing.B) {
+	customers := 1000
+	if v, err := strconv.Atoi(os.Getenv("IMPORT_BENCH_CUSTOMERS")); err == nil && v > 0 {
+		customers = v
+	}
+	for range b.N {
+		b.StopTimer()
+		runImportBenchmark(b, customers)
+	}
+}
+
+const importBenchChunk = 250
+
+func runImportBenchmark(b *testing.B, customers int) {
+	ctx := context.Background()
+	root, err := emulator.RepoRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var writes ddbmeter.WriteRecorder
+	workers := maps.Clone(routes.Workers)
+	if os.Getenv("IMPORT_BENCH_RECOMPUTE") != "1" {
+		workers["JobsWorkerFunction"] = nil
+	}
+	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
+		motoOutput: io.Discard, workers: workers, awsConfig: writes.Attach})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	table := s.deps.Config.TableName
+	plain := dynamodb.NewFromConfig(mustConfig(b, s))
+
+	raw := rawBatchWriteThroughput(b, plain, table, customers*12)
+	writes.Reset()
+
+	client := &benchClient{base: s.baseURL, key: s.apiKey}
+	var ds struct {
+		UUID string `json:"uuid"`
+	}
+	client.do(b, "POST", "/v1/data_sources", map[string]any{"name": "bench"}, &ds)
+
+	b.StartTimer()
+	start := time.Now()
+	var ids []string
+	for first := 0; first < customers; first += importBenchChunk {
+		n := min(importBenchChunk, customers-first)
+		body := importBenchPayload(fmt.Sprintf("bench-%d", first), first, n)
+		var imp struct {
+			ExternalID string `json:"external_id"`
+		}
+		client.do(b, "POST", "/v1/data_sources/"+ds.UUID+"/json_imports", body, &imp)
+		ids = append(ids, imp.ExternalID)
+	}
+	intake := time.Since(start)
+	for _, id := range ids {
+		for {
+			var st struct {
+				Status string `json:"status"`
+			}
+			client.do(b, "GET", "/v1/data_sources/"+ds.UUID+"/json_imports/"+id, nil, &st)
+			if st.Status == "completed" {
+				break
+			}
+			// Not more often: on moto every Query reads the whole table (~15 µs per item),
+			// so a status request costs the emulator about half a second at the end.
+			time.Sleep(2 * time.Second)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+
+	records := float64(customers * (1 + 12*3 + 1))
+	rate := records / elapsed.Seconds()
+	wcu, err := writes.Units(ctx, plain, table)
+	if err != nil {
+		b.Fatal(err)
+	}
+	minimum, perType := storedWriteUnits(b, plain, table)
+	b.ReportMetric(rate, "records/s")
+	b.ReportMetric(raw, "raw_items/s")
+	b.ReportMetric(rate/raw, "ratio")
+	b.ReportMetric(wcu/records, "WCU/record")
+	b.ReportMetric(wcu/minimum, "WCU/minimum")
+	b.Logf("customers %d records %.0f intake %v total %v; WCU %.0f, minimum %.0f", customers, records,
+		intake.Round(time.Millisecond), elapsed.Round(time.Millisecond), wcu, minimum)
+	for _, line := range perType {
+		b.Log(line)
+	}
+}
+
+func mustConfig(b *testing.B, s *stack) aws.Config {
+	cfg, err := s.moto.AWSConfig(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
+}
+
+// rawBatchWriteThroughput writes items of about an invoice item's size with
+// BatchWriteItem (25 per request) on 10 goroutines and returns items per second.
+func rawBatchWriteThroughput(b *testing.B, db *dynamodb.Client, table string, items int) float64 {
+	ctx := context.Background()
+	pad := strings.Repeat("x", 500)
+	const workers = 10
+	per := items / workers
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; i < per; i += 25 {
+				var reqs []types.WriteRequest
+				for j := i; j < min(i+25, per); j++ {
+					reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+						"PK": &types.AttributeValueMemberS{Value: fmt.Sprintf("raw#%d#%d", w, j)},
+						"SK": &types.AttributeValueMemberS{Value: "RAW"},
+						"d":  &types.AttributeValueMemberS{Value: pad},
+					}}})
+				}
+				if _, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+					RequestItems: map[string][]types.WriteRequest{table: reqs}}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return float64(per*workers) / time.Since(start).Seconds()
+}
+
+// storedWriteUnits is the minimum write units of the import: one write of every item
+// it left in the table (indexes included), the per-account items (account, keys, data
+// source, plans, the import record) and the raw benchmark items excluded. It also
+// lists the item types with their counts and average sizes.
+func storedWriteUnits(b *testing.B, db *dynamodb.Client, table string) (float64, []string) {
+	perType := map[string][2]float64{}
+	var minimum float64
+	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, it := range page.Items {
+			et, ok := it["et"].(*types.AttributeValueMemberS)
+			if !ok {
+				continue // the raw BatchWriteItem items
+			}
+			switch et.Value {
+			case "account", "api_key", "api_key_lookup", "member", "data_source", "counter", "plan", "plan_external_id", "plan_locator",
+				"json_import", "json_import_locator":
+				continue
+			}
+			minimum += ddbmeter.WriteUnits(it)
+			c := perType[et.Value]
+			perType[et.Value] = [2]float64{c[0] + 1, c[1] + float64(ddbmeter.ItemSize(it))}
+		}
+	}
+	var lines []string
+	for et, c := range perType {
+		lines = append(lines, fmt.Sprintf("%-24s %6.0f items, avg %5.0f bytes", et, c[0], c[1]/c[0]))
+	}
+	return minimum, lines
+}
+
+// benchClient calls the local stack's HTTP API with the API key.
+type benchClient struct {
+	base, key string
+}
+
+func (c *benchClient) do(b *testing.B, method, path string, body, out any) {
+	b.Helper()
+	var r io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.base+path, r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.SetBasicAuth(c.key, "")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		b.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			b.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+}
+
+// importBenchPayload is a json_imports body of n customers numbered from first, each
+// with 12 monthly invoices of the plan "gold" (a subscription line item and a payment
+// on each) and a subscription_start event.
+func importBenchPayload(externalID string, first, n int) map[string]any {
+	var customers, invoices, lines, txs, evs []any
+	for c := first; c < first+n; c++ {
+		cid := "cus-" + strconv.Itoa(c)
+		customers = append(customers, map[string]any{"external_id": cid, "name": "Customer " + cid, "email": cid + "@example.com"})
+		for m := range 12 {
+			iid := cid + "-inv-" + strconv.Itoa(m)
+			start := time.Date(2024, time.Month(m+1), 1, 0, 0, 0, 0, time.UTC)
+			end := start.AddDate(0, 1, 0)
+			invoices = append(invoices, map[string]any{"external_id": iid, "customer_external_id": cid,
+				"date": start.Format(time.DateOnly), "currency": "USD"})
+			lines = append(lines, map[string]any{"invoice_external_id": iid, "type": "subscription", "amount_in_cents": 1000,
+				"plan_external_id": "gold", "subscription_external_id": cid + "-sub", "service_period_start": start.Format(time.DateOnly),
+				"service_period_end": end.Format(time.DateOnly), "external_id": iid + "-li"})
+			txs = append(txs, map[string]any{"invoice_external_id": iid, "type": "payment", "result": "successful",
+				"date": start.Format(time.DateOnly), "external_id": iid + "-tr"})
+		}
+		evs = append(evs, map[string]any{"customer_external_id": cid, "event_type": "subscription_start", "event_date": "2024-01-01",
+			"effective_date": "2024-01-01", "subscription_external_id": cid + "-sub", "plan_external_id": "gold",
+			"currency": "USD", "amount_in_cents": 1000, "external_id": cid + "-ev"})
+	}
+	return map[string]any{"external_id": externalID, "customers": customers,
+		"plans":    []any{map[string]any{"external_id": "gold", "name": "Gold", "interval_count": 1, "interval_unit": "month"}},
+		"invoices": invoices, "line_items": lines, "transactions": txs, "subscription_events": evs}
+}

@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// ReserveImportedCustomer takes a customer external id of a data source for uuid
+// with a conditional put (never read-then-write), so the import and POST
+// /v1/customers can never create the same customer twice; taking it again for the
+// same uuid (a retry) succeeds. ErrConflict: another customer holds it.
+func (s *Store) ReserveImportedCustomer(ctx context.Context, accountID, dsUUID, externalID, uuid string) error {
+	ek := keys.CustomerExternalID(accountID, dsUUID, externalID)
+	res, err := attributevalue.MarshalMap(uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: uuid})
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: res,
+		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(uuid)},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal})
+	return conflict(err)
+}
+
+// AddPlanReferences adds n references to a plan at once (one per customer index
+// that starts using it); ErrNotFound if the plan is gone.
+func (s *Store) AddPlanReferences(ctx context.Context, accountID, dsUUID, planUUID string, n int) error {
+	return s.applyPlanReference(ctx, s.PlanReference(accountID, dsUUID, planUUID, n))
+}
+
+// ImportedRecords are the items a round of the import worker writes. Ownership
+// (an invoice or subscription external id of another customer) was checked on the
+// state read in the same round, so the writes are plain batch puts.
+type ImportedRecords struct {
+	// NewCustomers are created: their e-mail index entries go with the records, the
+	// customer items last, so that a retry after a crash in between still finds the
+	// customer new and writes the rest again.
+	NewCustomers []model.Customer
+	// NewIndexes are the billing indexes of customers whose external id this round
+	// reserved: nobody else can have written them, so they need no condition.
+	NewIndexes    []BillingIndex
+	Invoices      []model.Invoice
+	Subscriptions []model.Subscription
+	Events        []model.SubscriptionEvent
+}
+
+// PutImportedRecords writes the records with BatchWriteItem, 25 items per request,
+// the requests of one step in parallel.
+func (s *Store) PutImportedRecords(ctx context.Context, r ImportedRecords) error {
+	var items []any
+	for _, c := range r.NewCustomers {
+		if c.Email != "" {
+			items = append(items, customerEmailIndexItem(c))
+		}
+	}
+	for _, idx := range r.NewIndexes {
+		items = append(items, newBillingIndexItem(idx, 1))
+	}
+	for _, inv := range r.Invoices {
+		items = append(items, newInvoiceItem(inv))
+	}
+	for _, sub := range r.Subscriptions {
+		items = append(items, newSubscriptionItem(sub))
+	}
+	for _, e := range r.Events {
+		items = append(items, newSubscriptionEventItem(e.AccountID, e))
+	}
+	if err := s.putItemsBatched(ctx, items); err != nil {
+		return err
+	}
+	customers := make([]any, len(r.NewCustomers))
+	for i, c := range r.NewCustomers {
+		customers[i] = newCustomerItem(c)
+	}
+	return s.putItemsBatched(ctx, customers)
+}
+
+// ImportCustomerStatusWrite is one customer's outcome of one import.
+type ImportCustomerStatusWrite struct {
+	AccountID string
+	ImportID  string
+	Status    model.ImportCustomerStatus
+}
+
+// PutImportCustomerStatuses records the outcome of several customers at once.
+func (s *Store) PutImportCustomerStatuses(ctx context.Context, sts []ImportCustomerStatusWrite) error {
+	items := make([]any, len(sts))
+	for i, w := range sts {
+		items[i] = newImportCustomerItem(w.AccountID, w.ImportID, w.Status)
+	}
+	return s.putItemsBatched(ctx, items)
+}
+
+// putItemsBatched marshals items and writes them 25 per BatchWriteItem, the requests
+// in parallel (bounded by writeConcurrency).
+func (s *Store) putItemsBatched(ctx context.Context, items []any) error {
+	reqs := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		av, err := attributevalue.MarshalMap(it)
+		if err != nil {
+			return err
+		}
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
+	}
+	chunks := (len(reqs) + 24) / 25
+	errs := make([]error, chunks)
+	s.parallel(chunks, func(i int) {
+		errs[i] = s.batchWrite(ctx, reqs[i*25:min((i+1)*25, len(reqs))])
+	})
+	return errors.Join(errs...)
+}
