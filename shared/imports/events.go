@@ -30,7 +30,17 @@ func (u *unit) mergeEvents(state store.ImportState, now time.Time) {
 				continue
 			}
 		}
-		ev := model.SubscriptionEvent{AccountID: u.m.AccountID, ID: u.eventIDs[i], DataSourceUUID: u.m.DataSourceUUID,
+		id := u.eventIDs[i]
+		if e.ExternalID != "" {
+			if claimed, ok := state.EventClaims[u.planRef(e.ExternalID)]; ok {
+				id = claimed // a PATCH gave this external id to another event: update that one
+			} else if old, ok := state.Events[id]; ok && old.ExternalID != e.ExternalID {
+				u.fail(&u.st.SubscriptionEvents, e.ExternalID,
+					"The event created with external id %q now has external id %q; update it by that id", e.ExternalID, old.ExternalID)
+				continue
+			}
+		}
+		ev := model.SubscriptionEvent{AccountID: u.m.AccountID, ID: id, DataSourceUUID: u.m.DataSourceUUID,
 			CustomerUUID: u.customer.UUID, EventFields: e.EventFields, CreatedAt: now, UpdatedAt: now}
 		u.events[ev.ID] = ev.EffectiveDate.Unix()
 		if old, ok := state.Events[ev.ID]; ok {

@@ -54,6 +54,7 @@ func (u *unit) ref() store.ExternalRef {
 	return store.ExternalRef{DataSourceUUID: u.m.DataSourceUUID, ExternalID: u.m.CustomerExternalID}
 }
 
+// planRef names a plan (or an event) of the unit's data source by external id.
 func (u *unit) planRef(externalID string) store.ExternalRef {
 	return store.ExternalRef{DataSourceUUID: u.m.DataSourceUUID, ExternalID: externalID}
 }
@@ -85,6 +86,9 @@ func (u *unit) query(q *store.ImportStateQuery) {
 		id := EventID(acc, ds, e.EventFields)
 		u.eventIDs = append(u.eventIDs, id)
 		q.Events = append(q.Events, id)
+		if e.ExternalID != "" {
+			q.EventExternalIDs = append(q.EventExternalIDs, u.planRef(e.ExternalID))
+		}
 		if e.PlanExternalID != nil && *e.PlanExternalID != "" {
 			q.Plans = append(q.Plans, u.planRef(*e.PlanExternalID))
 		}

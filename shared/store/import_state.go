@@ -28,7 +28,10 @@ type ImportStateQuery struct {
 	Invoices      []string // uuids
 	Subscriptions []string // uuids
 	Events        []int64
-	Plans         []ExternalRef
+	// EventExternalIDs are the external ids of the events, whose claims (an external id
+	// a PATCH moved to another event) are read too.
+	EventExternalIDs []ExternalRef
+	Plans            []ExternalRef
 }
 
 // ImportState is what ReadImportState found; absent records are absent from the maps.
@@ -37,7 +40,9 @@ type ImportState struct {
 	Invoices      map[string]model.Invoice
 	Subscriptions map[string]model.Subscription
 	Events        map[int64]model.SubscriptionEvent
-	Plans         map[ExternalRef]model.Plan
+	// EventClaims maps an external id to the event a PATCH gave it (read with it).
+	EventClaims map[ExternalRef]int64
+	Plans       map[ExternalRef]model.Plan
 }
 
 // ImportedCustomerState is one customer external id as the import finds it.
@@ -59,7 +64,7 @@ func (s *Store) ReadImportState(ctx context.Context, q ImportStateQuery) (Import
 	acc := q.AccountID
 	st := ImportState{Customers: map[ExternalRef]ImportedCustomerState{}, Invoices: map[string]model.Invoice{},
 		Subscriptions: map[string]model.Subscription{}, Events: map[int64]model.SubscriptionEvent{},
-		Plans: map[ExternalRef]model.Plan{}}
+		EventClaims: map[ExternalRef]int64{}, Plans: map[ExternalRef]model.Plan{}}
 
 	var first keySet
 	for _, c := range q.Customers {
@@ -73,6 +78,9 @@ func (s *Store) ReadImportState(ctx context.Context, q ImportStateQuery) (Import
 	}
 	for _, id := range q.Events {
 		first.add(keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)))
+	}
+	for _, e := range q.EventExternalIDs {
+		first.add(keys.SubscriptionEventExternalID(acc, e.DataSourceUUID, e.ExternalID))
 	}
 	for _, p := range q.Plans {
 		first.add(keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID))
@@ -108,6 +116,18 @@ func (s *Store) ReadImportState(ctx context.Context, q ImportStateQuery) (Import
 		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
 		return st, err
 	}
+	var claimed []int64
+	for _, e := range q.EventExternalIDs {
+		if raw, ok := found[keys.SubscriptionEventExternalID(acc, e.DataSourceUUID, e.ExternalID)]; ok {
+			var claim eventExternalIDItem
+			if err := attributevalue.UnmarshalMap(raw, &claim); err != nil {
+				return st, err
+			}
+			st.EventClaims[e] = claim.EventID
+			claimed = append(claimed, claim.EventID)
+			second.add(eventKey(acc, claim.EventID))
+		}
+	}
 	planUUIDs := map[ExternalRef]string{}
 	for _, p := range q.Plans {
 		if raw, ok := found[keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID)]; ok {
@@ -142,6 +162,10 @@ func (s *Store) ReadImportState(ctx context.Context, q ImportStateQuery) (Import
 			cs.Index = it.index(acc, cs.UUID)
 		}
 		st.Customers[ref] = cs
+	}
+	if err := decodeFound(found, claimed, func(id int64) keys.Key { return eventKey(acc, id) },
+		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
+		return st, err
 	}
 	for ref, planUUID := range planUUIDs {
 		if raw, ok := found[keys.Plan(acc, ref.DataSourceUUID, planUUID)]; ok {
