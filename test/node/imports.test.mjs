@@ -53,6 +53,55 @@ before(async () => {
 });
 
 describe('json imports', () => {
+  test('50 customers with plans, invoices, line items, transactions and events: completed and all readable', async () => {
+    const ds50 = await DataSource.create(acc.config, { name: unique('Fifty') });
+    const customers = []; const invoices = []; const lines = []; const txs = []; const events = [];
+    for (let c = 0; c < 50; c++) {
+      const cid = `c${c}`;
+      customers.push({ external_id: cid, name: `Customer ${c}` });
+      for (let m = 1; m <= 2; m++) {
+        const iid = `${cid}-inv-${m}`;
+        invoices.push({ external_id: iid, customer_external_id: cid, date: `2024-0${m}-01`, currency: 'USD' });
+        lines.push({ invoice_external_id: iid, type: 'subscription', subscription_external_id: `${cid}-sub`, plan_external_id: 'silver',
+          service_period_start: `2024-0${m}-01`, service_period_end: `2024-0${m + 1}-01`, amount_in_cents: 1000 + c, quantity: 1 });
+        txs.push({ invoice_external_id: iid, type: 'payment', result: 'successful', date: `2024-0${m}-02` });
+      }
+      events.push({ customer_external_id: cid, event_type: 'subscription_start', event_date: '2024-01-01', effective_date: '2024-01-01',
+        subscription_external_id: `${cid}-sub`, plan_external_id: 'silver', currency: 'USD', amount_in_cents: 1000 + c, external_id: `${cid}-ev` });
+    }
+    const created = await JsonImport.create(acc.config, ds50.uuid, {
+      external_id: unique('fifty'), customers, invoices, line_items: lines, transactions: txs, subscription_events: events,
+      plans: [{ external_id: 'silver', name: 'Silver', interval_count: 1, interval_unit: 'month' }]
+    });
+    const done = await until('50-customer import', () => JsonImport.retrieve(acc.config, ds50.uuid, created.id),
+      (i) => i.status === 'completed', 120000);
+    assert.equal(done.status_details.plans.status, 'imported');
+    for (let c = 0; c < 50; c++) {
+      const detail = done.status_details[`c${c}`];
+      assert.equal(detail.status, 'imported', JSON.stringify(detail));
+      for (const kind of ['customers', 'invoices', 'line_items', 'transactions', 'subscription_events']) {
+        assert.equal(detail[kind].status, 'imported', `c${c} ${kind}`);
+      }
+    }
+    const listed = await Customer.all(acc.config, { data_source_uuid: ds50.uuid, per_page: 200 });
+    assert.equal(listed.entries.length, 50);
+    for (const cus of listed.entries) {
+      const c = Number(cus.external_id.slice(1));
+      const mine = await Invoice.all(acc.config, cus.uuid);
+      assert.equal(mine.invoices.length, 2, cus.external_id);
+      for (const inv of mine.invoices) {
+        assert.equal(inv.line_items.length, 1);
+        assert.equal(inv.line_items[0].amount_in_cents, 1000 + c);
+        assert.equal(inv.transactions.length, 1);
+      }
+      const subs = await Subscription.all(acc.config, cus.uuid);
+      assert.equal(subs.subscriptions.length, 1, cus.external_id);
+      assert.equal(subs.subscriptions[0].external_id, `${cus.external_id}-sub`);
+    }
+    const evs = await SubscriptionEvent.all(acc.config, { data_source_uuid: ds50.uuid, per_page: 200 });
+    assert.equal(evs.subscription_events.length, 50);
+  });
+
   test('a completed import is readable through the invoice and subscription views', async () => {
     const mine = await Invoice.all(acc.config, customer.uuid);
     assert.equal(mine.customer_uuid, customer.uuid);
