@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ commands:
   add-member     -account ACCOUNT_ID -email EMAIL -name NAME
   list-members   -account ACCOUNT_ID
   show-account   -account ACCOUNT_ID
-  set-setting    -account ACCOUNT_ID -setting NAME -value VALUE   (recomputes every customer)
+  set-setting    -account ACCOUNT_ID -setting NAME -value VALUE   (also time_zone, week_start_on; recomputes every customer)
   load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate; recomputes every customer)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
 `
@@ -383,7 +384,7 @@ func showAccount(ctx context.Context, e env, args []string) error {
 func setSetting(ctx context.Context, e env, args []string) error {
 	fs := newFlags("set-setting")
 	account := fs.String("account", "", "account id")
-	setting := fs.String("setting", "", "one of "+strings.Join(model.AccountIncludes, ", "))
+	setting := fs.String("setting", "", "one of "+strings.Join(append(slices.Clone(model.AccountIncludes), model.CalendarSettings...), ", "))
 	value := fs.String("value", "", "new value")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -392,16 +393,31 @@ func setSetting(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := acc.Settings.Set(*setting, *value); err != nil {
+	calendar := slices.Contains(model.CalendarSettings, *setting)
+	if calendar {
+		err = acc.SetCalendar(*setting, *value)
+	} else {
+		err = acc.Settings.Set(*setting, *value)
+	}
+	if err != nil {
 		return err
 	}
 	if err := requireJobs(e); err != nil {
 		return err
 	}
-	if err := e.store.UpdateSettings(ctx, acc.ID, acc.Settings); err != nil {
+	if calendar {
+		err = e.store.UpdateCalendar(ctx, acc.ID, acc.TimeZone, acc.WeekStartOn)
+	} else {
+		err = e.store.UpdateSettings(ctx, acc.ID, acc.Settings)
+	}
+	if err != nil {
 		return err
 	}
 	// The settings change every customer's metrics (churn, refunds, reclassification).
+	// The calendar changes no customer's result but every day and week bucket of the
+	// account series: the recomputation re-applies each customer's movements in the new
+	// calendar (its series hash includes it) and writes only the numbers that moved
+	// (docs/metrics-api.md, "Calendar changes").
 	n, err := recomputeAccount(ctx, e, acc.ID)
 	if err != nil {
 		return fmt.Errorf("setting stored, but enqueueing the recomputations failed after %d (run the command again): %w", n, err)

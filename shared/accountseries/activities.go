@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -112,32 +111,5 @@ func (db *db) writeActivities(ctx context.Context, pk string, prev map[string]st
 				Key: keyOf(keys.Key{PK: pk, SK: sk})}})
 		}
 	}
-	for i := 0; i < len(reqs); i += 25 {
-		if err := db.batchWrite(ctx, reqs[i:min(i+25, len(reqs))]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// batchWrite writes up to 25 requests, resending what DynamoDB left unprocessed.
-func (db *db) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
-	pending := map[string][]types.WriteRequest{db.table: reqs}
-	for attempt := 0; len(pending[db.table]) > 0; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Duration(min(attempt, 6)*25) * time.Millisecond):
-			}
-		}
-		out, err := db.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-			RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-		})
-		if err != nil {
-			return err
-		}
-		pending = out.UnprocessedItems
-	}
-	return nil
+	return db.store.BatchWrite(ctx, reqs)
 }

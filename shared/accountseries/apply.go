@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	// The Lambda runtime (provided.al2023) has no zone database: without this every
+	// account calendar would silently fall back to UTC.
+	_ "time/tzdata"
 
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
@@ -107,15 +110,20 @@ func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, m
 	return db.markActivitiesDone(ctx, accountID, c.UUID, version)
 }
 
+// cellsLayout names what customerCells stores (version 2: plan-combination segments);
+// changing it re-buckets every customer on its next application.
+const cellsLayout = 2
+
 // versionOf hashes everything the stored state depends on.
 func versionOf(cal series.Calendar, c CustomerAttrs, ms []engine.Movement, acts []activityItem) string {
 	b, _ := json.Marshal(struct {
+		Layout    int
 		Zone      string
 		WeekStart time.Weekday
 		Country   string
 		Movements []engine.Movement
 		Acts      []string
-	}{cal.Location.String(), cal.WeekStart, c.Country, ms, activityHashes(acts)})
+	}{cellsLayout, cal.Location.String(), cal.WeekStart, c.Country, ms, activityHashes(acts)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }

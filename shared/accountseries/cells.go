@@ -18,8 +18,8 @@ const segmentAll = "all"
 
 func geoSegment(country string) string   { return "geo:" + country }
 func planSegment(planUUID string) string { return "plan:" + planUUID }
-func geoPlanSegment(country, plan string) string {
-	return geoSegment(country) + ":" + planSegment(plan)
+func geoPlanSegment(country, segment string) string {
+	return geoSegment(country) + ":" + segment
 }
 
 // Attribute letters of the per-day sums in a month item; the day of month follows
@@ -83,17 +83,12 @@ func customerCells(c series.Customer, cal series.Calendar) Cells {
 	out := Cells{}
 	base := series.Contribution(c, cal, series.Filter{})
 	addAggregate(out, segmentAll, base)
-	geo := validCountry(c.Country)
-	if geo {
-		addAggregate(out, geoSegment(c.Country), base)
+	country := ""
+	if validCountry(c.Country) {
+		country = c.Country
+		addAggregate(out, geoSegment(country), base)
 	}
-	for _, p := range customerPlans(c.Movements) {
-		a := series.Contribution(c, cal, series.Filter{Plans: []string{p}})
-		addAggregate(out, planSegment(p), a)
-		if geo {
-			addAggregate(out, geoPlanSegment(c.Country, p), a)
-		}
-	}
+	addPlanParts(out, planParts(c, cal), country)
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -16,8 +17,9 @@ import (
 	"github.com/subsight/subsight/shared/metrics/series"
 )
 
-// Segments names the stored series a filter reads: geo and plans combine as every
-// country × plan pair (see docs/metrics-api.md for the multi-plan customer count).
+// Segments names the single-plan series a filter reads: geo and plans combine as every
+// country × plan pair. A filter of several plans also needs the combination segments
+// that FilterSegments adds.
 func Segments(countries, planUUIDs []string) []string {
 	switch {
 	case len(countries) == 0 && len(planUUIDs) == 0:
@@ -38,7 +40,7 @@ func Segments(countries, planUUIDs []string) []string {
 	var out []string
 	for _, c := range countries {
 		for _, p := range planUUIDs {
-			out = append(out, geoPlanSegment(c, p))
+			out = append(out, geoPlanSegment(c, planSegment(p)))
 		}
 	}
 	return out
@@ -56,18 +58,34 @@ func WindowStart(cal series.Calendar, interval string, start time.Time) time.Tim
 // contribution: the day sums and lost counts of the window's months, and everything
 // before the window folded into one opening bucket on the day before its first month.
 // Per segment: one BatchGetItem (index and one year item) and one Query (the months).
+// Segments are read loadConcurrency at a time.
 func Load(ctx context.Context, d *app.Deps, accountID string, segments []string, from, to time.Time) (*series.Aggregate, error) {
 	db := newDB(d)
+	parts := make([]*series.Aggregate, len(segments))
+	errs := make([]error, len(segments))
+	sem := make(chan struct{}, loadConcurrency)
+	var wg sync.WaitGroup
+	for i, seg := range segments {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			parts[i], errs[i] = db.loadSegment(ctx, keys.SeriesPartition(accountID, seg), from, to)
+		})
+	}
+	wg.Wait()
 	agg := series.NewAggregate()
-	for _, seg := range segments {
-		a, err := db.loadSegment(ctx, keys.SeriesPartition(accountID, seg), from, to)
-		if err != nil {
-			return nil, err
+	for i, a := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		agg.Add(a, 1)
 	}
 	return agg, nil
 }
+
+// loadConcurrency bounds the segments read at once by one request (a filter of several
+// countries and plans reads one segment per pair).
+const loadConcurrency = 8
 
 func (db *db) loadSegment(ctx context.Context, pk string, from, to time.Time) (*series.Aggregate, error) {
 	firstMonth := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)

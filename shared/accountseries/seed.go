@@ -80,10 +80,5 @@ func Seed(ctx context.Context, d *app.Deps, accountID string, customers []SeedCu
 		}
 		put(item)
 	}
-	for i := 0; i < len(reqs); i += 25 {
-		if err := db.batchWrite(ctx, reqs[i:min(i+25, len(reqs))]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return db.store.BatchWrite(ctx, reqs)
 }

@@ -20,6 +20,10 @@ const (
 	maxMetricYears    = 100
 	maxMetricSegments = 100 // countries × plans
 	maxFilterValues   = 50
+	// maxMetricSeriesRead bounds the stored series one request reads: the country × plan
+	// pairs plus the plan-combination series of the customers paying on several of the
+	// plans (accountseries.FilterSegments).
+	maxMetricSeriesRead = 300
 )
 
 // metricsQuery is a validated Metrics API query.
@@ -67,6 +71,11 @@ func parseMetricsQuery(r *apigw.Request, defaultInterval string) (metricsQuery, 
 			return q, apperr.BadRequest("geo", "Invalid value for parameter \"geo\": %q is not an ISO 3166-1 alpha-2 country code", c)
 		}
 		q.countries = appendUnique(q.countries, c)
+	}
+	// ChartMogul's newer segmentation expressions have no published grammar to follow;
+	// answering them unfiltered would chart the wrong customers, so they are refused.
+	if strings.TrimSpace(r.Query("filters")) != "" {
+		return q, apperr.BadRequest("filters", "Parameter \"filters\" is not supported; filter with \"geo\" and \"plans\"")
 	}
 	for _, p := range splitList(r.Query("plans")) {
 		q.plans = appendUnique(q.plans, p)
@@ -145,10 +154,10 @@ func resolvePlans(ctx context.Context, d *app.Deps, accountID string, tokens []s
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range page.Plans {
+		for _, p := range page.Items {
 			out = appendUnique(out, p.UUID)
 		}
-		if len(page.Plans) == 0 {
+		if len(page.Items) == 0 {
 			byName = append(byName, tok)
 		}
 	}
@@ -160,7 +169,7 @@ func resolvePlans(ctx context.Context, d *app.Deps, accountID string, tokens []s
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range page.Plans {
+		for _, p := range page.Items {
 			for _, name := range byName {
 				if p.Name == name {
 					out = appendUnique(out, p.UUID)

@@ -8,11 +8,13 @@ const (
 	TypeSeriesYear    = "series_year"    // one year of one segment: per-month net changes
 	TypeSeriesIndex   = "series_index"   // one segment: per-year net changes
 	TypeSeriesApplied = "series_applied" // what one customer has added to the series
+	TypeSeriesCombo   = "series_combo"   // registry entry of one plan-combination segment
 	TypeActivity      = "activity"
 )
 
 // SeriesPartition holds every bucket of one segment ("all", "geo:US", "plan:pl_…",
-// "geo:US:plan:pl_…"): SeriesIndexSK, SeriesYearSK(y) and SeriesMonthSK(y, m) items.
+// "geo:US:plan:pl_…", "plans:pl_…+pl_…", "geo:US:plans:pl_…+pl_…"): SeriesIndexSK,
+// SeriesYearSK(y) and SeriesMonthSK(y, m) items.
 func SeriesPartition(accountID, segment string) string {
 	return Partition(accountID, "SERIES", segment)
 }
@@ -28,6 +30,14 @@ func SeriesMonthSK(yearMonth string) string { return SeriesMonthPrefix + yearMon
 
 // SeriesYearSK is the sort key of a year item; year is "2006".
 func SeriesYearSK(year string) string { return "Y" + sep + year }
+
+// SeriesComboPrefix starts the sort keys of the plan-combination registry, kept in the
+// "all" segment's partition (outside the month items' key range).
+const SeriesComboPrefix = "P" + sep
+
+// SeriesComboSK is the registry entry of the combination segment of some plans (plan
+// uuids joined by "+", sorted).
+func SeriesComboSK(plans string) string { return SeriesComboPrefix + plans }
 
 // SeriesApplied is the item recording one customer's applied contribution (its own
 // partition, so deleting the customer's partition never loses it).

@@ -126,6 +126,57 @@ describe('Metrics API', () => {
       familyA(400, 'Invalid value for parameter "interval": "fortnight" (one of day, week, month, quarter, year)', 'interval'));
     await rejectsWith(Metrics.asp(acc.config, { ...Q, 'start-date': '2024-13-01' }), 400,
       familyA(400, 'Invalid value for parameter "start-date": "2024-13-01" is not a date (YYYY-MM-DD)', 'start-date'));
+    await rejectsWith(Metrics.all(acc.config, { ...Q, filters: 'country~EQUALS~US' }), 400,
+      familyA(400, 'Parameter "filters" is not supported; filter with "geo" and "plans"', 'filters'));
+  });
+});
+
+// Several plans are one filter (hand computation, by month, 2024): p1 pays gold 1000 from
+// January and adds silver 500 from February; p2 pays gold 2000 in January and renews on
+// silver at 2500 from February. plans=gold,silver: mrr 3000, 4000, 4000; 2 customers every
+// month (p1 once, not once per plan); February's +500 add-on and +500 switch are expansion,
+// not a churn and a new customer.
+describe('Metrics with several plans', () => {
+  let multi;
+  const line = (ext, customer, sub, plan, start, end, amount) => ({
+    invoice: { external_id: ext, customer_external_id: customer, date: start, currency: 'USD' },
+    line: {
+      invoice_external_id: ext, type: 'subscription', subscription_external_id: sub, plan_external_id: plan,
+      service_period_start: start, service_period_end: end, amount_in_cents: amount, quantity: 1
+    }
+  });
+  before(async () => {
+    multi = await createAccount(unique('Metrics plans'));
+    const ds = await DataSource.create(multi.config, { name: unique('ds') });
+    const m = (n) => `2024-0${n}-01T00:00:00Z`;
+    const records = [
+      line('p1-g1', 'p1', 'p1-g', 'gold', m(1), m(2), 1000), line('p1-g2', 'p1', 'p1-g', 'gold', m(2), m(3), 1000),
+      line('p1-g3', 'p1', 'p1-g', 'gold', m(3), m(4), 1000), line('p1-s2', 'p1', 'p1-s', 'silver', m(2), m(3), 500),
+      line('p1-s3', 'p1', 'p1-s', 'silver', m(3), m(4), 500), line('p2-1', 'p2', 'p2-a', 'gold', m(1), m(2), 2000),
+      line('p2-2', 'p2', 'p2-a', 'silver', m(2), m(3), 2500), line('p2-3', 'p2', 'p2-a', 'silver', m(3), m(4), 2500)
+    ];
+    const created = await JsonImport.create(multi.config, ds.uuid, {
+      external_id: unique('imp'),
+      customers: [{ external_id: 'p1', name: 'Plans One', country: 'US' }, { external_id: 'p2', name: 'Plans Two', country: 'DE' }],
+      plans: [{ external_id: 'gold', name: 'Gold', interval_count: 1, interval_unit: 'month' },
+        { external_id: 'silver', name: 'Silver', interval_count: 1, interval_unit: 'month' }],
+      invoices: records.map((r) => r.invoice),
+      line_items: records.map((r) => r.line)
+    });
+    await until('import', () => JsonImport.retrieve(multi.config, ds.uuid, created.id), (i) => i.status === 'completed');
+    await until('series', () => Metrics.mrr(multi.config, { ...Q, plans: 'gold,silver' }),
+      (r) => r.entries.map((e) => e.mrr).join() === '3000,4000,4000');
+  });
+
+  test('a customer on two of the plans counts once; a switch between them is an expansion', async () => {
+    const q = { ...Q, plans: 'Gold,silver' };
+    assert.deepEqual(values(await Metrics.customerCount(multi.config, q), 'customers'), [2, 2, 2]);
+    const mrr = await Metrics.mrr(multi.config, q);
+    assert.deepEqual(values(mrr, 'mrr-expansion'), [0, 1000, 0]);
+    assert.deepEqual(values(mrr, 'mrr-churn'), [0, 0, 0]);
+    assert.deepEqual(values(await Metrics.arpa(multi.config, q), 'arpa'), [1500, 2000, 2000]);
+    assert.deepEqual(values(await Metrics.customerCount(multi.config, { ...q, geo: 'US' }), 'customers'), [1, 1, 1]);
+    assert.deepEqual(values(await Metrics.customerCount(multi.config, { ...Q, plans: 'gold' }), 'customers'), [2, 1, 1]);
   });
 });
 

@@ -1,0 +1,80 @@
+package accountseries
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// BenchmarkApplyChange: what one customer change costs through Apply (the jobs worker's
+// call after a recomputation), in DynamoDB requests and in write units estimated from the
+// items (ddbmeter.WriteRecorder; moto's figures are placeholders). Each iteration switches
+// the customer between its two versions, so every iteration is a change; the reported
+// figures are those of the first switch (docs/benchmarks.md, "Metrics API").
+func BenchmarkApplyChange(b *testing.B) {
+	p := portfolio()
+	a, d := p[0], p[3] // A (US, P1), D (US, P1)
+	withExpansion := a
+	withExpansion.movements = append(append([]engine.Movement{}, a.movements...),
+		mv("2024-04-10", engine.Expansion, 1500, 2000, "P1"))
+	switched := d
+	switched.movements = append(append([]engine.Movement{}, d.movements...),
+		subMove("2024-04-12", engine.Expansion, 3000, 3500, "P2", "P1", 3000, 3500))
+	cases := []struct {
+		name     string
+		from, to customer
+	}{
+		{"one new movement (country, one plan)", a, withExpansion},
+		{"switch to another plan (a new plan and a combination)", d, switched},
+		{"unchanged (a redelivery)", a, a},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			env := testenv.New(b)
+			meter, writes := ddbmeter.New(), &ddbmeter.WriteRecorder{}
+			cfg := env.AWS.Copy()
+			meter.Attach(&cfg)
+			writes.Attach(&cfg)
+			deps := *env.Deps
+			deps.Store = store.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+				o.DisableValidateResponseChecksum = true
+			}), env.TableName, deps.Now)
+			ctx := context.Background()
+			acc := env.NewAccount(b, "Apply bench").ID
+			var seed []SeedCustomer
+			for _, c := range append(p, multiPlanPortfolio()...) {
+				seed = append(seed, SeedCustomer{&engine.Result{Movements: c.movements}, c.attrs})
+			}
+			if err := Seed(ctx, &deps, acc, seed); err != nil {
+				b.Fatal(err)
+			}
+			apply := func(c customer) {
+				if err := Apply(ctx, &deps, acc, &engine.Result{Movements: c.movements}, c.attrs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			meter.Reset()
+			writes.Reset()
+			apply(tc.to)
+			snap := meter.Snapshot()
+			wcu, err := writes.Units(ctx, env.Deps.Clients.DynamoDB, env.TableName)
+			if err != nil {
+				b.Fatal(err)
+			}
+			next := []customer{tc.from, tc.to}
+			for i := 0; b.Loop(); i++ {
+				apply(next[i%2])
+			}
+			b.ReportMetric(float64(snap.TotalRequests()), "ddb-requests/change")
+			b.ReportMetric(float64(snap.Writes()), "write-requests/change")
+			b.ReportMetric(wcu, "WCU/change")
+			b.Logf("%s: %s, ≈ %.0f WCU", tc.name, snap, wcu)
+		})
+	}
+}
