@@ -9,16 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -37,8 +31,8 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 	for _, acc := range []string{changed.ID, reference.ID} {
 		importPortfolio(t, te, acc)
 	}
-	drain(t, te, te.ImportQueueURL, workers.Import(te.Deps))
-	drain(t, te, te.JobsQueueURL, workers.Jobs(te.Deps))
+	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Deps))
+	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Deps))
 
 	metrics := func(account, interval string) map[string]any {
 		q := url.Values{"start-date": {"2023-12-01"}, "end-date": {"2024-04-30"}, "interval": {interval}}
@@ -66,7 +60,7 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 	if acc, _ := te.Deps.Store.GetAccount(ctx, changed.ID); acc.TimeZone != "America/New_York" || acc.WeekStartOn != "sunday" {
 		t.Fatalf("calendar stored as %q %q", acc.TimeZone, acc.WeekStartOn)
 	}
-	drain(t, te, te.JobsQueueURL, workers.Jobs(te.Deps))
+	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Deps))
 	for _, iv := range intervals {
 		if got, want := metrics(changed.ID, iv), metrics(reference.ID, iv); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s after the change:\n got %v\nwant %v", iv, got, want)
@@ -121,37 +115,5 @@ func importPortfolio(t *testing.T, te *testenv.Env, accountID string) {
 		Body: payload, AccountID: accountID})
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
-	}
-}
-
-// drain feeds a queue to its worker, as Lambda's event source does, until it is empty.
-func drain(t *testing.T, te *testenv.Env, queueURL string, handler sqsworker.Handler) {
-	t.Helper()
-	ctx := context.Background()
-	c := te.Deps.Clients.SQS
-	for idle := 0; idle < 2; {
-		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.Messages) == 0 {
-			idle++
-			continue
-		}
-		idle = 0
-		ev := events.SQSEvent{}
-		for _, m := range out.Messages {
-			ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body),
-				Attributes: m.Attributes})
-		}
-		if resp, err := handler(ctx, ev); err != nil || len(resp.BatchItemFailures) > 0 {
-			t.Fatalf("worker: %v %+v", err, resp)
-		}
-		for _, m := range out.Messages {
-			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 }

@@ -77,7 +77,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		importIDs[in.ds.UUID] = body["id"].(string)
 	}
 	runImportWorker(t, env)
-	runJobs := func() { drainToWorker(t, d, d.Config.JobsQueueURL, workers.Jobs(d)) }
+	runJobs := func() { testenv.Drain(t, d, d.Config.JobsQueueURL, workers.Jobs(d)) }
 	runJobs()
 	k := customerByExternalID(t, env, acc.ID, keep.UUID, "k")
 	g := customerByExternalID(t, env, acc.ID, gone.UUID, "g")

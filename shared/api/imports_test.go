@@ -22,7 +22,7 @@ const importsRoute = "/v1/data_sources/{data_source_uuid}/json_imports"
 // runImportWorker feeds the import queue to the worker until it is empty.
 func runImportWorker(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	drainToWorker(t, env.Deps, env.ImportQueueURL, workers.Import(env.Deps))
+	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Deps))
 }
 
 func fiftyCustomers(externalID string) map[string]any {

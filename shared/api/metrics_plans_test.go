@@ -8,17 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -75,8 +69,8 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	drainToWorker(t, d, d.Config.ImportQueueURL, workers.Import(d))
-	drainToWorker(t, d, d.Config.JobsQueueURL, workers.Jobs(d))
+	testenv.Drain(t, d, d.Config.ImportQueueURL, workers.Import(d))
+	testenv.Drain(t, d, d.Config.JobsQueueURL, workers.Jobs(d))
 
 	tests := []struct {
 		geo, plans string
@@ -133,37 +127,4 @@ func clockedMetricsDeps(t *testing.T, now time.Time) (*app.Deps, string, string)
 		t.Fatal(err)
 	}
 	return &d, acc.ID, ds.UUID
-}
-
-// drainToWorker feeds a queue to its worker, as Lambda does, until it is empty.
-func drainToWorker(t *testing.T, d *app.Deps, queueURL string, handler sqsworker.Handler) {
-	t.Helper()
-	ctx := context.Background()
-	c := d.Clients.SQS
-	for idle := 0; idle < 2; {
-		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.Messages) == 0 {
-			idle++
-			continue
-		}
-		idle = 0
-		ev := events.SQSEvent{}
-		for _, m := range out.Messages {
-			ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body),
-				Attributes: m.Attributes})
-		}
-		resp, err := handler(ctx, ev)
-		if err != nil || len(resp.BatchItemFailures) > 0 {
-			t.Fatalf("worker: %v %+v", err, resp)
-		}
-		for _, m := range out.Messages {
-			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 }
