@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/subsight/subsight/shared/awsclients"
 )
 
 // These tests pin down the SQS FIFO behaviour the project relies on, in moto itself:
@@ -47,6 +49,16 @@ func sharedServer(t *testing.T) *Server {
 	return shared.srv
 }
 
+// sharedClients are the AWS clients of the shared server.
+func sharedClients(t *testing.T) awsclients.Clients {
+	t.Helper()
+	cfg, err := sharedServer(t).AWSConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Clients(cfg)
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if shared.srv != nil {
@@ -58,11 +70,7 @@ func TestMain(m *testing.M) {
 func newFIFO(t *testing.T, maxReceive int) *fifoFixture {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := sharedServer(t).AWSConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Clients(cfg).SQS
+	c := sharedClients(t).SQS
 	f := &fifoFixture{ctx: ctx, c: c}
 	name := fmt.Sprintf("%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
 	dlq, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-dlq.fifo"),

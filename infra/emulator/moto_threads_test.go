@@ -20,11 +20,7 @@ import (
 // DynamoDB backend; every transaction must succeed.
 func TestTransactionsWhileOthersWrite(t *testing.T) {
 	ctx := context.Background()
-	cfg, err := sharedServer(t).AWSConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := Clients(cfg).DynamoDB
+	db := sharedClients(t).DynamoDB
 	table := fmt.Sprintf("threads-%d", time.Now().UnixNano())
 	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: &table, BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
