@@ -74,6 +74,12 @@ func optionsFromEnv() (options, error) {
 			return options{}, fmt.Errorf("LOCAL_RETRY_DELAY %q is not a positive duration such as 1s", v)
 		}
 	}
+	var pollers int
+	if v := os.Getenv("LOCAL_POLLERS"); v != "" {
+		if pollers, err = strconv.Atoi(v); err != nil || pollers < 1 || pollers > 10 {
+			return options{}, fmt.Errorf("LOCAL_POLLERS %q is not a number of concurrent batches from 1 to 10", v)
+		}
+	}
 	var every time.Duration
 	if v := os.Getenv("LOCAL_SCHEDULE_EVERY"); v != "" {
 		if every, err = time.ParseDuration(v); err != nil || every <= 0 {
@@ -90,6 +96,7 @@ func optionsFromEnv() (options, error) {
 		apiKey:        key,
 		cursorSecret:  os.Getenv("LOCAL_CURSOR_SECRET"),
 		retryDelay:    delay,
+		pollers:       pollers,
 		scheduleEvery: every,
 		motoOutput:    motoLog,
 		setProcessEnv: true,

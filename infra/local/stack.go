@@ -38,7 +38,10 @@ type options struct {
 	apiKey       string // demo account key; "" generates one
 	cursorSecret string // "" generates one
 	retryDelay   time.Duration
-	motoOutput   io.Writer
+	// pollers is how many batches of one queue may run at once (Lambda runs up to
+	// the mapping's MaximumConcurrency); 0 means defaultPollers.
+	pollers    int
+	motoOutput io.Writer
 	// setProcessEnv exports the functions' environment into this process, as
 	// Lambda would; tests leave it off because they run several stacks at once.
 	setProcessEnv bool
@@ -289,14 +292,35 @@ func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resourc
 			continue // a benchmark that leaves this queue unpolled
 		}
 		q := res.Queues[m.Queue]
-		out = append(out, &poller{
-			sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, region: res.Region,
-			function: m.Function, batchSize: m.BatchSize, reportFailures: m.ReportBatchItemFailures,
-			handler: build(d), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
-			retryDelay: o.retryDelay, wait: 1,
-		})
+		// Each poller gets its own handler, as each concurrent batch on AWS runs in
+		// its own function instance.
+		for range concurrentBatches(m, o.pollers) {
+			out = append(out, &poller{
+				sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, region: res.Region,
+				function: m.Function, batchSize: m.BatchSize, reportFailures: m.ReportBatchItemFailures,
+				handler: build(d), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
+				retryDelay: o.retryDelay, wait: 1,
+			})
+		}
 	}
 	return out, nil
+}
+
+// defaultPollers is how many batches of one queue run at once unless LOCAL_POLLERS
+// says otherwise: enough to keep the emulator busy while a batch's worker computes,
+// few enough for a two-core machine.
+const defaultPollers = 2
+
+// concurrentBatches is how many pollers a mapping gets: as many batches as Lambda
+// would run at once (its MaximumConcurrency, when set), at most the local limit.
+func concurrentBatches(m samtemplate.SQSMapping, limit int) int {
+	if limit <= 0 {
+		limit = defaultPollers
+	}
+	if m.MaximumConcurrency > 0 {
+		return min(m.MaximumConcurrency, limit)
+	}
+	return limit
 }
 
 func (s *stack) info(cursorSecret string) stackInfo {

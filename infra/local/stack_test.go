@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/samtemplate"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/routes"
@@ -188,21 +189,55 @@ func TestStackFile(t *testing.T) {
 
 // recordingWorker is a FIFO worker whose failures the test scripts by body:
 // "fail-N:x" fails its first N attempts, "error:x" makes the whole invocation
-// return an error once, "bogus:x" reports an item id that is not in the batch once.
+// return an error once, "bogus:x" reports an item id that is not in the batch once,
+// "slow:x" takes 100 ms. It records the batches that ran at once, and whether two
+// of them held messages of one group at the same time.
 type recordingWorker struct {
-	mu       sync.Mutex
-	attempts map[string]int
-	order    []string
-	batches  [][]string
+	mu         sync.Mutex
+	attempts   map[string]int
+	order      []string
+	batches    [][]string
+	running    int
+	maxRunning int
+	groupsHeld map[string]bool
+	overlaps   []string
 }
 
 func (w *recordingWorker) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.attempts, w.order, w.batches = map[string]int{}, nil, nil
+	w.maxRunning, w.groupsHeld, w.overlaps = 0, map[string]bool{}, nil
+}
+
+// enter records a batch that starts and returns the function that records its end.
+func (w *recordingWorker) enter(ev events.SQSEvent) func() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.running++
+	w.maxRunning = max(w.maxRunning, w.running)
+	groups := map[string]bool{}
+	for _, r := range ev.Records {
+		groups[r.Attributes["MessageGroupId"]] = true
+	}
+	for g := range groups {
+		if w.groupsHeld[g] {
+			w.overlaps = append(w.overlaps, g)
+		}
+		w.groupsHeld[g] = true
+	}
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.running--
+		for g := range groups {
+			delete(w.groupsHeld, g)
+		}
+	}
 }
 
 func (w *recordingWorker) handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	defer w.enter(ev)()
 	w.mu.Lock()
 	var batch []string
 	for _, r := range ev.Records {
@@ -232,6 +267,11 @@ func (w *recordingWorker) handle(ctx context.Context, ev events.SQSEvent) (event
 		defer w.mu.Unlock()
 		w.attempts[m.Body]++
 		w.order = append(w.order, m.Body)
+		if strings.HasPrefix(m.Body, "slow:") {
+			w.mu.Unlock()
+			time.Sleep(100 * time.Millisecond)
+			w.mu.Lock()
+		}
 		var n int
 		if _, err := fmt.Sscanf(m.Body, "fail-%d:", &n); err == nil && w.attempts[m.Body] <= n {
 			return errors.New("scripted failure")
@@ -316,6 +356,55 @@ func TestPollerPartialBatch(t *testing.T) {
 	}
 	if got := strings.Join(groupA, " "); got != "a1 a2 fail-1:a3 fail-1:a3 a4" {
 		t.Errorf("group A order = %s", got)
+	}
+}
+
+// TestPollersRunGroupsConcurrentlyInOrder: a queue is polled by several pollers, as
+// Lambda runs several batches of a mapping at once; batches of different groups run
+// at the same time, while a group's messages are never in two batches at once and
+// are handled in the order they were sent.
+func TestPollersRunGroupsConcurrentlyInOrder(t *testing.T) {
+	testWorker.reset()
+	url := testStack.deps.Config.ImportQueueURL
+	run := fmt.Sprint(time.Now().UnixNano())
+	const groups, perGroup = 25, 2 // more groups than a batch holds
+	var entries []types.SendMessageBatchRequestEntry
+	for k := range perGroup {
+		for g := range groups {
+			body := fmt.Sprintf("slow:%s:g%d:%d", run, g, k)
+			entries = append(entries, types.SendMessageBatchRequestEntry{Id: aws.String(fmt.Sprint(len(entries) % 10)), MessageBody: aws.String(body),
+				MessageGroupId: aws.String(fmt.Sprintf("G%d-%s", g, run)), MessageDeduplicationId: aws.String(body)})
+		}
+	}
+	for i := 0; i < len(entries); i += 10 {
+		if _, err := testStack.deps.Clients.SQS.SendMessageBatch(context.Background(), &sqs.SendMessageBatchInput{
+			QueueUrl: aws.String(url), Entries: entries[i:min(i+10, len(entries))]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "all messages processed", 20*time.Second, func() bool {
+		_, order := testWorker.snapshot()
+		return len(order) >= groups*perGroup
+	})
+	_, order := testWorker.snapshot()
+	next := map[string]int{}
+	for _, body := range order {
+		var g, k int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(body, "slow:"+run+":"), "g%d:%d", &g, &k); err != nil {
+			t.Fatalf("body %q: %v", body, err)
+		}
+		if k != next[fmt.Sprint(g)] {
+			t.Errorf("group %d: message %d handled when %d was due (order %v)", g, k, next[fmt.Sprint(g)], order)
+		}
+		next[fmt.Sprint(g)] = k + 1
+	}
+	testWorker.mu.Lock()
+	defer testWorker.mu.Unlock()
+	if len(testWorker.overlaps) > 0 {
+		t.Errorf("groups held by two batches at once: %v", testWorker.overlaps)
+	}
+	if want := concurrentBatches(samtemplate.SQSMapping{MaximumConcurrency: 10}, 0); testWorker.maxRunning < want {
+		t.Errorf("at most %d batches ran at once, want %d", testWorker.maxRunning, want)
 	}
 }
 
@@ -408,5 +497,26 @@ func TestEventBody(t *testing.T) {
 	want := `{"Records":[{"messageId":"m1","receiptHandle":"r","body":"b","md5OfBody":"md5","md5OfMessageAttributes":"","attributes":{"MessageGroupId":"g"},"messageAttributes":{"k":{"stringValue":"v","stringListValues":[],"binaryListValues":[],"dataType":"String"}},"eventSourceARN":"arn:q","eventSource":"aws:sqs","awsRegion":"us-east-1"}]}`
 	if string(b) != want {
 		t.Errorf("event =\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestConcurrentBatches(t *testing.T) {
+	tests := []struct {
+		name               string
+		maximumConcurrency int
+		limit              int
+		want               int
+	}{
+		{"the template's limit above the local one", 10, 0, defaultPollers},
+		{"the template's limit below the local one", 1, 3, 1},
+		{"no template limit", 0, 3, 3},
+		{"LOCAL_POLLERS above the default", 10, 4, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := concurrentBatches(samtemplate.SQSMapping{MaximumConcurrency: tc.maximumConcurrency}, tc.limit); got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

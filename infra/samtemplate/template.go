@@ -193,6 +193,8 @@ type SQSMapping struct {
 	BatchSize               int
 	ReportBatchItemFailures bool
 	Enabled                 bool
+	// MaximumConcurrency is ScalingConfig.MaximumConcurrency; 0 when not set.
+	MaximumConcurrency int
 }
 
 // ParseFile parses the template at path.
@@ -483,7 +485,7 @@ func (t *Template) SQSMappings() []SQSMapping {
 	for _, f := range t.Functions {
 		for _, ev := range f.SQSEvents {
 			out = append(out, SQSMapping{Queue: ev.Queue, Function: f.LogicalID, BatchSize: ev.BatchSize,
-				ReportBatchItemFailures: ev.ReportBatchItemFailures, Enabled: ev.Enabled})
+				ReportBatchItemFailures: ev.ReportBatchItemFailures, Enabled: ev.Enabled, MaximumConcurrency: ev.MaximumConcurrency})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
