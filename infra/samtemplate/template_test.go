@@ -42,7 +42,7 @@ func TestParseFixture(t *testing.T) {
 	}
 
 	wantMappings := []SQSMapping{
-		{Queue: "ImportQueue", Function: "ImportWorkerFunction", BatchSize: 5, ReportBatchItemFailures: true, Enabled: true},
+		{Queue: "ImportQueue", Function: "ImportWorkerFunction", BatchSize: 5, ReportBatchItemFailures: true, Enabled: true, MaximumConcurrency: 2},
 		{Queue: "JobsQueue", Function: "JobsWorkerFunction", BatchSize: 10, Enabled: true},
 	}
 	wantSchedules := []ScheduleMapping{
