@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -243,17 +244,27 @@ func (s *Server) Reset(ctx context.Context) error {
 	return nil
 }
 
+// idleConnsPerHost keeps enough connections to the emulator open for the local
+// stack's concurrent requests (two import batches, each with up to ten writes in
+// flight); with the SDK's default of 10 the rest are closed after each burst and
+// opened again, and moto starts a thread for every new connection.
+const idleConnsPerHost = 64
+
 // AWSConfig loads an SDK configuration pointed at endpoint with the local static
-// credentials. It keeps the SDK's own HTTP client: a plain *http.Client fails when
-// AWS_CA_BUNDLE is set. An empty region means DefaultRegion.
+// credentials. It keeps the SDK's own HTTP client type: a plain *http.Client fails
+// when AWS_CA_BUNDLE is set. An empty region means DefaultRegion.
 func AWSConfig(ctx context.Context, endpoint, region string) (aws.Config, error) {
 	if region == "" {
 		region = DefaultRegion
 	}
+	client := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = idleConnsPerHost
+	})
 	return awsconfig.LoadDefaultConfig(ctx,
 		awsconfig.WithRegion(region),
 		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(AccessKeyID, SecretKey, "")),
 		awsconfig.WithBaseEndpoint(endpoint),
+		awsconfig.WithHTTPClient(client),
 	)
 }
 

@@ -143,7 +143,9 @@ def _receive_message(self, queue_name, count, wait_seconds_timeout, visibility_t
         if result or remaining <= 0:
             return result
         started = time.time()
-        self.get_queue(queue_name).wait_for_messages(min(remaining, 0.1))
+        # No wake-up is lost: the wait checks for deliverable messages under the
+        # queue's condition before it sleeps, and a send notifies under it.
+        self.get_queue(queue_name).wait_for_messages(remaining)
         if time.time() - started < 0.01:
             # Messages are visible but not deliverable (their FIFO groups are in
             # flight): wait a little instead of spinning.
