@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -46,18 +47,25 @@ func keyAttrs(k keys.Key) map[string]types.AttributeValue {
 	}
 }
 
-// putNew writes item only if no item with its key exists.
+// putNew writes item only if no item with its key exists. When the SDK retries a
+// request whose first attempt was applied but whose answer was lost, the retry finds
+// the item already there: if the stored item is exactly this one, the write is done.
 func (s *Store) putNew(ctx context.Context, item any) error {
 	av, err := attributevalue.MarshalMap(item)
 	if err != nil {
 		return err
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:              &s.table,
-		Item:                   av,
-		ConditionExpression:    aws.String("attribute_not_exists(PK)"),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		TableName:                           &s.table,
+		Item:                                av,
+		ConditionExpression:                 aws.String("attribute_not_exists(PK)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
 	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) && reflect.DeepEqual(ccf.Item, av) {
+		return nil
+	}
 	return conflict(err)
 }
 
