@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +14,7 @@ import (
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/parallel"
 )
 
 // Segments names the single-plan series a filter reads: geo and plans combine as every
@@ -63,16 +63,9 @@ func Load(ctx context.Context, d *app.Deps, accountID string, segments []string,
 	db := newDB(d)
 	parts := make([]*series.Aggregate, len(segments))
 	errs := make([]error, len(segments))
-	sem := make(chan struct{}, loadConcurrency)
-	var wg sync.WaitGroup
-	for i, seg := range segments {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			parts[i], errs[i] = db.loadSegment(ctx, keys.SeriesPartition(accountID, seg), from, to)
-		})
-	}
-	wg.Wait()
+	parallel.For(len(segments), loadConcurrency, func(i int) {
+		parts[i], errs[i] = db.loadSegment(ctx, keys.SeriesPartition(accountID, segments[i]), from, to)
+	})
 	agg := series.NewAggregate()
 	for i, a := range parts {
 		if errs[i] != nil {

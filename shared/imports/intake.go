@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -18,6 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -103,38 +103,27 @@ func (p *Pipeline) queue(ctx context.Context, acc model.Account, ds model.DataSo
 	if err != nil {
 		return err
 	}
+	objectKey := func(o int) string { return blobs.ImportKey(acc.ID, ds.UUID, imp.ID, strconv.Itoa(o)) }
 	msgs := make([]fifo.Message, len(parts))
+	for i, part := range parts {
+		m := Message{Version: messageVersion, AccountID: acc.ID, DataSourceUUID: ds.UUID, ImportID: imp.ID,
+			CustomerExternalID: part.CustomerExternalID, Key: objectKey(i / partsPerObject), Index: i % partsPerObject,
+			CustomerID: last - int64(len(parts)-1-i), System: ds.System, Currency: acc.Currency}
+		body, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		msgs[i] = fifo.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
+	}
 	objects := (len(parts) + partsPerObject - 1) / partsPerObject
 	errs := make([]error, objects)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, uploadConcurrency)
-	for o := range objects {
-		key := blobs.ImportKey(acc.ID, ds.UUID, imp.ID, strconv.Itoa(o))
-		chunk := parts[o*partsPerObject : min((o+1)*partsPerObject, len(parts))]
-		for j, part := range chunk {
-			i := o*partsPerObject + j
-			m := Message{Version: messageVersion, AccountID: acc.ID, DataSourceUUID: ds.UUID, ImportID: imp.ID,
-				CustomerExternalID: part.CustomerExternalID, Key: key, Index: j,
-				CustomerID: last - int64(len(parts)-1-i), System: ds.System, Currency: acc.Currency}
-			body, err := json.Marshal(m)
-			if err != nil {
-				return err
-			}
-			msgs[i] = fifo.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
+	parallel.For(objects, uploadConcurrency, func(o int) {
+		body, err := json.Marshal(parts[o*partsPerObject : min((o+1)*partsPerObject, len(parts))])
+		if err == nil {
+			err = p.Blobs.Put(ctx, objectKey(o), body)
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			body, err := json.Marshal(chunk)
-			if err == nil {
-				err = p.Blobs.Put(ctx, key, body)
-			}
-			errs[o] = err
-		}()
-	}
-	wg.Wait()
+		errs[o] = err
+	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

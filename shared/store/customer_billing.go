@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strconv"
+
+	"github.com/subsight/subsight/shared/parallel"
 )
 
 // deleteCustomerBilling removes the invoices, subscriptions and subscription events
@@ -84,7 +86,7 @@ func (s *Store) deleteBilling(ctx context.Context, accountID, customerUUID, dsUU
 			}
 		}
 		errs := make([]error, len(doomed))
-		s.parallel(len(doomed), func(i int) { errs[i] = doomed[i]() })
+		parallel.For(len(doomed), writeConcurrency, func(i int) { errs[i] = doomed[i]() })
 		// ErrConflict: the item changed owner meanwhile (a merge); it is not ours to delete.
 		for _, err := range errs {
 			if err != nil && !errors.Is(err, ErrConflict) {

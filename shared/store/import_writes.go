@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 )
 
 // ReserveImportedCustomer takes a customer external id of a data source for uuid
@@ -112,7 +113,7 @@ func (s *Store) putItemsBatched(ctx context.Context, items []any) error {
 	}
 	chunks := (len(reqs) + 24) / 25
 	errs := make([]error, chunks)
-	s.parallel(chunks, func(i int) {
+	parallel.For(chunks, writeConcurrency, func(i int) {
 		errs[i] = s.batchWrite(ctx, reqs[i*25:min((i+1)*25, len(reqs))])
 	})
 	return errors.Join(errs...)

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 )
 
 // ErrOwnedElsewhere: the external id belongs to an object of another customer.
@@ -157,7 +157,7 @@ func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []strin
 // failure); a retry rewrites the same keys, so it never duplicates.
 func (s *Store) PutInvoices(ctx context.Context, invs []model.Invoice) []error {
 	errs := make([]error, len(invs))
-	s.parallel(len(invs), func(i int) {
+	parallel.For(len(invs), writeConcurrency, func(i int) {
 		errs[i] = s.ownedPut(ctx, newInvoiceItem(invs[i]), invs[i].CustomerUUID)
 	})
 	return errs
@@ -196,23 +196,3 @@ func (s *Store) DeleteInvoiceItem(ctx context.Context, inv model.Invoice) error 
 
 // writeConcurrency bounds the parallel single-item writes of one import message.
 const writeConcurrency = 8
-
-// parallel runs f(0..n-1) on at most writeConcurrency goroutines.
-func (s *Store) parallel(n int, f func(i int)) {
-	if n == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, writeConcurrency)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			f(i)
-		}()
-	}
-	wg.Wait()
-}

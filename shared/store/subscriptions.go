@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 )
 
 // subscriptionItem is one subscription generated from line items (Import-API view).
@@ -69,7 +70,7 @@ func (s *Store) GetSubscriptions(ctx context.Context, accountID string, uuids []
 // per subscription, ErrOwnedElsewhere for a clash.
 func (s *Store) PutSubscriptions(ctx context.Context, subs []model.Subscription) []error {
 	errs := make([]error, len(subs))
-	s.parallel(len(subs), func(i int) {
+	parallel.For(len(subs), writeConcurrency, func(i int) {
 		errs[i] = s.ownedPut(ctx, newSubscriptionItem(subs[i]), subs[i].CustomerUUID)
 	})
 	return errs
