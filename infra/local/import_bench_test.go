@@ -225,9 +225,11 @@ func storedWriteUnits(b *testing.B, db *dynamodb.Client, table string) (float64,
 // benchClient calls the local stack's HTTP API with the API key.
 type benchClient struct {
 	base, key string
+	http      *http.Client // nil: http.DefaultClient
 }
 
-func (c *benchClient) do(b *testing.B, method, path string, body, out any) {
+// send calls the API and returns the status and body; a failed round trip fails b.
+func (c *benchClient) send(b *testing.B, method, path string, body any) (int, []byte) {
 	b.Helper()
 	var r io.Reader
 	if body != nil {
@@ -243,14 +245,28 @@ func (c *benchClient) do(b *testing.B, method, path string, body, out any) {
 	}
 	req.SetBasicAuth(c.key, "")
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	client := c.http
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		b.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp.StatusCode, raw
+}
+
+// do sends a request that must succeed (2xx) and decodes its answer into out.
+func (c *benchClient) do(b *testing.B, method, path string, body, out any) {
+	b.Helper()
+	status, raw := c.send(b, method, path, body)
+	if status >= 300 {
+		b.Fatalf("%s %s: %d %s", method, path, status, raw)
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
