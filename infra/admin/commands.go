@@ -120,7 +120,7 @@ func openStore(ctx context.Context, local bool, table, jobsQueue, region string)
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg, err := awsconfig.LoadDefaultConfig(ctx,
+		cfg, err := awsclients.LoadConfig(ctx,
 			awsconfig.WithRegion(sf.Region),
 			awsconfig.WithBaseEndpoint(sf.EndpointURL),
 			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
@@ -136,7 +136,7 @@ func openStore(ctx context.Context, local bool, table, jobsQueue, region string)
 	if region != "" {
 		opts = append(opts, awsconfig.WithRegion(region))
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awsclients.LoadConfig(ctx, opts...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -219,7 +219,7 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
 		pid := s.cmd.Process.Pid
-		// The negative pid addresses the whole group: moto's Werkzeug may fork.
+		// The negative pid addresses the whole group, children included.
 		_ = syscall.Kill(-pid, syscall.SIGTERM)
 		select {
 		case <-s.done:
@@ -245,14 +245,13 @@ func (s *Server) Reset(ctx context.Context) error {
 }
 
 // idleConnsPerHost keeps enough connections to the emulator open for the local
-// stack's concurrent requests (two import batches, each with up to ten writes in
+// stack's concurrent requests (up to ten import batches, each with writes in
 // flight); with the SDK's default of 10 the rest are closed after each burst and
-// opened again, and moto starts a thread for every new connection.
+// opened again.
 const idleConnsPerHost = 64
 
-// AWSConfig loads an SDK configuration pointed at endpoint with the local static
-// credentials. It keeps the SDK's own HTTP client type: a plain *http.Client fails
-// when AWS_CA_BUNDLE is set. An empty region means DefaultRegion.
+// AWSConfig loads an SDK configuration (awsclients.LoadConfig) pointed at endpoint
+// with the local static credentials. An empty region means DefaultRegion.
 func AWSConfig(ctx context.Context, endpoint, region string) (aws.Config, error) {
 	if region == "" {
 		region = DefaultRegion
@@ -260,7 +259,7 @@ func AWSConfig(ctx context.Context, endpoint, region string) (aws.Config, error)
 	client := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConnsPerHost = idleConnsPerHost
 	})
-	return awsconfig.LoadDefaultConfig(ctx,
+	return awsclients.LoadConfig(ctx,
 		awsconfig.WithRegion(region),
 		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(AccessKeyID, SecretKey, "")),
 		awsconfig.WithBaseEndpoint(endpoint),

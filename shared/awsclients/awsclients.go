@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -23,10 +22,9 @@ type Clients struct {
 	SQS      *sqs.Client
 }
 
-// Load reads the default AWS configuration. Keep the SDK's own HTTP client: a plain
-// *http.Client breaks when AWS_CA_BUNDLE is set.
+// Load reads the default AWS configuration (LoadConfig).
 func Load(ctx context.Context) (Clients, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	cfg, err := LoadConfig(ctx)
 	if err != nil {
 		return Clients{}, err
 	}
