@@ -43,9 +43,16 @@
    connection, a thread, the accept and the closing, about 40 % of the CPU a small
    request took. cheroot (the CherryPy project's WSGI server) serves the same
    application over keep-alive connections from a fixed pool of threads.
+9. Transactions copy what they touch. moto deep-copies every table a
+   TransactWriteItems names before it starts, to restore it if the transaction
+   fails: each transaction cost in proportion to the whole table. Its operations touch
+   distinct items, so every condition is now checked before anything is written,
+   and only the touched items are kept to restore if an operation fails while it is
+   applied; the outcome and the errors are moto's.
 
 docs/local-stack.md has the measurements and the tests that show each.
 """
+import copy
 import functools
 import gc
 import inspect
@@ -132,7 +139,7 @@ def _serialize_backend(backend_class):
     return lock
 
 
-_serialize_backend(DynamoDBBackend)
+_dynamodb_lock = _serialize_backend(DynamoDBBackend)
 _sqs_receive = SQSBackend.receive_message
 _sqs_lock = _serialize_backend(SQSBackend)
 
@@ -287,6 +294,135 @@ def _query(table, hash_key, *args, **kwargs):
 
 Table.all_items = _all_items
 Table.query = _query
+
+from moto.dynamodb.comparisons import get_filter_expression  # noqa: E402
+from moto.dynamodb.exceptions import (  # noqa: E402
+    ConditionalCheckFailed,
+    MockValidationException,
+    MultipleTransactionsException,
+    TooManyTransactionsException,
+    TransactionCanceledException,
+    TransactWriteSingleOpException,
+)
+
+_TRANSACT_OPS = ("ConditionCheck", "Put", "Delete", "Update")
+
+
+def _transact_key(table, op_type, op):
+    if op_type != "Put":
+        return op["Key"]
+    key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
+    if table.range_key_attr is not None:
+        key[table.range_key_attr] = op["Item"][table.range_key_attr]
+    return key
+
+
+def _restore_item(table, key, saved):
+    hash_value = DynamoType(key[table.hash_key_attr])
+    range_value = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
+    if saved is None:
+        table.delete_item(hash_value, range_value)
+    elif range_value is None:
+        table.items[hash_value] = saved
+    else:
+        table.items[hash_value][range_value] = saved
+
+
+def _check_transaction(backend, transact_items):
+    """Validates every operation and evaluates its condition on the current items;
+    returns the operations and the cancellation reasons (all None when it may run)."""
+    ops, reasons, targets = [], [], set()
+    for entry in transact_items:
+        if len(entry) > 1:
+            raise TransactWriteSingleOpException
+        ((op_type, op),) = entry.items()
+        old_item = None
+        try:
+            if op_type not in _TRANSACT_OPS:
+                raise ValueError("Unsupported transaction operation")
+            table = backend.get_table(op["TableName"])
+            key = _transact_key(table, op_type, op)
+            target = (str(op["TableName"]), str(dict(sorted(key.items()))))
+            if target in targets:
+                raise MultipleTransactionsException()
+            targets.add(target)
+            current = backend.get_item(op["TableName"], key)
+            condition = op.get("ConditionExpression")
+            if condition is not None:
+                check = get_filter_expression(
+                    condition, op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+                )
+                if not check.expr(current):
+                    if current is not None and op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD":
+                        old_item = current.to_json()["Attributes"]
+                    raise ConditionalCheckFailed(item=old_item)
+            ops.append((op_type, op, table, key, current))
+            reasons.append((None, None, None))
+        except (MultipleTransactionsException, MockValidationException):
+            raise
+        except ConditionalCheckFailed as e:
+            reasons.append(("ConditionalCheckFailed", str(e.message), old_item))
+        except Exception as e:
+            reasons.append((type(e).__name__, str(e), old_item))
+    return ops, reasons
+
+
+def _apply_operation(backend, op_type, op, key):
+    names, values = op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+    condition = op.get("ConditionExpression")
+    if op_type == "Put":
+        backend.put_item(op["TableName"], op["Item"], condition_expression=condition,
+                         expression_attribute_names=names, expression_attribute_values=values)
+    elif op_type == "Delete":
+        backend.delete_item(op["TableName"], key, condition_expression=condition,
+                            expression_attribute_names=names, expression_attribute_values=values)
+    elif op_type == "Update":
+        backend.update_item(op["TableName"], key, update_expression=op["UpdateExpression"],
+                            condition_expression=condition, expression_attribute_names=names,
+                            expression_attribute_values=values)
+
+
+def _transact_write_items(self, transact_items):
+    # moto deep-copies every table a transaction touches before it starts, to restore
+    # it on failure: a cost in proportion to the whole table, per transaction. The
+    # operations touch distinct items, so checking every condition first and keeping
+    # copies of just the touched items gives the same outcome: nothing is written
+    # unless everything may be, and an operation that fails while applying (a
+    # validation error) puts the items written before it back.
+    with _dynamodb_lock:  # as every other operation of the backend
+        _transact_write_items_unlocked(self, transact_items)
+
+
+def _transact_write_items_unlocked(self, transact_items):
+    if len(transact_items) > 100:
+        raise TooManyTransactionsException()
+    ops, reasons = _check_transaction(self, transact_items)
+    if any(code is not None for code, _, _ in reasons):
+        raise TransactionCanceledException(reasons)
+    saved = [(table, key, copy.deepcopy(current)) for _, _, table, key, current in ops]
+    reasons, failed = [], False
+    try:
+        for op_type, op, _, key, _ in ops:
+            try:
+                _apply_operation(self, op_type, op, key)
+                reasons.append((None, None, None))
+            except MockValidationException:
+                raise
+            except Exception as e:
+                reasons.append((type(e).__name__, str(e), None))
+                failed = True
+    except MockValidationException:
+        failed = True
+        raise
+    finally:
+        if failed:
+            for table, key, item in reversed(saved):
+                _restore_item(table, key, item)
+    if failed:
+        raise TransactionCanceledException(reasons)
+
+
+DynamoDBBackend.transact_write_items = _transact_write_items
 
 import moto.core.responses as moto_responses  # noqa: E402
 
