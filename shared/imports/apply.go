@@ -224,7 +224,8 @@ func live(units []*unit) []*unit {
 }
 
 // resolveCustomers finds or creates each unit's customer: the reservations of new
-// external ids and the changed customer records are conditional writes, in parallel.
+// external ids (one transaction) and the changed customer records (conditional
+// writes) go in parallel.
 func (p *Pipeline) resolveCustomers(ctx context.Context, units []*unit, state store.ImportState, now time.Time) {
 	seen := map[string]bool{}
 	for _, u := range units {
@@ -262,33 +263,45 @@ func (p *Pipeline) resolveCustomers(ctx context.Context, units []*unit, state st
 	}
 	var wg sync.WaitGroup
 	for _, u := range live(units) {
-		if !u.reserve && u.saveFrom == nil && !(u.create && u.customer.ID == 0) {
-			continue
+		if u.create && u.customer.ID == 0 {
+			wg.Go(func() { u.customer.ID, u.err = p.Store.NextCustomerID(ctx, u.m.AccountID) })
 		}
-		wg.Go(func() { u.err = p.writeCustomer(ctx, u) })
+	}
+	wg.Wait()
+	var reserve []*unit
+	for _, u := range live(units) {
+		switch {
+		case u.reserve:
+			reserve = append(reserve, u)
+		case u.saveFrom != nil:
+			wg.Go(func() { u.err = p.saveCustomer(ctx, u) })
+		}
+	}
+	if len(reserve) > 0 {
+		wg.Go(func() { p.reserveCustomers(ctx, reserve) })
 	}
 	wg.Wait()
 }
 
-func (p *Pipeline) writeCustomer(ctx context.Context, u *unit) error {
-	if u.create && u.customer.ID == 0 {
-		id, err := p.Store.NextCustomerID(ctx, u.m.AccountID)
-		if err != nil {
-			return err
-		}
-		u.customer.ID = id
+// reserveCustomers takes the new customers' external ids, all in one request.
+// ErrConflict: another customer took the external id since the read; the retry finds
+// it and updates that customer.
+func (p *Pipeline) reserveCustomers(ctx context.Context, units []*unit) {
+	rs := make([]store.CustomerReservation, len(units))
+	for i, u := range units {
+		rs[i] = store.CustomerReservation{AccountID: u.m.AccountID, DataSourceUUID: u.m.DataSourceUUID,
+			ExternalID: u.m.CustomerExternalID, CustomerUUID: u.customer.UUID}
 	}
-	if u.reserve {
-		// ErrConflict: another customer took the external id since the read; the retry
-		// finds it and updates that customer.
-		return p.Store.ReserveImportedCustomer(ctx, u.m.AccountID, u.m.DataSourceUUID, u.m.CustomerExternalID, u.customer.UUID)
+	for i, err := range p.Store.ReserveImportedCustomers(ctx, rs) {
+		units[i].err = err
 	}
-	if u.saveFrom != nil {
-		if err := p.Store.SaveCustomer(ctx, *u.saveFrom, u.customer); err != nil {
-			return fmt.Errorf("imports: save customer %s: %w", u.customer.UUID, err)
-		}
-		u.customer.Version = u.saveFrom.Version + 1
+}
+
+func (p *Pipeline) saveCustomer(ctx context.Context, u *unit) error {
+	if err := p.Store.SaveCustomer(ctx, *u.saveFrom, u.customer); err != nil {
+		return fmt.Errorf("imports: save customer %s: %w", u.customer.UUID, err)
 	}
+	u.customer.Version = u.saveFrom.Version + 1
 	return nil
 }
 

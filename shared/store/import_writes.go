@@ -19,16 +19,102 @@ import (
 // /v1/customers can never create the same customer twice; taking it again for the
 // same uuid (a retry) succeeds. ErrConflict: another customer holds it.
 func (s *Store) ReserveImportedCustomer(ctx context.Context, accountID, dsUUID, externalID, uuid string) error {
-	ek := keys.CustomerExternalID(accountID, dsUUID, externalID)
-	res, err := attributevalue.MarshalMap(uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: uuid})
-	if err != nil {
-		return err
+	return s.ReserveImportedCustomers(ctx, []CustomerReservation{{AccountID: accountID, DataSourceUUID: dsUUID,
+		ExternalID: externalID, CustomerUUID: uuid}})[0]
+}
+
+// CustomerReservation is a customer external id of a data source to take for a
+// customer uuid.
+type CustomerReservation struct {
+	AccountID, DataSourceUUID, ExternalID, CustomerUUID string
+}
+
+// maxTransactItems is TransactWriteItems' limit.
+const maxTransactItems = 100
+
+// ReserveImportedCustomers takes several external ids as ReserveImportedCustomer
+// does, in one request: a transaction of the conditional puts. A transaction is all
+// or nothing, so when it is cancelled the ids held by other customers get ErrConflict
+// and the rest are taken again without them. The result holds each reservation's
+// outcome, in order.
+func (s *Store) ReserveImportedCustomers(ctx context.Context, rs []CustomerReservation) []error {
+	errs := make([]error, len(rs))
+	for start := 0; start < len(rs); start += maxTransactItems {
+		end := min(start+maxTransactItems, len(rs))
+		s.reserveCustomers(ctx, rs[start:end], errs[start:end])
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: res,
-		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(uuid)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal})
-	return conflict(err)
+	return errs
+}
+
+func (s *Store) reserveCustomers(ctx context.Context, rs []CustomerReservation, errs []error) {
+	puts := make([]*types.Put, len(rs))
+	for i, r := range rs {
+		ek := keys.CustomerExternalID(r.AccountID, r.DataSourceUUID, r.ExternalID)
+		item, err := attributevalue.MarshalMap(uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: r.CustomerUUID})
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		puts[i] = &types.Put{TableName: &s.table, Item: item,
+			ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(r.CustomerUUID)}}
+	}
+	var pending []int
+	for i := range rs {
+		if errs[i] == nil {
+			pending = append(pending, i)
+		}
+	}
+	for len(pending) > 0 {
+		if len(pending) == 1 {
+			// One write costs half as much outside a transaction.
+			p := puts[pending[0]]
+			_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item,
+				ConditionExpression: p.ConditionExpression, ExpressionAttributeValues: p.ExpressionAttributeValues,
+				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			errs[pending[0]] = conflict(err)
+			return
+		}
+		items := make([]types.TransactWriteItem, len(pending))
+		for k, i := range pending {
+			items[k] = types.TransactWriteItem{Put: puts[i]}
+		}
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items,
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		pending = afterCancellation(err, pending, errs)
+	}
+}
+
+// afterCancellation records the outcome of a reservation transaction and returns
+// the reservations to try again: those the cancellation did not concern, when it
+// named a reason for the others.
+func afterCancellation(err error, pending []int, errs []error) []int {
+	var tc *types.TransactionCanceledException
+	if err == nil || !errors.As(err, &tc) || len(tc.CancellationReasons) != len(pending) {
+		for _, i := range pending {
+			errs[i] = err
+		}
+		return nil
+	}
+	var again []int
+	for k, r := range tc.CancellationReasons {
+		switch code := aws.ToString(r.Code); code {
+		case "", "None":
+			again = append(again, pending[k])
+		case "ConditionalCheckFailed":
+			errs[pending[k]] = ErrConflict
+		default: // a concurrent transaction on the item, throttling: the caller retries
+			errs[pending[k]] = err
+		}
+	}
+	if len(again) == len(pending) {
+		// Cancelled without a reason for any of them: do not loop.
+		for _, i := range pending {
+			errs[i] = err
+		}
+		return nil
+	}
+	return again
 }
 
 // AddPlanReferences adds n references to a plan at once (one per customer index
