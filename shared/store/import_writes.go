@@ -14,15 +14,6 @@ import (
 	"github.com/subsight/subsight/shared/parallel"
 )
 
-// ReserveImportedCustomer takes a customer external id of a data source for uuid
-// with a conditional put (never read-then-write), so the import and POST
-// /v1/customers can never create the same customer twice; taking it again for the
-// same uuid (a retry) succeeds. ErrConflict: another customer holds it.
-func (s *Store) ReserveImportedCustomer(ctx context.Context, accountID, dsUUID, externalID, uuid string) error {
-	return s.ReserveImportedCustomers(ctx, []CustomerReservation{{AccountID: accountID, DataSourceUUID: dsUUID,
-		ExternalID: externalID, CustomerUUID: uuid}})[0]
-}
-
 // CustomerReservation is a customer external id of a data source to take for a
 // customer uuid.
 type CustomerReservation struct {
@@ -32,9 +23,11 @@ type CustomerReservation struct {
 // maxTransactItems is TransactWriteItems' limit.
 const maxTransactItems = 100
 
-// ReserveImportedCustomers takes several external ids as ReserveImportedCustomer
-// does, in one request: a transaction of the conditional puts. A transaction is all
-// or nothing, so when it is cancelled the ids held by other customers get ErrConflict
+// ReserveImportedCustomers takes customer external ids of a data source for their
+// customers with conditional puts (never read-then-write), so the import and POST
+// /v1/customers can never create the same customer twice; taking one again for the
+// same customer (a retry) succeeds. The puts go in one transaction; it is all or
+// nothing, so when it is cancelled the ids held by other customers get ErrConflict
 // and the rest are taken again without them. The result holds each reservation's
 // outcome, in order.
 func (s *Store) ReserveImportedCustomers(ctx context.Context, rs []CustomerReservation) []error {

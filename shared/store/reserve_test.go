@@ -21,7 +21,7 @@ func TestReserveImportedCustomers(t *testing.T) {
 	r := func(ext, uuid string) store.CustomerReservation {
 		return store.CustomerReservation{AccountID: acc, DataSourceUUID: ds, ExternalID: ext, CustomerUUID: uuid}
 	}
-	if err := db.ReserveImportedCustomer(ctx, acc, ds, "held", "cus_other"); err != nil {
+	if err := db.ReserveImportedCustomers(ctx, []store.CustomerReservation{r("held", "cus_other")})[0]; err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
