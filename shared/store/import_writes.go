@@ -91,7 +91,7 @@ func afterCancellation(err error, pending []int, errs []error) []int {
 	}
 	var again []int
 	for k, r := range tc.CancellationReasons {
-		switch code := aws.ToString(r.Code); code {
+		switch aws.ToString(r.Code) {
 		case "", "None":
 			again = append(again, pending[k])
 		case "ConditionalCheckFailed":
