@@ -384,18 +384,18 @@ def _check_transaction(backend, transact_items):
 
 
 def _apply_operation(backend, op_type, op, key):
-    names, values = op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
-    condition = op.get("ConditionExpression")
+    # Puts and deletes go without their conditions: _check_transaction evaluated them
+    # under the same hold of the backend's lock, and parsing one costs more than the
+    # write. An update keeps it, since its attribute values may serve both.
     if op_type == "Put":
-        backend.put_item(op["TableName"], op["Item"], condition_expression=condition,
-                         expression_attribute_names=names, expression_attribute_values=values)
+        backend.put_item(op["TableName"], op["Item"])
     elif op_type == "Delete":
-        backend.delete_item(op["TableName"], key, condition_expression=condition,
-                            expression_attribute_names=names, expression_attribute_values=values)
+        backend.delete_item(op["TableName"], key)
     elif op_type == "Update":
         backend.update_item(op["TableName"], key, update_expression=op["UpdateExpression"],
-                            condition_expression=condition, expression_attribute_names=names,
-                            expression_attribute_values=values)
+                            condition_expression=op.get("ConditionExpression"),
+                            expression_attribute_names=op.get("ExpressionAttributeNames"),
+                            expression_attribute_values=op.get("ExpressionAttributeValues"))
 
 
 def _transact_write_items(self, transact_items):
