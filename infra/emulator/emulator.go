@@ -230,20 +230,6 @@ func (s *Server) Stop() {
 	})
 }
 
-// Reset wipes all of moto's state (every service), for callers that want a clean slate.
-func (s *Server) Reset(ctx context.Context) error {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/moto-api/reset", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("emulator: reset: HTTP %d", resp.StatusCode)
-	}
-	return nil
-}
-
 // idleConnsPerHost keeps enough connections to the emulator open for the local
 // stack's concurrent requests (up to ten import batches, each with writes in
 // flight); with the SDK's default of 10 the rest are closed after each burst and
