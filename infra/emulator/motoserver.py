@@ -180,7 +180,6 @@ from moto.dynamodb.models.dynamo_type import (  # noqa: E402
     LimitedSizeDict,
 )
 from moto.dynamodb.models.table import Table  # noqa: E402
-from moto.dynamodb.models.utilities import bytesize  # noqa: E402
 
 _moto_modules = tuple(backends.list_of_moto_modules())
 backends.list_of_moto_modules = lambda: _moto_modules
@@ -205,11 +204,11 @@ _ITEM_SIZE_LIMIT = 405000
 def _item_init(self, hash_key, range_key, attrs):
     self.hash_key = hash_key
     self.range_key = range_key
-    values = {key: DynamoType(value) for key, value in attrs.items()}
-    if sum(bytesize(key) + value.size() for key, value in values.items()) > _ITEM_SIZE_LIMIT:
-        raise ItemSizeTooLarge
     self.attrs = LimitedSizeDict()
-    dict.update(self.attrs, values)
+    # dict.update skips LimitedSizeDict's per-attribute check; Item.size measures once.
+    dict.update(self.attrs, {key: DynamoType(value) for key, value in attrs.items()})
+    if self.size() > _ITEM_SIZE_LIMIT:
+        raise ItemSizeTooLarge
 
 
 Item.__init__ = _item_init
@@ -333,9 +332,8 @@ def _transact_key(table, op_type, op):
     return key
 
 
-def _restore_item(table, key, saved):
-    hash_value = DynamoType(key[table.hash_key_attr])
-    range_value = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
+def _restore_item(backend, table, key, saved):
+    hash_value, range_value = backend.get_keys_value(table, key)
     if saved is None:
         table.delete_item(hash_value, range_value)
     elif range_value is None:
@@ -433,7 +431,7 @@ def _transact_write_items_unlocked(self, transact_items):
     finally:
         if failed:
             for table, key, item in reversed(saved):
-                _restore_item(table, key, item)
+                _restore_item(self, table, key, item)
     if failed:
         raise TransactionCanceledException(reasons)
 
