@@ -387,16 +387,16 @@ func TestPollersRunGroupsConcurrentlyInOrder(t *testing.T) {
 		return len(order) >= groups*perGroup
 	})
 	_, order := testWorker.snapshot()
-	next := map[string]int{}
+	next := map[int]int{}
 	for _, body := range order {
 		var g, k int
 		if _, err := fmt.Sscanf(strings.TrimPrefix(body, "slow:"+run+":"), "g%d:%d", &g, &k); err != nil {
 			t.Fatalf("body %q: %v", body, err)
 		}
-		if k != next[fmt.Sprint(g)] {
-			t.Errorf("group %d: message %d handled when %d was due (order %v)", g, k, next[fmt.Sprint(g)], order)
+		if k != next[g] {
+			t.Errorf("group %d: message %d handled when %d was due (order %v)", g, k, next[g], order)
 		}
-		next[fmt.Sprint(g)] = k + 1
+		next[g] = k + 1
 	}
 	testWorker.mu.Lock()
 	defer testWorker.mu.Unlock()
