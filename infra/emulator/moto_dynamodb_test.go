@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,8 +180,8 @@ func TestItemSizeLimit(t *testing.T) {
 
 // TestAttributeValuesRoundTrip: motoserver.py passes DynamoDB attribute values
 // through moto's request parser and response serializer without walking their
-// model; every type must come back as it was written, nested ones included, from
-// each kind of read.
+// model, a whole item at once when none of its values is binary; every type must
+// come back as it was written, nested ones included, from each kind of read.
 func TestAttributeValuesRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db, table := keyedTable(t)
@@ -196,13 +197,31 @@ func TestAttributeValuesRoundTrip(t *testing.T) {
 		"l":      &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
 		"nested": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberL{Value: []types.AttributeValue{n("7"), &types.AttributeValueMemberNULL{Value: true}}}}},
 	}
-	key := map[string]types.AttributeValue{"PK": s("RT"), "SK": s("1")}
-	item := map[string]types.AttributeValue{"g": s("G")}
-	maps.Copy(item, key)
-	maps.Copy(item, values)
-	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
-		t.Fatal(err)
+	plain := maps.Clone(values)
+	for _, binary := range []string{"b", "bs", "m"} {
+		delete(plain, binary)
 	}
+	for i, tc := range []struct {
+		name  string
+		attrs map[string]types.AttributeValue
+	}{{"with binary values", values}, {"plain values only", plain}} {
+		key := map[string]types.AttributeValue{"PK": s("RT"), "SK": s(strconv.Itoa(i))}
+		item := map[string]types.AttributeValue{"g": s("G")}
+		maps.Copy(item, key)
+		maps.Copy(item, tc.attrs)
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tc.name, func(t *testing.T) { roundTrip(t, db, table, key, item) })
+	}
+}
+
+// roundTrip reads item back by key with each kind of read.
+func roundTrip(t *testing.T, db *dynamodb.Client, table string, key, item map[string]types.AttributeValue) {
+	ctx := context.Background()
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	nested := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": n("1"),
+		"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{s("a"), &types.AttributeValueMemberB{Value: []byte("z")}}}}}
 	reads := []struct {
 		name string
 		read func() (map[string]types.AttributeValue, error)
@@ -212,8 +231,8 @@ func TestAttributeValuesRoundTrip(t *testing.T) {
 			return out.Item, err
 		}},
 		{"Query", func() (map[string]types.AttributeValue, error) {
-			out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :p"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("RT")}})
+			out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :p AND SK = :s"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": key["PK"], ":s": key["SK"]}})
 			if err != nil || len(out.Items) != 1 {
 				return nil, fmt.Errorf("%d items, %v", len(out.Items), err)
 			}
@@ -229,9 +248,13 @@ func TestAttributeValuesRoundTrip(t *testing.T) {
 		}},
 		{"UpdateItem ALL_NEW with a nested value", func() (map[string]types.AttributeValue, error) {
 			out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &table, Key: key,
-				UpdateExpression: aws.String("SET m = :m"), ConditionExpression: aws.String("n = :n"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":m": values["m"], ":n": values["n"]},
+				UpdateExpression: aws.String("SET updated = :m"), ConditionExpression: aws.String("n = :n"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":m": nested, ":n": item["n"]},
 				ReturnValues:              types.ReturnValueAllNew})
+			if err == nil && !reflect.DeepEqual(out.Attributes["updated"], nested) {
+				err = fmt.Errorf("updated: got %#v, want %#v", out.Attributes["updated"], nested)
+			}
+			delete(out.Attributes, "updated")
 			return out.Attributes, err
 		}},
 	}
