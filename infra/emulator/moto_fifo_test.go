@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -305,5 +306,55 @@ func TestMotoFIFOReleaseByZeroVisibility(t *testing.T) {
 	}
 	if n := again[0].Attributes["ApproximateReceiveCount"]; n != "2" {
 		t.Errorf("ApproximateReceiveCount = %s, want 2", n)
+	}
+}
+
+// TestReceiptHandles: motoserver.py draws receipt handles in one call and finds the
+// message of a handle without listing every handle of every message; what a delete
+// accepts stays moto's: the current handle, an earlier one of the same message, a
+// handle already deleted; any other is ReceiptHandleIsInvalid.
+func TestReceiptHandles(t *testing.T) {
+	f := newFIFO(t, 5)
+	f.send(t, "g", "only")
+	first := f.receive(t, f.url, 1)
+	f.release(t, first[0])
+	second := f.receive(t, f.url, 1)
+	if len(first) != 1 || len(second) != 1 {
+		t.Fatalf("received %d then %d messages, want 1 and 1", len(first), len(second))
+	}
+	handle := regexp.MustCompile(`^[a-z]{185}$`)
+	for _, h := range []string{*first[0].ReceiptHandle, *second[0].ReceiptHandle} {
+		if !handle.MatchString(h) {
+			t.Errorf("receipt handle %q: want 185 lowercase letters", h)
+		}
+	}
+	if *first[0].ReceiptHandle == *second[0].ReceiptHandle {
+		t.Error("the second receive kept the first receipt handle")
+	}
+	cases := []struct {
+		name, handle string
+		valid        bool
+	}{
+		{"an unknown handle", strings.Repeat("q", 185), false},
+		{"the earlier handle", *first[0].ReceiptHandle, true},
+		{"the current handle, after the message is deleted", *second[0].ReceiptHandle, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := f.c.DeleteMessageBatch(f.ctx, &sqs.DeleteMessageBatchInput{QueueUrl: &f.url,
+				Entries: []types.DeleteMessageBatchRequestEntry{{Id: aws.String("e"), ReceiptHandle: aws.String(tc.handle)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.valid && len(out.Successful) != 1 {
+				t.Errorf("failed: %+v", out.Failed)
+			}
+			if !tc.valid && (len(out.Failed) != 1 || aws.ToString(out.Failed[0].Code) != "ReceiptHandleIsInvalid") {
+				t.Errorf("successful %d, failed %+v; want ReceiptHandleIsInvalid", len(out.Successful), out.Failed)
+			}
+		})
+	}
+	if left := f.receive(t, f.url, 10); len(left) != 0 {
+		t.Errorf("%d messages left after the delete", len(left))
 	}
 }
