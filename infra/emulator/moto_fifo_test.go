@@ -358,3 +358,34 @@ func TestReceiptHandles(t *testing.T) {
 		t.Errorf("%d messages left after the delete", len(left))
 	}
 }
+
+// TestQueueCounts: motoserver.py counts a queue's delayed and in-flight messages
+// reading the clock once per count; the approximate numbers stay moto's.
+func TestQueueCounts(t *testing.T) {
+	ctx := context.Background()
+	c := sharedClients(t).SQS
+	q, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("counts-%d", time.Now().UnixNano()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, delay := range []int32{0, 0, 0, 60} {
+		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String(strconv.Itoa(i)),
+			DelaySeconds: delay}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 2, VisibilityTimeout: 60}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: q.QueueUrl,
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"ApproximateNumberOfMessages": "1",
+		"ApproximateNumberOfMessagesNotVisible": "2", "ApproximateNumberOfMessagesDelayed": "1"} {
+		if got := out.Attributes[name]; got != want {
+			t.Errorf("%s = %s, want %s", name, got, want)
+		}
+	}
+}

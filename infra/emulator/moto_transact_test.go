@@ -126,3 +126,48 @@ func TestTransactWriteItems(t *testing.T) {
 		})
 	}
 }
+
+// TestConditionsOfOneExpression: motoserver.py keeps a parsed condition for an equal
+// expression with equal names and values. The same expression text with other values
+// or names must be judged on its own, alone and in a transaction, and after it the
+// first form again as before.
+func TestConditionsOfOneExpression(t *testing.T) {
+	ctx := context.Background()
+	db, table := keyedTable(t)
+	item := map[string]types.AttributeValue{"PK": s("cond"), "SK": s("x"), "v": s("a"), "w": s("b")}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	const expr = "attribute_exists(PK) AND #f = :v"
+	tests := []struct {
+		name, field, value string
+		holds              bool
+	}{
+		{"v is a", "v", "a", true},
+		{"v is b", "v", "b", false},
+		{"w is b", "w", "b", true},
+		{"w is a", "w", "a", false},
+		{"v is a, again", "v", "a", true},
+		{"no such attribute", "z", "a", false},
+	}
+	for _, tc := range tests {
+		names := map[string]string{"#f": tc.field}
+		values := map[string]types.AttributeValue{":v": s(tc.value)}
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item,
+				ConditionExpression: aws.String(expr), ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+			var failed *types.ConditionalCheckFailedException
+			if tc.holds != (err == nil) || (err != nil && !errors.As(err, &failed)) {
+				t.Errorf("PutItem: %v, want the condition to hold: %v", err, tc.holds)
+			}
+			_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{ConditionCheck: &types.ConditionCheck{TableName: &table, Key: map[string]types.AttributeValue{"PK": s("cond"), "SK": s("x")},
+					ConditionExpression: aws.String(expr), ExpressionAttributeNames: names, ExpressionAttributeValues: values}},
+				{Put: &types.Put{TableName: &table, Item: map[string]types.AttributeValue{"PK": s("other"), "SK": s(tc.name)}}}}})
+			var canceled *types.TransactionCanceledException
+			if tc.holds != (err == nil) || (err != nil && !errors.As(err, &canceled)) {
+				t.Errorf("TransactWriteItems: %v, want the condition to hold: %v", err, tc.holds)
+			}
+		})
+	}
+}

@@ -9,7 +9,8 @@
    several times, and each read counts the queue's messages (approximate numbers) by
    scanning them all: a batch of ten into a queue a thousand deep scans it tens of
    times. Within one send or receive call the map is computed once, and the list of
-   deliverable messages reads the clock once instead of twice per message.
+   deliverable messages and the counts of delayed and invisible ones read the clock
+   once per scan instead of once or twice per message.
 3. Thread safety. The server answers requests on several threads. moto's
    TransactWriteItems copies the table while other requests may write to it and
    then fails with "dictionary changed size during iteration" (a 500); two
@@ -58,6 +59,10 @@
    queue, twice: a delete cost in proportion to the queue's depth. A handle is now
    drawn in one call and compared with each message's handles as they are; which
    handles a delete accepts is moto's.
+11. A condition is parsed once. moto parses a condition expression when it validates a
+   request and again to evaluate it; a transaction of ten conditional puts spent most of
+   its time lexing them. A parsed condition is kept for an equal expression with equal
+   names and values (the last 4,096), and serves every later parse of it.
 
 docs/local-stack.md has the measurements and the tests that show each.
 """
@@ -124,7 +129,19 @@ def _deliverable_messages(queue):
     return [m for m in queue._messages if now > m.visible_at and not now < m.delayed_until]
 
 
+def _delayed_count(queue):
+    now = unix_time() * 1000.0
+    return sum(1 for m in queue._messages if now < m.delayed_until)
+
+
+def _invisible_count(queue):
+    now = unix_time() * 1000.0
+    return sum(1 for m in queue._messages if not now > m.visible_at)
+
+
 Queue.messages = property(_deliverable_messages)
+Queue.approximate_number_of_messages_delayed = property(_delayed_count)
+Queue.approximate_number_of_messages_not_visible = property(_invisible_count)
 SQSBackend.send_message = _cached_attributes(SQSBackend.send_message)
 SQSBackend.send_message_batch = _cached_attributes(SQSBackend.send_message_batch)
 SQSBackend.receive_message = _cached_attributes(SQSBackend.receive_message)
@@ -346,7 +363,42 @@ def _query(table, hash_key, *args, **kwargs):
 Table.all_items = _all_items
 Table.query = _query
 
-from moto.dynamodb.comparisons import get_filter_expression  # noqa: E402
+import json  # noqa: E402
+
+from moto.dynamodb.comparisons import (  # noqa: E402
+    ConditionExpressionParser,
+    get_filter_expression,
+)
+
+_parse_condition = ConditionExpressionParser.parse
+# (expression, names, values) as JSON -> the parsed condition and the placeholders it used.
+_parsed_conditions = {}
+_PARSED_CONDITIONS_KEPT = 4096
+
+
+def _parse_condition_once(parser):
+    # The parsed condition is only ever evaluated (its operators keep no state), so one
+    # serves every parse of an equal expression with equal names and values.
+    try:
+        key = json.dumps((parser.condition_expression, parser.expression_attribute_names,
+                          parser.expression_attribute_values), sort_keys=True)
+    except (TypeError, ValueError):  # binary values: parsed every time
+        return _parse_condition(parser)
+    parsed = _parsed_conditions.get(key)
+    if parsed is None:
+        condition = _parse_condition(parser)  # an error is raised again on each parse
+        if len(_parsed_conditions) >= _PARSED_CONDITIONS_KEPT:
+            _parsed_conditions.clear()
+        _parsed_conditions[key] = (condition, tuple(parser.expr_attr_names_found),
+                                   tuple(parser.expr_attr_values_found))
+        return condition
+    condition, names, values = parsed
+    parser.expr_attr_names_found.extend(names)
+    parser.expr_attr_values_found.extend(values)
+    return condition
+
+
+ConditionExpressionParser.parse = _parse_condition_once
 from moto.dynamodb.exceptions import (  # noqa: E402
     ConditionalCheckFailed,
     MockValidationException,
