@@ -471,8 +471,8 @@ def _check_transaction(backend, transact_items):
 
 def _apply_operation(backend, op_type, op, key):
     # Puts and deletes go without their conditions: _check_transaction evaluated them
-    # under the same hold of the backend's lock, and parsing one costs more than the
-    # write. An update keeps it, since its attribute values may serve both.
+    # under the same hold of the backend's lock, and evaluating them again would only
+    # repeat that check. An update keeps it, since its attribute values may serve both.
     if op_type == "Put":
         backend.put_item(op["TableName"], op["Item"])
     elif op_type == "Delete":
