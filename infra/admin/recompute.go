@@ -51,8 +51,7 @@ func recomputeAccount(ctx context.Context, e env, accountID string) (int, error)
 			return n, err
 		}
 		for _, c := range page.Items {
-			if err := e.jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: accountID,
-				CustomerUUID: c.UUID, Nonce: nonce}); err != nil {
+			if err := e.jobs.Send(ctx, jobs.Recompute(accountID, c.UUID, nonce)); err != nil {
 				return n, err
 			}
 			n++

@@ -13,7 +13,6 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -78,8 +77,7 @@ func accepted(ctx context.Context, d *app.Deps, r *apigw.Request, customerUUID s
 	if nonce == "" {
 		nonce = strconv.FormatInt(d.Now().UnixNano(), 10)
 	}
-	if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.RecomputeCustomerJob, AccountID: r.AccountID,
-		CustomerUUID: customerUUID, Nonce: nonce}); err != nil {
+	if err := d.Jobs.Send(ctx, jobs.Recompute(r.AccountID, customerUUID, nonce)); err != nil {
 		return apigw.Response{}, err
 	}
 	return apigw.JSON(http.StatusAccepted, jsonobj.Object{})

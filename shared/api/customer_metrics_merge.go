@@ -11,7 +11,6 @@ import (
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
-	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -57,8 +56,7 @@ func MergeCustomers(d *app.Deps) apigw.Endpoint {
 			FromUUID: from, RequestedAt: d.Now()}); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.MergeCustomersJob, AccountID: r.AccountID,
-			CustomerUUID: into, Nonce: from}); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Merge(r.AccountID, into, from)); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusAccepted, jsonobj.Object{})

@@ -26,8 +26,7 @@ func recomputeAfterEdit(ctx context.Context, d *app.Deps, before, after model.Cu
 	if !seriesAttrsChanged(before, after) {
 		return
 	}
-	err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: after.AccountID,
-		CustomerUUID: after.UUID, Nonce: "edit:v" + strconv.FormatInt(after.Version, 10)})
+	err := d.Jobs.Send(ctx, jobs.Recompute(after.AccountID, after.UUID, "edit:v"+strconv.FormatInt(after.Version, 10)))
 	if err != nil {
 		slog.ErrorContext(ctx, "recomputation after a customer edit not enqueued", "customer_uuid", after.UUID, "error", err.Error())
 	}

@@ -107,7 +107,7 @@ func DeleteDataSource(d *app.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		if err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.PurgeDataSource, AccountID: r.AccountID, DataSourceUUID: uuid}); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Purge(r.AccountID, uuid)); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.NoContent()

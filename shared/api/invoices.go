@@ -155,8 +155,7 @@ func deleteInvoice(ctx context.Context, d *app.Deps, inv model.Invoice) (apigw.R
 	if err := d.Store.DeleteInvoice(ctx, inv, d.Now()); err != nil {
 		return apigw.Response{}, err
 	}
-	job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: inv.AccountID, CustomerUUID: inv.CustomerUUID,
-		Nonce: "delete:" + inv.UUID + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+	job := jobs.Recompute(inv.AccountID, inv.CustomerUUID, "delete:"+inv.UUID+":"+strconv.FormatInt(d.Now().UnixNano(), 10))
 	if err := d.Jobs.Send(ctx, job); err != nil {
 		return apigw.Response{}, err
 	}

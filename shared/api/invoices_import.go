@@ -54,8 +54,7 @@ func applySync(ctx context.Context, d *app.Deps, c model.Customer, dsUUID, custo
 		return err
 	}
 	if changed != "" {
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: c.AccountID, CustomerUUID: changed, Nonce: m.ImportID}
-		if err := d.Jobs.Send(ctx, job); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, changed, m.ImportID)); err != nil {
 			return err
 		}
 	}

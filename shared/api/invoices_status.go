@@ -47,8 +47,8 @@ func UpdateInvoiceStatus(d *app.Deps) apigw.Endpoint {
 		}
 		// Sent also when the status was already set: a retry after a failed send must
 		// still recompute. The nonce is the stored change, so repeats are deduplicated.
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: inv.AccountID, CustomerUUID: inv.CustomerUUID,
-			Nonce: "status:" + inv.UUID + ":" + inv.Status + ":" + strconv.FormatInt(inv.UpdatedAt.UnixNano(), 10)}
+		job := jobs.Recompute(inv.AccountID, inv.CustomerUUID,
+			"status:"+inv.UUID+":"+inv.Status+":"+strconv.FormatInt(inv.UpdatedAt.UnixNano(), 10))
 		if err := d.Jobs.Send(ctx, job); err != nil {
 			return apigw.Response{}, err
 		}

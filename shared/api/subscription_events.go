@@ -135,8 +135,8 @@ func recomputeEventCustomers(ctx context.Context, d *app.Deps, accountID string,
 			continue
 		}
 		seen[c] = true
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: accountID, CustomerUUID: c,
-			Nonce: "subscription_event:" + strconv.FormatInt(eventID, 10) + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+		job := jobs.Recompute(accountID, c,
+			"subscription_event:"+strconv.FormatInt(eventID, 10)+":"+strconv.FormatInt(d.Now().UnixNano(), 10))
 		if err := d.Jobs.Send(ctx, job); err != nil {
 			return err
 		}

@@ -181,8 +181,7 @@ func UpdateSubscription(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: r.AccountID, CustomerUUID: sub.CustomerUUID,
-			Nonce: "subscription:" + sub.UUID + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+		job := jobs.Recompute(r.AccountID, sub.CustomerUUID, "subscription:"+sub.UUID+":"+strconv.FormatInt(d.Now().UnixNano(), 10))
 		if err := d.Jobs.Send(ctx, job); err != nil {
 			return apigw.Response{}, err
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 
@@ -25,7 +24,7 @@ func Jobs(d *app.Deps) sqsworker.Handler {
 			return purgeDataSource(ctx, d, job)
 		case jobs.RecomputeCustomer:
 			return recomputeCustomer(ctx, d, job)
-		case recompute.MergeCustomersJob:
+		case jobs.MergeCustomers:
 			return mergeCustomers(ctx, d, job)
 		default:
 			return fmt.Errorf("jobs: unknown job type %q", job.Type)

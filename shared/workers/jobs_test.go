@@ -50,7 +50,7 @@ func TestPurgeDataSourceIsIdempotent(t *testing.T) {
 		}
 	}
 	handler := workers.Jobs(env.Deps)
-	job := jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: ds.UUID}
+	job := jobs.Purge(acc.ID, ds.UUID)
 	for attempt := range 2 { // the second delivery finds nothing left to do
 		resp, err := handler(ctx, events.SQSEvent{Records: []events.SQSMessage{sqsMessage("m1", job)}})
 		if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -75,7 +75,7 @@ func TestJobsBatchStopsAtFirstFailure(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Acme")
 	handler := workers.Jobs(env.Deps)
-	good := jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: "ds_00000000-0000-0000-0000-000000000000"}
+	good := jobs.Purge(acc.ID, "ds_00000000-0000-0000-0000-000000000000")
 	bad := jobs.Message{Type: "no_such_job", AccountID: acc.ID}
 	resp, err := handler(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		sqsMessage("m1", good), sqsMessage("m2", bad), sqsMessage("m3", good),
@@ -120,7 +120,7 @@ func TestPurgeDataSourceDeletesItsCustomers(t *testing.T) {
 	kept := newCustomer(keep.UUID, "c")
 
 	resp, err := workers.Jobs(env.Deps)(ctx, events.SQSEvent{Records: []events.SQSMessage{
-		sqsMessage("m1", jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: ds.UUID}),
+		sqsMessage("m1", jobs.Purge(acc.ID, ds.UUID)),
 	}})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("%v %+v", err, resp)

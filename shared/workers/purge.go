@@ -85,8 +85,7 @@ func purgeCustomer(ctx context.Context, d *app.Deps, c model.Customer, dsUUID st
 	if err := d.Store.DeleteCustomerSourceBilling(ctx, c.AccountID, c.UUID, dsUUID); err != nil {
 		return err
 	}
-	if err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: c.AccountID, CustomerUUID: c.UUID,
-		Nonce: "purge:" + dsUUID}); err != nil {
+	if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "purge:"+dsUUID)); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(c.DataSourceUUIDs, func(s string) bool { return s != dsUUID }) {

@@ -15,7 +15,7 @@ import (
 // account series kept by package accountseries.
 var metrics = recompute.New(recompute.StoreRecords{})
 
-// recomputeCustomer handles RecomputeCustomerJob.
+// recomputeCustomer handles jobs.RecomputeCustomer.
 func recomputeCustomer(ctx context.Context, d *app.Deps, job jobs.Message) error {
 	_, err := metrics.Customer(ctx, d, job.AccountID, job.CustomerUUID)
 	return err
@@ -48,8 +48,7 @@ func SweepMetricsWakes(ctx context.Context, d *app.Deps) (int, error) {
 	for _, w := range due {
 		// The due time as nonce: a repeat within SQS's deduplication window is dropped,
 		// a new wake-up of the same customer is not.
-		if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.RecomputeCustomerJob, AccountID: w.AccountID,
-			CustomerUUID: w.CustomerUUID, Nonce: "wake:" + strconv.FormatInt(w.Due.Unix(), 10)}); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Recompute(w.AccountID, w.CustomerUUID, "wake:"+strconv.FormatInt(w.Due.Unix(), 10))); err != nil {
 			return 0, err
 		}
 	}
@@ -59,7 +58,7 @@ func SweepMetricsWakes(ctx context.Context, d *app.Deps) (int, error) {
 	return len(due), nil
 }
 
-// mergeCustomers handles recompute.MergeCustomersJob.
+// mergeCustomers handles jobs.MergeCustomers.
 func mergeCustomers(ctx context.Context, d *app.Deps, job jobs.Message) error {
 	return metrics.Merges(ctx, d, job.AccountID, job.CustomerUUID)
 }
