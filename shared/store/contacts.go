@@ -150,9 +150,8 @@ func (s *Store) SaveContact(ctx context.Context, old *model.Contact, c model.Con
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 		return s.contactConflict(ctx, old, conflict(err))
 	}
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if transactFailedAt(err, 1) && strings.ToLower(c.EmailValue()) != oldEmail && c.EmailValue() != "" {
+	err = s.transactWrite(ctx, items)
+	if conditionFailedAt(err, 1) && strings.ToLower(c.EmailValue()) != oldEmail && c.EmailValue() != "" {
 		return ErrDuplicateEmail
 	}
 	return s.contactConflict(ctx, old, conflict(err))
@@ -184,7 +183,7 @@ func (s *Store) DeleteContact(ctx context.Context, c model.Contact) error {
 	if c.EmailValue() != "" {
 		items = append(items, s.dropEmail(c))
 	}
-	return notFoundOnCondition(s.transact(ctx, items))
+	return notFoundOnCondition(s.transactWrite(ctx, items))
 }
 
 // MergeContacts saves into (read as oldInto) and deletes from, in one transaction;
@@ -220,7 +219,7 @@ func (s *Store) MergeContacts(ctx context.Context, oldInto, into, from model.Con
 				":me": &types.AttributeValueMemberS{Value: into.UUID}, ":from": &types.AttributeValueMemberS{Value: from.UUID}},
 		}})
 	}
-	return s.transact(ctx, items)
+	return conflict(s.transactWrite(ctx, items))
 }
 
 // CustomerContacts returns every contact of a customer (a customer has few).

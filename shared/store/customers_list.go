@@ -2,9 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sort"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -139,11 +138,13 @@ func (s *Store) batchGet(ctx context.Context, keyList []map[string]types.Attribu
 	for start := 0; start < len(keyList); start += 100 {
 		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))], ConsistentRead: aws.Bool(true)}}
 		for attempt := 0; len(pending[s.table].Keys) > 0; attempt++ {
-			if attempt == 10 {
-				return nil, errors.New("batch get: keys still unprocessed after 10 attempts")
+			if attempt == maxAttempts {
+				return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", maxAttempts)
 			}
 			if attempt > 0 {
-				time.Sleep(time.Duration(attempt*50) * time.Millisecond)
+				if err := pause(ctx, attempt); err != nil {
+					return nil, err
+				}
 			}
 			res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,

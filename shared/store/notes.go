@@ -84,17 +84,14 @@ func (s *Store) CreateNote(ctx context.Context, n model.Note) error {
 		return err
 	}
 	isNew := aws.String("attribute_not_exists(PK)")
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
-				Key:                 keyAttrs(keys.Customer(n.AccountID, n.CustomerUUID)),
-				ConditionExpression: aws.String("attribute_exists(PK)")}},
-			{Put: &types.Put{TableName: &s.table, Item: note, ConditionExpression: isNew}},
-			{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	err = s.transactWrite(ctx, []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
+			Key:                 keyAttrs(keys.Customer(n.AccountID, n.CustomerUUID)),
+			ConditionExpression: aws.String("attribute_exists(PK)")}},
+		{Put: &types.Put{TableName: &s.table, Item: note, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
 	})
-	switch cancelledAt(err) {
+	switch failedAt(err) {
 	case -1:
 		return err
 	case 0:
@@ -157,15 +154,12 @@ func (s *Store) UpdateNote(ctx context.Context, n model.Note) (model.Note, error
 
 // DeleteNote removes a note and its locator; ErrNotFound when already gone.
 func (s *Store) DeleteNote(ctx context.Context, n model.Note) error {
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID)),
-				ConditionExpression: aws.String("attribute_exists(PK)")}},
-			{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.NoteLocator(n.AccountID, n.UUID))}},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	err := s.transactWrite(ctx, []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID)),
+			ConditionExpression: aws.String("attribute_exists(PK)")}},
+		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.NoteLocator(n.AccountID, n.UUID))}},
 	})
-	if cancelledAt(err) >= 0 {
+	if failedAt(err) >= 0 {
 		return ErrNotFound
 	}
 	return err

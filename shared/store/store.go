@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"time"
 
@@ -119,22 +120,6 @@ func (s *Store) queryPrefix(ctx context.Context, pk, prefix string, out any) err
 	return attributevalue.UnmarshalListOfMaps(items, out)
 }
 
-func conflict(err error) error {
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return ErrConflict
-	}
-	var tc *types.TransactionCanceledException
-	if errors.As(err, &tc) {
-		for _, r := range tc.CancellationReasons {
-			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-				return ErrConflict
-			}
-		}
-	}
-	return err
-}
-
 func notFoundOnCondition(err error) error {
 	if errors.Is(conflict(err), ErrConflict) {
 		return ErrNotFound
@@ -180,14 +165,12 @@ func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error
 	for start := 0; start < len(reqs); start += 25 {
 		pending := map[string][]types.WriteRequest{s.table: reqs[start:min(start+25, len(reqs))]}
 		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
-			if attempt == 10 {
-				return errors.New("batch write: items still unprocessed after 10 attempts")
+			if attempt == maxAttempts {
+				return fmt.Errorf("batch write: items still unprocessed after %d attempts", maxAttempts)
 			}
 			if attempt > 0 {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(time.Duration(attempt*50) * time.Millisecond):
+				if err := pause(ctx, attempt); err != nil {
+					return err
 				}
 			}
 			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
