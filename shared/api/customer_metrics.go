@@ -6,10 +6,8 @@ import (
 	"encoding/binary"
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
@@ -31,8 +29,8 @@ func ListCustomerSubscriptions(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		entries := make([]jsonobj.Object, len(page.Rows))
-		for i, s := range page.Rows {
+		entries := make([]jsonobj.Object, len(page.Items))
+		for i, s := range page.Items {
 			var end *string
 			if s.EndDate != nil {
 				v := timefmt.Offset(s.EndDate.UTC())
@@ -65,16 +63,12 @@ func ListCustomerActivities(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.CustomerActivityItems(ctx, r.AccountID, cust.UUID, perPage, start)
+		page, err := d.Store.ListCustomerActivities(ctx, r.AccountID, cust.UUID, perPage, start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		var acts []accountseries.Activity
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &acts); err != nil {
-			return apigw.Response{}, err
-		}
-		entries := make([]jsonobj.Object, len(acts))
-		for i, a := range acts {
+		entries := make([]jsonobj.Object, len(page.Items))
+		for i, a := range page.Items {
 			entries[i] = jsonobj.Object{
 				{Key: "id", Value: stableNumber(a.UUID)}, {Key: "description", Value: a.Description},
 				{Key: "activity-mrr-movement", Value: a.Movement}, {Key: "activity-mrr", Value: a.MRR},

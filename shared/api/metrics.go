@@ -163,7 +163,7 @@ func computeMetrics(ctx context.Context, d *app.Deps, accountID string, q metric
 	}
 	// Plans that name nothing leave the aggregate empty: the series of no customer.
 	if len(q.plans) == 0 || len(plans) > 0 {
-		segments, err := accountseries.FilterSegments(ctx, d, accountID, q.countries, plans)
+		segments, err := accountseries.New(d.Store).FilterSegments(ctx, accountID, q.countries, plans)
 		if err != nil {
 			return series.Response{}, err
 		}
@@ -172,7 +172,7 @@ func computeMetrics(ctx context.Context, d *app.Deps, accountID string, q metric
 				"(at most %d); ask for fewer plans or countries", len(segments), maxMetricSeriesRead)
 		}
 		from := accountseries.WindowStart(cal, q.interval, q.start)
-		if agg, err = accountseries.Load(ctx, d, accountID, segments, from, q.end); err != nil {
+		if agg, err = accountseries.New(d.Store).Load(ctx, accountID, segments, from, q.end); err != nil {
 			return series.Response{}, err
 		}
 	}

@@ -29,7 +29,13 @@ type Recomputer struct {
 
 // New returns the production recomputer over a records source.
 func New(records Source) Recomputer {
-	return Recomputer{Records: records, Series: accountseries.Apply, Forget: accountseries.Remove}
+	return Recomputer{Records: records,
+		Series: func(ctx context.Context, d *app.Deps, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error {
+			return accountseries.New(d.Store).Apply(ctx, accountID, res, c)
+		},
+		Forget: func(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
+			return accountseries.New(d.Store).Remove(ctx, accountID, customerUUID)
+		}}
 }
 
 // Outcome tells what a recomputation did.

@@ -132,11 +132,18 @@ func (s *Store) batchGetCustomers(ctx context.Context, accountID string, uuids [
 	return out, nil
 }
 
-// batchGet reads items by key, 100 at a time, retrying unprocessed keys.
+// batchGet reads items by key with consistent reads, 100 at a time, retrying
+// unprocessed keys.
 func (s *Store) batchGet(ctx context.Context, keyList []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, keyList, true)
+}
+
+// batchRead is batchGet, with eventually consistent reads unless consistent.
+func (s *Store) batchRead(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
 	var out []map[string]types.AttributeValue
 	for start := 0; start < len(keyList); start += 100 {
-		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))], ConsistentRead: aws.Bool(true)}}
+		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))],
+			ConsistentRead: aws.Bool(consistent)}}
 		for attempt := 0; len(pending[s.table].Keys) > 0; attempt++ {
 			if attempt == maxAttempts {
 				return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", maxAttempts)

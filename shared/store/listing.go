@@ -20,9 +20,8 @@ type Page[T any] struct {
 	HasMore bool
 }
 
-// RawPage is one page of items in the table's own encoding, for readers whose item
-// struct lives in a package the store cannot import.
-type RawPage = Page[map[string]types.AttributeValue]
+// rawPage is one page of items in the table's own encoding.
+type rawPage = Page[map[string]types.AttributeValue]
 
 // listQuery is one listing: a Query (partition, index, order, filter) and the
 // attributes that identify an item in what it reads (the table key, plus the index
@@ -89,7 +88,7 @@ const maxEvaluated = 1000
 // no match is skipped; only a page cut short by maxRequests ends at the
 // LastEvaluatedKey, as nothing before it is left unread.
 func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map[string]types.AttributeValue,
-	keep func(map[string]types.AttributeValue) (bool, error)) (RawPage, error) {
+	keep func(map[string]types.AttributeValue) (bool, error)) (rawPage, error) {
 	limit = max(limit, 1) // a page holds at least one item
 	in := q.in
 	in.TableName, in.ExclusiveStartKey = &s.table, start
@@ -104,45 +103,37 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map
 		}
 		out, err := s.db.Query(ctx, &in)
 		if err != nil {
-			return RawPage{}, err
+			return rawPage{}, err
 		}
 		for _, item := range out.Items {
 			if keep != nil {
 				ok, err := keep(item)
 				if err != nil {
-					return RawPage{}, err
+					return rawPage{}, err
 				}
 				if !ok {
 					continue
 				}
 			}
 			if len(got) == limit {
-				return RawPage{Items: got, LastKey: pickKey(got[limit-1], q.keyNames), HasMore: true}, nil
+				return rawPage{Items: got, LastKey: pickKey(got[limit-1], q.keyNames), HasMore: true}, nil
 			}
 			got = append(got, item)
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			p := RawPage{Items: got}
+			p := rawPage{Items: got}
 			if len(got) > 0 {
 				p.LastKey = pickKey(got[len(got)-1], q.keyNames)
 			}
 			return p, nil
 		}
 		if q.maxRequests > 0 && requests >= q.maxRequests {
-			return RawPage{Items: got, LastKey: pickKey(out.LastEvaluatedKey, q.keyNames), HasMore: true}, nil
+			return rawPage{Items: got, LastKey: pickKey(out.LastEvaluatedKey, q.keyNames), HasMore: true}, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 		// A selective filter would otherwise cost one small query per few matches.
 		evaluate = min(evaluate*4, maxEvaluated)
 	}
-}
-
-// QueryPage is queryPage for packages that lay out their own items (accountseries):
-// one page of in (a Query on the table or an index, unfiltered), whose items are
-// identified by keyNames.
-func (s *Store) QueryPage(ctx context.Context, in dynamodb.QueryInput, keyNames []string, limit int,
-	start map[string]types.AttributeValue) (RawPage, error) {
-	return s.queryPage(ctx, listQuery{in: in, keyNames: keyNames}, limit, start, nil)
 }
 
 // listPage is queryPage with the items decoded (I, the stored struct) and converted

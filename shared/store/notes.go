@@ -13,6 +13,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // ErrCustomerNotFound: the customer a note is written for does not exist.
@@ -59,7 +60,7 @@ func newNoteItem(n model.Note) noteItem {
 
 // noteOrder is the notes' index sort key; the fixed-width timestamp sorts as text.
 func noteOrder(n model.Note) string {
-	return keys.NoteOrder(n.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000Z"), n.UUID)
+	return keys.NoteOrder(timefmt.Nanos(n.CreatedAt), n.UUID)
 }
 
 // noteLocatorItem maps a note uuid to its customer.

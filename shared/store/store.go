@@ -35,12 +35,6 @@ func New(db *dynamodb.Client, table string, now func() time.Time) *Store {
 	return &Store{db: db, table: table, now: now}
 }
 
-// Table is the table name.
-func (s *Store) Table() string { return s.table }
-
-// Client is the DynamoDB client (for benchmarks and tests that count requests).
-func (s *Store) Client() *dynamodb.Client { return s.db }
-
 func keyAttrs(k keys.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		keys.PK: &types.AttributeValueMemberS{Value: k.PK},
@@ -154,13 +148,8 @@ func getMany[I, T any](ctx context.Context, s *Store, uuids []string, key func(s
 	return out, nil
 }
 
-// BatchWrite runs write requests (puts and deletes of any items of the table) 25 at a
-// time, BatchWriteItem's limit, retrying unprocessed ones with a short backoff. It is
-// exported for the packages that lay out their own items (accountseries).
-func (s *Store) BatchWrite(ctx context.Context, reqs []types.WriteRequest) error {
-	return s.batchWrite(ctx, reqs)
-}
-
+// batchWrite runs write requests (puts and deletes) 25 at a time, BatchWriteItem's
+// limit, retrying unprocessed ones.
 func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
 	for start := 0; start < len(reqs); start += 25 {
 		pending := map[string][]types.WriteRequest{s.table: reqs[start:min(start+25, len(reqs))]}

@@ -210,7 +210,7 @@ func (f *Fixture) SubscriptionRows() []store.MetricsSubscription {
 	f.t.Helper()
 	p, err := f.D.Store.ListMetricsSubscriptions(context.Background(), f.Acc.ID, f.Cust.UUID, 200, nil)
 	Must(f.t, err)
-	return p.Rows
+	return p.Items
 }
 
 // SetNow moves the clock.
