@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
@@ -307,9 +305,9 @@ func TestActivitiesListing(t *testing.T) {
 	if len(ranged) != 3 {
 		t.Fatalf("February 1-15: %+v", ranged)
 	}
-	// Pages of two, following LastKey, give the same list.
+	// Pages of two, following Next, give the same list.
 	var paged []accountseries.Activity
-	var start map[string]types.AttributeValue
+	var start store.PageToken
 	for {
 		p, err := f.store.ListActivities(f.ctx, f.acc, store.ActivityFilter{}, 2, start)
 		if err != nil {
@@ -319,7 +317,7 @@ func TestActivitiesListing(t *testing.T) {
 		if !p.HasMore {
 			break
 		}
-		start = p.LastKey
+		start = p.Next
 	}
 	if !reflect.DeepEqual(paged, all.Items) {
 		t.Fatalf("paged %d activities, differ from one page", len(paged))

@@ -31,8 +31,8 @@ func ListActivities(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		scope := fmt.Sprintf("activities?from=%s&to=%s&type=%s&desc=%t", orderBound(f.From), orderBound(f.To), f.Type, f.Descending)
-		start, err := cursorStart(d, r, scope)
+		pg, err := readCursor(d, r, fmt.Sprintf("activities?from=%s&to=%s&type=%s&desc=%t",
+			orderBound(f.From), orderBound(f.To), f.Type, f.Descending))
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -40,11 +40,11 @@ func ListActivities(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListActivities(ctx, r.AccountID, f, perPage, start)
+		page, err := d.Store.ListActivities(ctx, r.AccountID, f, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		cursor, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -54,7 +54,7 @@ func ListActivities(d *app.Deps) apigw.Endpoint {
 			entries[i] = activityJSON(a, acc, loc)
 		}
 		body := jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: page.HasMore}}
-		if start == nil {
+		if pg.first() {
 			body = append(body, jsonobj.Field{Key: "per_page", Value: perPage})
 		}
 		return apigw.JSON(http.StatusOK, append(body, jsonobj.Field{Key: "cursor", Value: cursor}))

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
@@ -48,13 +46,6 @@ func validationType(r *apigw.Request) (bool, error) {
 	}
 }
 
-func attrString(v types.AttributeValue) string {
-	if s, ok := v.(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
-
 // ListImportInvoices is GET /v1/import/customers/{customer_uuid}/invoices.
 func ListImportInvoices(d *app.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
@@ -62,21 +53,20 @@ func ListImportInvoices(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		scope := "import-invoices:" + c.UUID + ":" + r.Query("validation_type")
-		p, err := customerInvoices(ctx, d, r, c, scope)
+		pg, p, err := customerInvoices(ctx, d, r, c, "import-invoices:"+c.UUID+":"+r.Query("validation_type"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		out := make([]jsonobj.Object, len(p.Invoices))
-		for i, inv := range p.Invoices {
+		out := make([]jsonobj.Object, len(p.Items))
+		for i, inv := range p.Items {
 			out[i] = invoiceJSON(inv, false)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, positionKey(p.Next))
+		cur, err := pg.nextCursor(d, r, p.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "invoices", Value: out}}
-		if r.Query("cursor") == "" {
+		if pg.first() {
 			perPage, _ := r.PerPage()
 			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
 				jsonobj.Field{Key: "total_pages", Value: invoiceTotalPages(p, perPage)})

@@ -179,6 +179,6 @@ func resolvePlans(ctx context.Context, d *app.Deps, accountID string, tokens []s
 		if !page.HasMore {
 			return out, nil
 		}
-		page, err = d.Store.ListPlans(ctx, accountID, store.PlanFilter{}, apigw.MaxPerPage, page.LastKey)
+		page, err = d.Store.ListPlans(ctx, accountID, store.PlanFilter{}, apigw.MaxPerPage, page.Next)
 	}
 }

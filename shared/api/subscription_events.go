@@ -359,12 +359,11 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		const scope = "subscription-events"
-		start, err := cursorStart(d, r, scope)
+		pg, err := readCursor(d, r, "subscription-events")
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, perPage, start)
+		page, err := d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -372,12 +371,12 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 		for i, e := range page.Items {
 			out[i] = eventJSON(e)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		cur, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		body := jsonobj.Object{{Key: "subscription_events", Value: out}}
-		if start == nil {
+		if pg.first() {
 			meta, err := eventsMeta(ctx, d, r.AccountID, match, page, perPage)
 			if err != nil {
 				return apigw.Response{}, err

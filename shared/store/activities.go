@@ -68,7 +68,7 @@ type ActivityFilter struct {
 // ListActivities reads one page of the account's activities from GSI1 (all types) or
 // GSI2 (one type), in date order: one Query.
 func (s *Store) ListActivities(ctx context.Context, accountID string, f ActivityFilter, limit int,
-	start map[string]types.AttributeValue) (Page[accountseries.Activity], error) {
+	start PageToken) (Page[accountseries.Activity], error) {
 	index, pkAttr, skAttr, pk := keys.GSI1, keys.GSI1PK, keys.GSI1SK, keys.ActivitiesByAccount(accountID)
 	if f.Type != "" {
 		index, pkAttr, skAttr, pk = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.ActivitiesByType(accountID, f.Type)
@@ -95,7 +95,7 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f Activity
 
 // ListCustomerActivities reads one page of a customer's activities, oldest first.
 func (s *Store) ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int,
-	start map[string]types.AttributeValue) (Page[accountseries.Activity], error) {
+	start PageToken) (Page[accountseries.Activity], error) {
 	q := prefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix)
 	return listPage(ctx, s, q, limit, start, activityItem.activity, nil)
 }

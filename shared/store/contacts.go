@@ -260,7 +260,7 @@ type ContactFilter struct {
 
 // ListContacts is one page of contacts, newest first: of one customer (GSI2) or of
 // the account (GSI1), with the other filters applied by DynamoDB.
-func (s *Store) ListContacts(ctx context.Context, accountID string, f ContactFilter, limit int, start map[string]types.AttributeValue) (Page[model.Contact], error) {
+func (s *Store) ListContacts(ctx context.Context, accountID string, f ContactFilter, limit int, start PageToken) (Page[model.Contact], error) {
 	q := indexListing(keys.GSI1, keys.ContactList(accountID), false)
 	if f.CustomerUUID != "" {
 		q = indexListing(keys.GSI2, keys.CustomerContacts(accountID, f.CustomerUUID), false)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -25,7 +26,7 @@ type CustomerFilter struct {
 // ListCustomers is one page of the account's customers in id order. The plain
 // listing and the external id filter are one Query; status, data source and system
 // filters are applied by DynamoDB as a filter on the same index.
-func (s *Store) ListCustomers(ctx context.Context, accountID string, f CustomerFilter, limit int, start map[string]types.AttributeValue) (Page[model.Customer], error) {
+func (s *Store) ListCustomers(ctx context.Context, accountID string, f CustomerFilter, limit int, start PageToken) (Page[model.Customer], error) {
 	return listPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
 }
 
@@ -75,6 +76,45 @@ func (s *Store) CustomersByEmail(ctx context.Context, accountID, email string, w
 	}
 	sort.Slice(customers, func(i, j int) bool { return customers[i].ID < customers[j].ID })
 	return customers, nil
+}
+
+// ListCustomersByEmail is one page, in id order, of the customers that f selects among
+// those CustomersByEmail finds; they are few, so they are paged in memory and Total is
+// known.
+func (s *Store) ListCustomersByEmail(ctx context.Context, accountID, email string, withContacts bool, f CustomerFilter,
+	limit int, start PageToken) (Page[model.Customer], error) {
+	all, err := s.CustomersByEmail(ctx, accountID, email, withContacts)
+	if err != nil {
+		return Page[model.Customer]{}, err
+	}
+	after := start[keys.GSI1SK] // the customer listing's order of the last customer returned
+	p := Page[model.Customer]{TotalKnown: true}
+	for _, c := range all {
+		if !f.matches(c) {
+			continue
+		}
+		p.Total++
+		if keys.CustomerOrder(c.ID) <= after {
+			continue
+		}
+		if len(p.Items) == limit {
+			p.HasMore = true
+			continue
+		}
+		p.Items = append(p.Items, c)
+	}
+	if n := len(p.Items); n > 0 {
+		p.Next = PageToken{keys.GSI1SK: keys.CustomerOrder(p.Items[n-1].ID)}
+	}
+	return p, nil
+}
+
+// matches applies the filter to a customer read otherwise than through the listing.
+func (f CustomerFilter) matches(c model.Customer) bool {
+	return (f.ExternalID == "" || c.ExternalID == f.ExternalID) &&
+		(f.Status == "" || c.Status == f.Status) &&
+		(f.DataSourceUUID == "" || slices.Contains(c.DataSourceUUIDs, f.DataSourceUUID)) &&
+		(f.System == "" || (f.System == model.BillingSystemCustom && c.BillingSystemType == f.System) || slices.Contains(c.Systems, f.System))
 }
 
 // indexCustomerUUIDs reads the customer uuids of a GSI2 partition of index items.

@@ -126,7 +126,7 @@ func (s *Store) WriteMetricsView(ctx context.Context, c MetricsViewChange) error
 
 // ListMetricsSubscriptions reads one page of a customer's subscription rows, by start date.
 func (s *Store) ListMetricsSubscriptions(ctx context.Context, accountID, customerUUID string, limit int,
-	start map[string]types.AttributeValue) (Page[MetricsSubscription], error) {
+	start PageToken) (Page[MetricsSubscription], error) {
 	q := prefixListing(keys.CustomerPartition(accountID, customerUUID), keys.MetricsSubscriptionPrefix)
 	return listPage(ctx, s, q, limit, start, func(it metricsSubscriptionItem) MetricsSubscription {
 		m := it.MetricsSubscription
