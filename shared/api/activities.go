@@ -10,7 +10,6 @@ import (
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/metrics/engine"
@@ -25,7 +24,7 @@ var activityTypes = []string{engine.NewBusiness, engine.Expansion, engine.Contra
 // start-date, end-date (inclusive; a date alone means the whole day, UTC) and type,
 // ordered by date (order=date, the default) or newest first (order=-date), with
 // signed cursors.
-func ListActivities(d *app.Deps) apigw.Endpoint {
+func ListActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		f, perPage, err := parseActivityQuery(r)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
@@ -18,7 +17,7 @@ import (
 // ListCustomerSubscriptions is GET /v1/customers/{customer_uuid}/subscriptions, the
 // Metrics-API view (api-reference §2.7, §4.12): rows written by the recomputation, by
 // start date; cursor and per_page; the first page adds per_page and page.
-func ListCustomerSubscriptions(d *app.Deps) apigw.Endpoint {
+func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		cust, perPage, pg, err := customerPage(ctx, d, r, "customer_subscriptions")
 		if err != nil {
@@ -52,7 +51,7 @@ func ListCustomerSubscriptions(d *app.Deps) apigw.Endpoint {
 
 // ListCustomerActivities is GET /v1/customers/{customer_uuid}/activities (§4.12): the
 // customer's MRR movements as the account series keep them, oldest first.
-func ListCustomerActivities(d *app.Deps) apigw.Endpoint {
+func ListCustomerActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		cust, perPage, pg, err := customerPage(ctx, d, r, "customer_activities")
 		if err != nil {
@@ -83,7 +82,7 @@ func ListCustomerActivities(d *app.Deps) apigw.Endpoint {
 
 // customerPage reads what both per-customer listings need: the customer (404 when it is
 // not the account's), per_page, and the cursor, bound to this customer.
-func customerPage(ctx context.Context, d *app.Deps, r *apigw.Request, listing string) (model.Customer, int, paging, error) {
+func customerPage(ctx context.Context, d *Deps, r *apigw.Request, listing string) (model.Customer, int, paging, error) {
 	perPage, err := r.PerPage()
 	if err != nil {
 		return model.Customer{}, 0, paging{}, err
@@ -99,7 +98,7 @@ func customerPage(ctx context.Context, d *app.Deps, r *apigw.Request, listing st
 // pageResponse renders {"entries", "has_more", "per_page", "page", "cursor"} (the first
 // page) or {"entries", "cursor", "has_more"} (later pages), as recorded; the cursor
 // only when there is more.
-func pageResponse(d *app.Deps, r *apigw.Request, pg paging, perPage int, entries []jsonobj.Object,
+func pageResponse(d *Deps, r *apigw.Request, pg paging, perPage int, entries []jsonobj.Object,
 	nextPage store.PageToken, hasMore bool) (apigw.Response, error) {
 	var next *string
 	if hasMore {

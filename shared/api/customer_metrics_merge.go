@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
@@ -29,7 +28,7 @@ type mergeBody struct {
 // MergeCustomers is POST /v1/customers/merges (§3.10): both customers are checked now,
 // the merge runs in the jobs worker (grouped with the into customer's other jobs), and
 // the answer is 202 {}.
-func MergeCustomers(d *app.Deps) apigw.Endpoint {
+func MergeCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b mergeBody
 		if err := r.Decode(&b); err != nil {
@@ -65,7 +64,7 @@ func MergeCustomers(d *app.Deps) apigw.Endpoint {
 
 // resolveCustomer finds a customer of the account; 400 when the reference is
 // incomplete, the customer 404 when there is no such customer.
-func resolveCustomer(ctx context.Context, d *app.Deps, accountID string, ref customerRef) (string, error) {
+func resolveCustomer(ctx context.Context, d *Deps, accountID string, ref customerRef) (string, error) {
 	if ref.CustomerUUID != "" {
 		c, err := loadCustomer(ctx, d, accountID, ref.CustomerUUID)
 		return c.UUID, err

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
@@ -78,10 +77,10 @@ func (q customerQuery) scope(name string) string {
 		"email": strings.ToLower(q.email), "with_associated_emails": assoc})
 }
 
-func customerEntries(d *app.Deps, items []model.Customer) []customerJSON {
+func customerEntries(d *Deps, items []model.Customer) []customerJSON {
 	out := make([]customerJSON, len(items))
 	for i, c := range items {
-		out[i] = newCustomerJSON(c, d.Config.AppURL)
+		out[i] = newCustomerJSON(c, d.AppURL)
 	}
 	return out
 }
@@ -99,7 +98,7 @@ func totalPages[T any](p store.Page[T], perPage int) any {
 }
 
 // ListCustomers is GET /v1/customers.
-func ListCustomers(d *app.Deps) apigw.Endpoint {
+func ListCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		q, err := parseCustomerQuery(r)
 		if err != nil {
@@ -128,7 +127,7 @@ func ListCustomers(d *app.Deps) apigw.Endpoint {
 }
 
 // SearchCustomers is GET /v1/customers/search?email=: a 404 when nothing matches.
-func SearchCustomers(d *app.Deps) apigw.Endpoint {
+func SearchCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		if err := rejectPage(r); err != nil {
 			return apigw.Response{}, err
@@ -163,7 +162,7 @@ func SearchCustomers(d *app.Deps) apigw.Endpoint {
 }
 
 // contactPage answers one page of contacts.
-func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.ContactFilter) (apigw.Response, error) {
+func contactPage(ctx context.Context, d *Deps, r *apigw.Request, f store.ContactFilter) (apigw.Response, error) {
 	if err := rejectPage(r); err != nil {
 		return apigw.Response{}, err
 	}
@@ -193,7 +192,7 @@ func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.Con
 }
 
 // ListContacts is GET /v1/contacts.
-func ListContacts(d *app.Deps) apigw.Endpoint {
+func ListContacts(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		return contactPage(ctx, d, r, store.ContactFilter{CustomerUUID: r.Query("customer_uuid"),
 			DataSourceUUID: r.Query("data_source_uuid"), Email: strings.TrimSpace(r.Query("email")),
@@ -202,7 +201,7 @@ func ListContacts(d *app.Deps) apigw.Endpoint {
 }
 
 // ListCustomerContacts is GET /v1/customers/{customer_uuid}/contacts.
-func ListCustomerContacts(d *app.Deps) apigw.Endpoint {
+func ListCustomerContacts(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {

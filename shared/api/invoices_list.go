@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
@@ -17,7 +16,7 @@ import (
 // bounded number of DynamoDB requests (store.ListInvoices), so with a selective filter
 // it can come back short, with has_more. The first page adds the legacy current_page
 // and total_pages, null when counting would cost more requests.
-func ListInvoices(d *app.Deps) apigw.Endpoint {
+func ListInvoices(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {
@@ -77,7 +76,7 @@ func invoiceTotalPages(p store.Page[model.Invoice], perPage int) any {
 }
 
 // customerInvoices is one page of a customer's invoices for the Import-API view.
-func customerInvoices(ctx context.Context, d *app.Deps, r *apigw.Request, c model.Customer, scope string) (
+func customerInvoices(ctx context.Context, d *Deps, r *apigw.Request, c model.Customer, scope string) (
 	paging, store.Page[model.Invoice], error) {
 	none := store.Page[model.Invoice]{TotalKnown: true}
 	perPage, err := r.PerPage()

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -22,7 +21,7 @@ const statusAttempts = 3
 // with {"status":"voided"|"written_off"} (chartmogul-node Invoice.updateStatus): 200
 // {"external_id","status"}; a refused transition is a 422 (api-reference.md §4.6). The
 // customer's metrics are recomputed through the jobs queue, as after a deletion.
-func UpdateInvoiceStatus(d *app.Deps) apigw.Endpoint {
+func UpdateInvoiceStatus(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b struct {
 			Status *string `json:"status"`
@@ -58,7 +57,7 @@ func UpdateInvoiceStatus(d *app.Deps) apigw.Endpoint {
 
 // setInvoiceStatus applies the transition to the invoice as stored, re-reading it when
 // it changed meanwhile; an unchanged status is not written again.
-func setInvoiceStatus(ctx context.Context, d *app.Deps, invoiceUUID, accountID, status string) (model.Invoice, error) {
+func setInvoiceStatus(ctx context.Context, d *Deps, invoiceUUID, accountID, status string) (model.Invoice, error) {
 	for range statusAttempts {
 		inv, err := d.Store.GetInvoice(ctx, accountID, invoiceUUID)
 		if errors.Is(err, store.ErrNotFound) {

@@ -15,14 +15,13 @@ import (
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 )
 
 type metricsEnv struct {
 	t            *testing.T
-	d            *app.Deps
+	d            *api.Deps
 	acc, other   string
 	gold, silver model.Plan
 }
@@ -40,7 +39,7 @@ func metricDate(s string) time.Time {
 // accountseries.Apply, as the jobs worker would after recomputing each customer.
 func newMetricsEnv(t *testing.T) *metricsEnv {
 	env := testenv.New(t)
-	e := &metricsEnv{t: t, d: env.Deps, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}
+	e := &metricsEnv{t: t, d: env.API, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}
 	ctx := context.Background()
 	ds := model.NewDataSource(e.acc, "Billing", time.Now())
 	if err := e.d.Store.CreateDataSource(ctx, ds); err != nil {
@@ -86,7 +85,7 @@ func newMetricsEnv(t *testing.T) *metricsEnv {
 	return e
 }
 
-func (e *metricsEnv) get(build func(*app.Deps) apigw.Endpoint, route, account string, q url.Values) (int, map[string]any) {
+func (e *metricsEnv) get(build func(*api.Deps) apigw.Endpoint, route, account string, q url.Values) (int, map[string]any) {
 	e.t.Helper()
 	return apigwtest.Do(e.t, build(e.d), apigwtest.Call{Method: http.MethodGet, Route: route, Query: q, AccountID: account})
 }
@@ -134,7 +133,7 @@ func TestMetricsHandComputedMonthly(t *testing.T) {
 		t.Errorf("summary = %v", s)
 	}
 	single := []struct {
-		build func(*app.Deps) apigw.Endpoint
+		build func(*api.Deps) apigw.Endpoint
 		path  string
 		key   string
 		want  []any

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -16,7 +15,7 @@ import (
 
 // ListCustomerNotes is GET /v1/customer_notes: filters customer_uuid, type, author_email;
 // cursor and per_page; newest first; no legacy page keys (as ChartMogul's).
-func ListCustomerNotes(d *app.Deps) apigw.Endpoint {
+func ListCustomerNotes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {

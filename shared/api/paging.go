@@ -4,7 +4,6 @@ import (
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -19,7 +18,7 @@ type paging struct {
 // readCursor is the one reader of a listing's cursor: no cursor (or an empty one) is
 // the first page; a cursor that this account did not get from this listing, or that
 // names another account's partition, is a 400.
-func readCursor(d *app.Deps, r *apigw.Request, scope string) (paging, error) {
+func readCursor(d *Deps, r *apigw.Request, scope string) (paging, error) {
 	p := paging{scope: scope}
 	raw := r.Query("cursor")
 	if raw == "" {
@@ -38,7 +37,7 @@ func (p paging) first() bool { return p.start == nil }
 
 // nextCursor is the one writer of cursors: the signed cursor of where the listing
 // continues (a page's Next); nil when next is.
-func (p paging) nextCursor(d *app.Deps, r *apigw.Request, next store.PageToken) (*string, error) {
+func (p paging) nextCursor(d *Deps, r *apigw.Request, next store.PageToken) (*string, error) {
 	return d.Cursors.Encode(r.AccountID, p.scope, next)
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -17,7 +16,7 @@ import (
 // ListPlans is GET /v1/plans: filters data_source_uuid, external_id, system; cursor and
 // per_page. Plans come in creation order. The first page also carries the deprecated
 // current_page and total_pages, as ChartMogul's does.
-func ListPlans(d *app.Deps) apigw.Endpoint {
+func ListPlans(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {

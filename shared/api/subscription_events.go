@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
@@ -82,7 +81,7 @@ func strField(obj map[string]any, name string) string {
 
 // findEvent finds the event a body identifies: by id, or by data_source_uuid and
 // external_id.
-func findEvent(ctx context.Context, d *app.Deps, accountID string, obj map[string]any) (model.SubscriptionEvent, error) {
+func findEvent(ctx context.Context, d *Deps, accountID string, obj map[string]any) (model.SubscriptionEvent, error) {
 	if raw := strField(obj, "id"); raw != "" {
 		id, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
@@ -107,7 +106,7 @@ func findEvent(ctx context.Context, d *app.Deps, accountID string, obj map[strin
 
 // eventOwner resolves the customer of an event's customer_external_id and checks
 // that its plan exists in the data source.
-func eventOwner(ctx context.Context, d *app.Deps, accountID, dsUUID string, f model.EventFields) (string, error) {
+func eventOwner(ctx context.Context, d *Deps, accountID, dsUUID string, f model.EventFields) (string, error) {
 	cus, err := d.Store.CustomerUUIDByExternalID(ctx, accountID, dsUUID, f.CustomerExternalID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", apperr.Unprocessable("customer_external_id", "Customer %q does not exist in this data source", f.CustomerExternalID)
@@ -128,7 +127,7 @@ func eventOwner(ctx context.Context, d *app.Deps, accountID, dsUUID string, f mo
 }
 
 // recomputeEventCustomers queues the recompute of the customers an event change touched.
-func recomputeEventCustomers(ctx context.Context, d *app.Deps, accountID string, eventID int64, customers ...string) error {
+func recomputeEventCustomers(ctx context.Context, d *Deps, accountID string, eventID int64, customers ...string) error {
 	seen := map[string]bool{}
 	for _, c := range customers {
 		if c == "" || seen[c] {
@@ -147,7 +146,7 @@ func recomputeEventCustomers(ctx context.Context, d *app.Deps, accountID string,
 // CreateSubscriptionEvent is POST /v1/subscription_events: 201 with the event. The
 // id derives from the external id (or the content), so a retried create returns the
 // same event; another event with that external id is a 422.
-func CreateSubscriptionEvent(d *app.Deps) apigw.Endpoint {
+func CreateSubscriptionEvent(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
@@ -218,7 +217,7 @@ const maxEventAttempts = 3
 // UpdateSubscriptionEvent is PATCH /v1/subscription_events: the sent fields replace
 // the stored ones and the result is validated as a whole. 200 with the event. A new
 // external_id must be free in the data source (422 otherwise, the event unchanged).
-func UpdateSubscriptionEvent(d *app.Deps) apigw.Endpoint {
+func UpdateSubscriptionEvent(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
@@ -252,7 +251,7 @@ func retryChanged(attempt func() error) error {
 
 // updateEvent applies one PATCH to the event as it is now; store.ErrConflict when it
 // changed before the write.
-func updateEvent(ctx context.Context, d *app.Deps, accountID string, obj map[string]any) (ev, old model.SubscriptionEvent, err error) {
+func updateEvent(ctx context.Context, d *Deps, accountID string, obj map[string]any) (ev, old model.SubscriptionEvent, err error) {
 	old, err = findEvent(ctx, d, accountID, obj)
 	if err != nil {
 		return ev, old, err
@@ -319,7 +318,7 @@ func mergeEventFields(old model.EventFields, sent map[string]any) (map[string]an
 
 // DeleteSubscriptionEvent is DELETE /v1/subscription_events (JSON body or query
 // string). 204.
-func DeleteSubscriptionEvent(d *app.Deps) apigw.Endpoint {
+func DeleteSubscriptionEvent(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
@@ -349,7 +348,7 @@ func DeleteSubscriptionEvent(d *app.Deps) apigw.Endpoint {
 // bounded number of Queries: with a selective filter it can come back short, with
 // has_more and a cursor where the reading stopped. The first page carries meta;
 // total_pages is null when counting would take more than one more Query.
-func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
+func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {
@@ -390,7 +389,7 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 
 // eventsMeta is the first page's legacy meta (§4.9); page and total_pages are 0 for
 // an empty listing.
-func eventsMeta(ctx context.Context, d *app.Deps, accountID string, match func(model.SubscriptionEvent) bool,
+func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model.SubscriptionEvent) bool,
 	page store.Page[model.SubscriptionEvent], perPage int) (jsonobj.Object, error) {
 	var nextKey any
 	if page.HasMore && len(page.Items) > 0 {

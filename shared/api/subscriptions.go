@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
@@ -41,7 +40,7 @@ func subscriptionJSON(s model.Subscription, withCustomer bool) jsonobj.Object {
 
 // ListImportSubscriptions is GET /v1/import/customers/{customer_uuid}/subscriptions,
 // oldest first.
-func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
+func ListImportSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
@@ -80,7 +79,7 @@ func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
 // UpdateSubscription is PATCH /v1/import/subscriptions/{subscription_uuid}: cancel
 // with cancelled_at (added to the history), or replace the whole cancellation_dates
 // history ([] clears it). 202 with the subscription and its customer_uuid.
-func UpdateSubscription(d *app.Deps) apigw.Endpoint {
+func UpdateSubscription(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("subscription_uuid")
 		notFound := apperr.NotFound("subscription_uuid", "Subscription not found")

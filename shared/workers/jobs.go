@@ -1,19 +1,31 @@
-// Package workers holds the SQS worker handlers.
+// Package workers holds the SQS worker handlers and the scheduled functions.
 package workers
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/store"
 )
 
+// Deps are what the workers use, built once per process by the wiring.
+type Deps struct {
+	Store     *store.Store
+	Jobs      *jobs.Queue
+	Imports   *imports.Pipeline
+	Recompute *recompute.Recomputer
+	Now       func() time.Time
+}
+
 // Jobs runs the jobs queue.
-func Jobs(d *app.Deps) sqsworker.Handler {
+func Jobs(d *Deps) sqsworker.Handler {
 	return sqsworker.FIFO(func(ctx context.Context, msg events.SQSMessage) error {
 		job, err := jobs.Decode(msg.Body)
 		if err != nil {
