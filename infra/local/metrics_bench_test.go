@@ -154,7 +154,7 @@ func seedMetricsBench(b *testing.B, s *stack, customers int) {
 		res, attrs := syntheticCustomer(i, plans)
 		batch[i] = accountseries.SeedCustomer{Result: res, Attrs: attrs}
 	}
-	if err := accountseries.New(s.deps.Store).Seed(ctx, s.accountID, batch); err != nil {
+	if err := s.deps.API().Series().Seed(ctx, s.accountID, batch); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%d customers seeded in %s", customers, time.Since(start).Round(time.Second))

@@ -45,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 	meter := ddbmeter.New()
 	st := store.New(meter.Client(env.AWS), env.TableName, env.Deps.Now)
 	acc := env.NewAccount(t, "Series")
-	return &fixture{t: t, ctx: context.Background(), store: st, series: accountseries.New(st), acc: acc.ID, meter: meter}
+	return &fixture{t: t, ctx: context.Background(), store: st, series: accountseries.New(st.Series()), acc: acc.ID, meter: meter}
 }
 
 func (f *fixture) apply(c customer) {
@@ -255,14 +255,14 @@ func TestRedeliveryAfterPartialFailure(t *testing.T) {
 	if len(next.Pending) < 3 {
 		t.Fatalf("want several chunks, got %d", len(next.Pending))
 	}
-	if err := f.store.ReplaceSeriesRecord(f.ctx, f.acc, c.Attrs.UUID, accountseries.Applied{}, next); err != nil {
+	if err := f.store.Series().ReplaceSeriesRecord(f.ctx, f.acc, c.Attrs.UUID, accountseries.Applied{}, next); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.store.AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, "a", next.Pending["a"]); err != nil {
+	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, "a", next.Pending["a"]); err != nil {
 		t.Fatal(err)
 	}
 	// The same chunk again (a duplicate delivery racing the first) is refused quietly.
-	if err := f.store.AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, "a", next.Pending["a"]); err != nil {
+	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, "a", next.Pending["a"]); err != nil {
 		t.Fatal(err)
 	}
 	f.apply(c) // the redelivery

@@ -44,7 +44,7 @@ func BenchmarkApplyChange(b *testing.B) {
 			writes.Attach(&cfg)
 			series := accountseries.New(store.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 				o.DisableValidateResponseChecksum = true
-			}), env.TableName, env.Deps.Now))
+			}), env.TableName, env.Deps.Now).Series())
 			ctx := context.Background()
 			acc := env.NewAccount(b, "Apply bench").ID
 			var seed []accountseries.SeedCustomer

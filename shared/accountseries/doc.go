@@ -5,7 +5,7 @@
 //
 // The series are built once per process on the store (its Storage):
 //
-//	series := accountseries.New(st)
+//	series := accountseries.New(st.Series())
 //
 // The recomputation calls, after recomputing a customer with the metrics engine:
 //

@@ -162,7 +162,7 @@ func computeMetrics(ctx context.Context, d *Deps, accountID string, q metricsQue
 	}
 	// Plans that name nothing leave the aggregate empty: the series of no customer.
 	if len(q.plans) == 0 || len(plans) > 0 {
-		segments, err := d.Series.FilterSegments(ctx, accountID, q.countries, plans)
+		segments, err := d.Series().FilterSegments(ctx, accountID, q.countries, plans)
 		if err != nil {
 			return series.Response{}, err
 		}
@@ -171,7 +171,7 @@ func computeMetrics(ctx context.Context, d *Deps, accountID string, q metricsQue
 				"(at most %d); ask for fewer plans or countries", len(segments), maxMetricSeriesRead)
 		}
 		from := accountseries.WindowStart(cal, q.interval, q.start)
-		if agg, err = d.Series.Load(ctx, accountID, segments, from, q.end); err != nil {
+		if agg, err = d.Series().Load(ctx, accountID, segments, from, q.end); err != nil {
 			return series.Response{}, err
 		}
 	}

@@ -78,7 +78,7 @@ func newMetricsEnv(t *testing.T) *metricsEnv {
 		attrs := accountseries.CustomerAttrs{UUID: "cus_" + c.id, Name: "Customer " + c.id, ExternalID: "ext-" + c.id,
 			DataSourceUUID: ds.UUID, Country: c.country,
 			PlanExternalIDs: map[string]string{e.gold.UUID: e.gold.ExternalID, e.silver.UUID: e.silver.ExternalID}}
-		if err := accountseries.New(e.d.Store).Apply(ctx, e.acc, &engine.Result{Movements: c.ms}, attrs); err != nil {
+		if err := e.d.Series().Apply(ctx, e.acc, &engine.Result{Movements: c.ms}, attrs); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,14 +1,15 @@
 // Package app builds the dependencies every function shares, once per process: the
-// clients, the store, and the components built on them. Only the wiring (lambdaapp,
-// routes, the local stack, the test environment) imports it; handlers get the part
-// they use (API, Workers).
+// clients, the store, the cursor signer, the queues and the import pipeline. Only the
+// wiring (lambdaapp, the local stack, the test environment) imports it; handlers get
+// the part they use (API, Workers), which builds the heavier components (the account
+// series, the recomputer) on first use, so that a binary links only what its handler
+// uses.
 package app
 
 import (
 	"context"
 	"time"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/blobs"
@@ -16,21 +17,18 @@ import (
 	"github.com/subsight/subsight/shared/cursor"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
 
 // Deps are the long-lived dependencies of the handlers.
 type Deps struct {
-	Config    config.Config
-	Clients   awsclients.Clients
-	Store     *store.Store
-	Cursors   *cursor.Signer
-	Jobs      *jobs.Queue
-	Series    *accountseries.Series
-	Recompute *recompute.Recomputer
-	Imports   *imports.Pipeline
+	Config  config.Config
+	Clients awsclients.Clients
+	Store   *store.Store
+	Cursors *cursor.Signer
+	Jobs    *jobs.Queue
+	Imports *imports.Pipeline
 	// Now is the clock of every component.
 	Now func() time.Time
 }
@@ -58,15 +56,12 @@ func New(cfg config.Config, clients awsclients.Clients) *Deps {
 func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
 	st := store.New(clients.DynamoDB, cfg.TableName, now)
 	queue := jobs.NewQueue(clients.SQS, cfg.JobsQueueURL)
-	series := accountseries.New(st)
 	return &Deps{
-		Config:    cfg,
-		Clients:   clients,
-		Store:     st,
-		Cursors:   cursor.NewSigner(cfg.CursorSecret),
-		Jobs:      queue,
-		Series:    series,
-		Recompute: recompute.New(st, series, now),
+		Config:  cfg,
+		Clients: clients,
+		Store:   st,
+		Cursors: cursor.NewSigner(cfg.CursorSecret),
+		Jobs:    queue,
 		Imports: imports.New(st, blobs.New(clients.Config, cfg.ImportBucket), clients.SQS, cfg.ImportQueueURL,
 			queue, now),
 		Now: now,
@@ -75,11 +70,11 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 
 // API is what the HTTP operations use.
 func (d *Deps) API() *api.Deps {
-	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Series: d.Series, Imports: d.Imports,
-		AppURL: d.Config.AppURL, Now: d.Now}
+	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, AppURL: d.Config.AppURL,
+		Now: d.Now}
 }
 
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
-	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Recompute: d.Recompute, Now: d.Now}
+	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Now: d.Now}
 }

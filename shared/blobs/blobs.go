@@ -22,14 +22,20 @@ var ErrNotFound = errors.New("blob not found")
 
 // Store reads and writes the import bucket.
 type Store struct {
-	client func() *s3.Client
+	cfg    aws.Config
 	bucket string
+	once   sync.Once
+	s3     *s3.Client
 }
 
-// New returns a store on bucket. Its S3 client is built on first use, so that only the
-// binaries that read or write import parts link the S3 client.
-func New(cfg aws.Config, bucket string) *Store {
-	return &Store{client: sync.OnceValue(func() *s3.Client { return awsclients.S3(cfg) }), bucket: bucket}
+// New returns a store on bucket. Its S3 client is built on first use (only Put and Get
+// build it), so that only the binaries that read or write import parts link the S3
+// client.
+func New(cfg aws.Config, bucket string) *Store { return &Store{cfg: cfg, bucket: bucket} }
+
+func (s *Store) client() *s3.Client {
+	s.once.Do(func() { s.s3 = awsclients.S3(s.cfg) })
+	return s.s3
 }
 
 // ImportKey is where one part of an import lives: every key starts with the account

@@ -40,7 +40,8 @@ func activityAttrs(accountID string, a accountseries.Activity) (map[string]types
 
 // WriteActivities puts activities of a customer and deletes others by sort key (all
 // plain puts and deletes, so a repeat is harmless).
-func (s *Store) WriteActivities(ctx context.Context, accountID, customerUUID string, put []accountseries.Activity, drop []string) error {
+func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customerUUID string, put []accountseries.Activity, drop []string) error {
+	s := ss.store
 	reqs := make([]types.WriteRequest, 0, len(put)+len(drop))
 	for _, a := range put {
 		item, err := activityAttrs(accountID, a)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
 )
 
 // The account series: package accountseries computes them and describes its storage
@@ -25,11 +26,24 @@ import (
 // docs/metrics-api.md describes the layout: per segment one partition of bucket items,
 // numbers that customers only ever add to; per customer a record of what it added.
 
-var _ accountseries.Storage = (*Store)(nil)
+// SeriesStorage is the store's adapter for the account series: what they keep
+// (accountseries.Storage) and nothing else of the store.
+type SeriesStorage struct{ store *Store }
+
+var _ accountseries.Storage = SeriesStorage{}
+
+// Series is the adapter of the account series on this store.
+func (s *Store) Series() SeriesStorage { return SeriesStorage{store: s} }
+
+// GetAccount reads the account (its calendar).
+func (ss SeriesStorage) GetAccount(ctx context.Context, accountID string) (model.Account, error) {
+	return ss.store.GetAccount(ctx, accountID)
+}
 
 // GetSeriesRecord reads a customer's record; a record with Exists false when there is
 // none.
-func (s *Store) GetSeriesRecord(ctx context.Context, accountID, customerUUID string) (accountseries.Applied, error) {
+func (ss SeriesStorage) GetSeriesRecord(ctx context.Context, accountID, customerUUID string) (accountseries.Applied, error) {
+	s := ss.store
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: &s.table, Key: keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
 		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
@@ -103,7 +117,8 @@ func encodeSeriesRecord(accountID, customerUUID string, r accountseries.Applied)
 
 // ReplaceSeriesRecord writes next over old, only if nobody changed the record since
 // old was read and no chunk of old is still pending; ErrConflict otherwise.
-func (s *Store) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next accountseries.Applied) error {
+func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next accountseries.Applied) error {
+	s := ss.store
 	item, err := encodeSeriesRecord(accountID, customerUUID, next)
 	if err != nil {
 		return err
@@ -125,7 +140,8 @@ func (s *Store) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID
 // AddSeriesChunk adds a pending chunk to the buckets and removes it from the
 // customer's record, in one transaction conditioned on the chunk being still pending:
 // a chunk is added once, however often this runs.
-func (s *Store) AddSeriesChunk(ctx context.Context, accountID, customerUUID, chunkID string, adds []accountseries.BucketAdd) error {
+func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerUUID, chunkID string, adds []accountseries.BucketAdd) error {
+	s := ss.store
 	items := []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                &s.table,
 		Key:                      keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
@@ -177,7 +193,8 @@ func seriesEntity(sk string) string {
 
 // MarkSeriesActivitiesDone records that the activity log matches the record's version;
 // ErrConflict when the record has another version.
-func (s *Store) MarkSeriesActivitiesDone(ctx context.Context, accountID, customerUUID, version string) error {
+func (ss SeriesStorage) MarkSeriesActivitiesDone(ctx context.Context, accountID, customerUUID, version string) error {
+	s := ss.store
 	empty, err := gz(map[string]string{})
 	if err != nil {
 		return err
@@ -200,7 +217,8 @@ func (s *Store) MarkSeriesActivitiesDone(ctx context.Context, accountID, custome
 
 // DeleteSeriesRecord deletes a customer's record if it still has the version read;
 // a record changed meanwhile stays (its customer contributes again).
-func (s *Store) DeleteSeriesRecord(ctx context.Context, accountID, customerUUID, version string) error {
+func (ss SeriesStorage) DeleteSeriesRecord(ctx context.Context, accountID, customerUUID, version string) error {
+	s := ss.store
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: &s.table, Key: keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
 		ConditionExpression:       aws.String("v = :v"),
@@ -216,7 +234,8 @@ func (s *Store) DeleteSeriesRecord(ctx context.Context, accountID, customerUUID,
 // SeriesBuckets reads bucket items of a segment by sort key (eventually consistent,
 // like every read of the buckets, which many customers write at once); absent items
 // are left out.
-func (s *Store) SeriesBuckets(ctx context.Context, accountID, segment string, sks ...string) ([]accountseries.Bucket, error) {
+func (ss SeriesStorage) SeriesBuckets(ctx context.Context, accountID, segment string, sks ...string) ([]accountseries.Bucket, error) {
+	s := ss.store
 	pk := keys.SeriesPartition(accountID, segment)
 	keyList := make([]map[string]types.AttributeValue, len(sks))
 	for i, sk := range sks {
@@ -231,14 +250,16 @@ func (s *Store) SeriesBuckets(ctx context.Context, accountID, segment string, sk
 
 // SeriesBucketsBetween reads the bucket items of a segment whose sort keys lie in
 // [from, to].
-func (s *Store) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) ([]accountseries.Bucket, error) {
+func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) ([]accountseries.Bucket, error) {
+	s := ss.store
 	return s.queryBuckets(ctx, "PK = :pk AND SK BETWEEN :lo AND :hi", map[string]types.AttributeValue{
 		":pk": sAttr(keys.SeriesPartition(accountID, segment)), ":lo": sAttr(from), ":hi": sAttr(to)})
 }
 
 // SeriesBucketsWithPrefix reads the bucket items of a segment whose sort keys start
 // with prefix.
-func (s *Store) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]accountseries.Bucket, error) {
+func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]accountseries.Bucket, error) {
+	s := ss.store
 	return s.queryBuckets(ctx, "PK = :pk AND begins_with(SK, :prefix)", map[string]types.AttributeValue{
 		":pk": sAttr(keys.SeriesPartition(accountID, segment)), ":prefix": sAttr(prefix)})
 }
@@ -295,7 +316,8 @@ func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Buc
 }
 
 // SeriesBucketExists reads, consistently, whether a bucket item exists.
-func (s *Store) SeriesBucketExists(ctx context.Context, accountID, segment, sk string) (bool, error) {
+func (ss SeriesStorage) SeriesBucketExists(ctx context.Context, accountID, segment, sk string) (bool, error) {
+	s := ss.store
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, ConsistentRead: aws.Bool(true),
 		Key: keyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, segment), SK: sk})})
 	return err == nil && out.Item != nil, err
@@ -304,8 +326,9 @@ func (s *Store) SeriesBucketExists(ctx context.Context, accountID, segment, sk s
 // PutSeries writes a bulk load of the series (customers' records by customer uuid,
 // activities, whole bucket items) with batched puts, no transactions: for backfills
 // and benchmarks, never concurrently with other writers of the account's series.
-func (s *Store) PutSeries(ctx context.Context, accountID string, records map[string]accountseries.Applied,
+func (ss SeriesStorage) PutSeries(ctx context.Context, accountID string, records map[string]accountseries.Applied,
 	acts []accountseries.Activity, buckets []accountseries.BucketAdd) error {
+	s := ss.store
 	var reqs []types.WriteRequest
 	put := func(item map[string]types.AttributeValue) {
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})

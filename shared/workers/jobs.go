@@ -4,10 +4,12 @@ package workers
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/recompute"
@@ -17,11 +19,22 @@ import (
 
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
-	Store     *store.Store
-	Jobs      *jobs.Queue
-	Imports   *imports.Pipeline
-	Recompute *recompute.Recomputer
-	Now       func() time.Time
+	Store   *store.Store
+	Jobs    *jobs.Queue
+	Imports *imports.Pipeline
+	Now     func() time.Time
+
+	recomputeOnce sync.Once
+	recomputer    *recompute.Recomputer
+}
+
+// Recomputer recomputes customers and keeps the account series, built on first use
+// (by the jobs worker only, so that the other workers do not link it).
+func (d *Deps) Recomputer() *recompute.Recomputer {
+	d.recomputeOnce.Do(func() {
+		d.recomputer = recompute.New(d.Store, accountseries.New(d.Store.Series()), d.Now)
+	})
+	return d.recomputer
 }
 
 // Jobs runs the jobs queue.

@@ -11,7 +11,7 @@ import (
 
 // recomputeCustomer handles jobs.RecomputeCustomer.
 func recomputeCustomer(ctx context.Context, d *Deps, job jobs.Message) error {
-	_, err := d.Recompute.Customer(ctx, job.AccountID, job.CustomerUUID)
+	_, err := d.Recomputer().Customer(ctx, job.AccountID, job.CustomerUUID)
 	return err
 }
 
@@ -54,5 +54,5 @@ func SweepMetricsWakes(ctx context.Context, d *Deps) (int, error) {
 
 // mergeCustomers handles jobs.MergeCustomers.
 func mergeCustomers(ctx context.Context, d *Deps, job jobs.Message) error {
-	return d.Recompute.Merges(ctx, job.AccountID, job.CustomerUUID)
+	return d.Recomputer().Merges(ctx, job.AccountID, job.CustomerUUID)
 }

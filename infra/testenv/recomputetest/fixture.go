@@ -92,7 +92,7 @@ func New(t testing.TB, now time.Time, realSeries bool) *Fixture {
 	Must(t, err)
 	f.Rec = recompute.New(d.Store, f.Series, d.Now)
 	if realSeries {
-		f.Rec = d.Recompute
+		f.Rec = d.Workers().Recomputer()
 	}
 	return f
 }
