@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -16,7 +15,6 @@ import (
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -145,10 +143,6 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 // importFXPortfolio imports the three customers of TestExchangeRateDriftEndToEnd.
 func importFXPortfolio(t *testing.T, te *testenv.Env, accountID string) {
 	t.Helper()
-	ds := model.NewDataSource(accountID, "Billing", te.Deps.Now())
-	if err := te.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
 	type period struct {
 		customer, currency string
 		month              int // 1 = January 2024
@@ -161,28 +155,16 @@ func importFXPortfolio(t *testing.T, te *testenv.Env, accountID string) {
 	var invoices, items []any
 	for _, p := range periods {
 		start := time.Date(2024, time.Month(p.month), 1, 0, 0, 0, 0, time.UTC)
-		ext := fmt.Sprintf("%s-%d", p.customer, p.month)
-		invoices = append(invoices, map[string]any{"external_id": ext, "customer_external_id": p.customer,
-			"date": start.Format(time.RFC3339), "currency": p.currency})
-		item := map[string]any{"invoice_external_id": ext, "type": "subscription", "plan_external_id": "monthly",
-			"subscription_external_id": p.customer + "-sub", "service_period_start": start.Format(time.RFC3339),
-			"service_period_end": start.AddDate(0, 1, 0).Format(time.RFC3339), "amount_in_cents": p.amount, "quantity": 1}
+		invoice, item := monthlyPeriod(fmt.Sprintf("%s-%d", p.customer, p.month), p.customer, p.currency, start, p.amount)
 		if p.cancelledAt != "" {
 			item["cancelled_at"] = p.cancelledAt
 		}
-		items = append(items, item)
+		invoices, items = append(invoices, invoice), append(items, item)
 	}
-	payload := map[string]any{"external_id": "fx", "invoices": invoices, "line_items": items,
-		"customers": []any{map[string]any{"external_id": "gb", "name": "GB", "country": "GB"},
-			map[string]any{"external_id": "de", "name": "DE", "country": "DE"},
-			map[string]any{"external_id": "us", "name": "US", "country": "US"}},
-		"plans": []any{map[string]any{"external_id": "monthly", "name": "Monthly", "interval_count": 1, "interval_unit": "month"}}}
-	status, body := apigwtest.Do(t, api.CreateJSONImport(te.Deps), apigwtest.Call{Method: http.MethodPost,
-		Route: "/v1/data_sources/{data_source_uuid}/json_imports", PathParams: map[string]string{"data_source_uuid": ds.UUID},
-		Body: payload, AccountID: accountID})
-	if status != http.StatusOK {
-		t.Fatalf("import: %d %v", status, body)
-	}
+	customers := []any{map[string]any{"external_id": "gb", "name": "GB", "country": "GB"},
+		map[string]any{"external_id": "de", "name": "DE", "country": "DE"},
+		map[string]any{"external_id": "us", "name": "US", "country": "US"}}
+	importMonthly(t, te, accountID, "fx", customers, invoices, items)
 }
 
 func get(t *testing.T, d *app.Deps, build func(*app.Deps) apigw.Endpoint, route, accountID string, q url.Values,
