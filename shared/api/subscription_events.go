@@ -46,7 +46,7 @@ func eventJSON(e model.SubscriptionEvent) jsonobj.Object {
 	if e.RetractedEventID != nil {
 		retracted = strconv.FormatInt(*e.RetractedEventID, 10)
 	}
-	return jsonobj.Object{{Key: "id", Value: e.ID}, {Key: "data_source_uuid", Value: e.DataSourceUUID},
+	o := jsonobj.Object{{Key: "id", Value: e.ID}, {Key: "data_source_uuid", Value: e.DataSourceUUID},
 		{Key: "customer_external_id", Value: e.CustomerExternalID},
 		{Key: "subscription_set_external_id", Value: e.SubscriptionSetExternalID},
 		{Key: "subscription_external_id", Value: e.SubscriptionExternalID},
@@ -59,7 +59,12 @@ func eventJSON(e model.SubscriptionEvent) jsonobj.Object {
 		{Key: "quantity", Value: echoed("quantity", e.Quantity)}, {Key: "currency", Value: e.Currency},
 		{Key: "amount_in_cents", Value: echoed("amount_in_cents", e.AmountInCents)},
 		{Key: "tax_amount_in_cents", Value: echoed("tax_amount_in_cents", e.TaxAmountInCents)},
-		{Key: "retracted_event_id", Value: retracted}, {Key: "event_order", Value: echoed("event_order", e.EventOrder)}}
+		{Key: "retracted_event_id", Value: retracted}}
+	// event_order is documented but absent from every recording: shown only when set.
+	if e.EventOrder != nil {
+		o = append(o, jsonobj.Field{Key: "event_order", Value: echoed("event_order", e.EventOrder)})
+	}
+	return o
 }
 
 // eventBody reads {"subscription_event":{…}}; for DELETE the ruby client's query
