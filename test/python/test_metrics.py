@@ -9,7 +9,7 @@ from datetime import date, datetime, timezone
 import chartmogul
 import pytest
 
-from support import api_error, import_records, until
+from support import api_error, import_records, raw, until
 
 Q = {"start_date": "2024-01-01", "end_date": "2024-03-31", "interval": "month"}
 
@@ -113,3 +113,10 @@ def test_customer_activity_all(cfg, portfolio):
     assert all(isinstance(a.id, int) for a in got.entries)
     assert got.entries[0].subscription_external_id == "c1-sub"
     assert got.entries[0].currency_sign == "$"
+
+
+def test_an_unknown_metric_is_a_400(cfg):
+    res = raw("GET", "/v1/metrics/churn?start-date=2024-01-01&end-date=2024-03-31", api_key=cfg.auth[0])
+    assert res.status_code == 400
+    assert res.json() == {"code": 400, "param": "metric", "message": 'Unknown metric "churn" (one of all, mrr, arr, arpa, '
+                          'asp, customer-count, customer-churn-rate, mrr-churn-rate, ltv)'}
