@@ -59,15 +59,7 @@ func Parse(b []byte) (*Spec, error) {
 
 // CheckDocument validates the document itself against the OpenAPI 3.1 schema.
 func (s *Spec) CheckDocument() []string {
-	ok, errs := s.validator.ValidateDocument()
-	if ok {
-		return nil
-	}
-	out := make([]string, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, describe(e))
-	}
-	return out
+	return describeAll(s.validator.ValidateDocument())
 }
 
 // Version is the document's openapi field.
@@ -109,7 +101,11 @@ func (s *Spec) Route(req *http.Request) string {
 // CheckResponse validates a response (its body already buffered in resp.Body) against
 // the operation of req. It returns the violations, none when the response conforms.
 func (s *Spec) CheckResponse(req *http.Request, resp *http.Response) []string {
-	ok, errs := s.validator.ValidateHttpResponse(req, resp)
+	return describeAll(s.validator.ValidateHttpResponse(req, resp))
+}
+
+// describeAll renders a validator's verdict: nil when it passed.
+func describeAll(ok bool, errs []*liberrors.ValidationError) []string {
 	if ok {
 		return nil
 	}
