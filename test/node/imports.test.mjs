@@ -175,4 +175,13 @@ describe('json imports', () => {
     await resolvesNoContent(Invoice.destroy(acc.config, inv.uuid));
     await rejection(Invoice.retrieve(acc.config, inv.uuid), 404);
   });
+
+  test('Invoice.destroyByExternalId removes an invoice named by its data source and external id', async () => {
+    await Invoice.create(acc.config, customer.uuid, {
+      invoices: [{ external_id: 'inv-by-ext', date: '2024-07-01', currency: 'USD', data_source_uuid: ds.uuid,
+        line_items: [{ type: 'one_time', amount_in_cents: 100 }] }]
+    });
+    await resolvesNoContent(Invoice.destroyByExternalId(acc.config, { qs: { data_source_uuid: ds.uuid, external_id: 'inv-by-ext' } }));
+    assert.deepEqual((await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'inv-by-ext' })).invoices, []);
+  });
 });
