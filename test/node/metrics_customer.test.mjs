@@ -181,6 +181,14 @@ describe('customer metrics through json_imports', () => {
     const acts = await Metrics.Customer.activities(acc.config, c.uuid, {});
     assert.deepEqual(acts.entries.map((a) => a.type), ['new_biz', 'expansion']);
     assert.equal(acts.entries[1]['activity-mrr-movement'], 200);
+
+    // Disconnect names both subscriptions by their Import-API uuids.
+    const imported = (await ChartMogul.Subscription.all(acc.config, c.uuid)).subscriptions;
+    assert.equal(imported.length, 2);
+    const apart = await Metrics.Customer.disconnectSubscriptions(acc.config, ds.uuid, c.uuid,
+      imported.map((s) => ({ uuid: s.uuid })));
+    assert.deepEqual(apart, {});
+    await until('disconnected', () => Metrics.Customer.subscriptions(acc.config, c.uuid, {}), (s) => s.entries.length === 2);
   });
 
   test('invoice status: a voided or written-off invoice stops counting', async () => {
