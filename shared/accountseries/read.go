@@ -168,6 +168,8 @@ func addMonthItem(a *series.Aggregate, item Bucket) error {
 			t.Churn += x
 		case attrReactivation:
 			t.Reactivation += x
+		case attrFXImpact:
+			t.ExchangeRateImpact += x
 		case attrCustomers:
 			t.CustomersChange += x
 		case attrFirstPaying:

@@ -7,7 +7,6 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
-	"github.com/subsight/subsight/shared/metrics/series"
 )
 
 // SeedCustomer is one customer for Seed.
@@ -41,13 +40,14 @@ func (s *Series) Seed(ctx context.Context, accountID string, customers []SeedCus
 	records := map[string]Applied{}
 	var acts []Activity
 	for _, c := range customers {
-		ms := realMovements(c.Result)
-		customerActs := activitiesOf(accountID, c.Attrs, ms)
-		cells := customerCells(series.Customer{UUID: c.Attrs.UUID, Country: c.Attrs.Country, Movements: ms}, cal)
+		sc := seriesCustomer(c.Result, c.Attrs)
+		customerActs := activitiesOf(accountID, c.Attrs, sc.Movements)
+		cells := customerCells(sc, cal)
 		for k, v := range cells {
 			total.add(k, v)
 		}
-		st := Applied{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, ms, customerActs), cells, customerActs)
+		st := Applied{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, sc.Movements, customerActs, sc.ExchangeRateImpacts...),
+			cells, customerActs)
 		st.Pending, st.ActsPrev, st.ActsDone = nil, nil, true
 		records[c.Attrs.UUID] = st
 		for _, a := range customerActs {

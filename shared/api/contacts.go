@@ -98,7 +98,7 @@ func createContact(ctx context.Context, d *Deps, accountID, customerUUID string,
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	return apigw.JSON(http.StatusCreated, newContactJSON(saved, false))
+	return apigw.JSON(http.StatusCreated, newContactJSON(saved))
 }
 
 // CreateContact is POST /v1/contacts.
@@ -133,12 +133,11 @@ func GetContact(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newContactJSON(c, false))
+		return apigw.JSON(http.StatusOK, newContactJSON(c))
 	}}
 }
 
-// UpdateContact is PATCH /v1/contacts/{contact_uuid}; the response shows custom as
-// an array of key and value, as ChartMogul's does.
+// UpdateContact is PATCH /v1/contacts/{contact_uuid}: 200 with the contact.
 func UpdateContact(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("contact_uuid")
@@ -170,7 +169,7 @@ func UpdateContact(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newContactJSON(saved, true))
+		return apigw.JSON(http.StatusOK, newContactJSON(saved))
 	}}
 }
 
@@ -230,6 +229,6 @@ func MergeContacts(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newContactJSON(saved, false))
+		return apigw.JSON(http.StatusOK, newContactJSON(saved))
 	}}
 }
