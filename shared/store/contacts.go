@@ -224,7 +224,7 @@ func (s *Store) MergeContacts(ctx context.Context, oldInto, into, from model.Con
 
 // CustomerContacts returns every contact of a customer (a customer has few).
 func (s *Store) CustomerContacts(ctx context.Context, accountID, customerUUID string) ([]model.Contact, error) {
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+	raw, err := s.queryAll(ctx, &dynamodb.QueryInput{
 		TableName:              &s.table,
 		IndexName:              aws.String(keys.GSI2),
 		KeyConditionExpression: aws.String("GSI2PK = :pk"),
@@ -233,19 +233,16 @@ func (s *Store) CustomerContacts(ctx context.Context, accountID, customerUUID st
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
+	var items []contactItem
+	if err == nil {
+		err = attributevalue.UnmarshalListOfMaps(raw, &items)
+	}
+	if err != nil {
+		return nil, err
+	}
 	var out []model.Contact
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var items []contactItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, it.contact())
-		}
+	for _, it := range items {
+		out = append(out, it.contact())
 	}
 	return out, nil
 }

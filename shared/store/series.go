@@ -265,23 +265,14 @@ func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, 
 }
 
 func (s *Store) queryBuckets(ctx context.Context, cond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
 		TableName: &s.table, KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: values,
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	var out []accountseries.Bucket
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		buckets, err := seriesBuckets(page.Items)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, buckets...)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return seriesBuckets(items)
 }
 
 func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Bucket, error) {

@@ -102,16 +102,25 @@ func (s *Store) queryPrefix(ctx context.Context, pk, prefix string, out any) err
 		ConsistentRead:         aws.Bool(true),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
+	items, err := s.queryAll(ctx, in)
+	if err != nil {
+		return err
+	}
+	return attributevalue.UnmarshalListOfMaps(items, out)
+}
+
+// queryAll runs a Query to its end and returns every item it read.
+func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	p := dynamodb.NewQueryPaginator(s.db, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		items = append(items, page.Items...)
 	}
-	return attributevalue.UnmarshalListOfMaps(items, out)
+	return items, nil
 }
 
 func notFoundOnCondition(err error) error {
