@@ -60,18 +60,8 @@ func ListImportInvoices(d *Deps) apigw.Endpoint {
 		for i, inv := range p.Items {
 			out[i] = invoiceJSON(inv, false)
 		}
-		cur, err := pg.nextCursor(d, r, p.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "invoices", Value: out}}
-		if pg.first() {
-			perPage, _ := r.PerPage()
-			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: invoiceTotalPages(p, perPage)})
-		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: p.HasMore})
-		return apigw.JSON(http.StatusOK, body)
+		perPage, _ := r.PerPage()
+		return importRecordsPage(d, r, pg, perPage, c.UUID, "invoices", out, p)
 	}}
 }
 

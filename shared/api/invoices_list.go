@@ -63,14 +63,6 @@ func ListInvoices(d *Deps) apigw.Endpoint {
 	}}
 }
 
-// invoiceTotalPages is the legacy total_pages: null when the count is not known.
-func invoiceTotalPages(p store.Page[model.Invoice], perPage int) any {
-	if !p.TotalKnown {
-		return nil
-	}
-	return (p.Total + perPage - 1) / perPage
-}
-
 // customerInvoices is one page of a customer's invoices for the Import-API view.
 func customerInvoices(ctx context.Context, d *Deps, r *apigw.Request, c model.Customer, scope string) (
 	paging, store.Page[model.Invoice], error) {

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"net/http"
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -50,4 +52,25 @@ func listScope(name string, filters map[string]string) string {
 		}
 	}
 	return name + "?" + v.Encode()
+}
+
+// importRecordsPage renders a page of one customer's Import-API records: customer_uuid,
+// the entries under key, on the first page the legacy current_page and total_pages
+// (null when the listing does not know its size), then cursor and has_more.
+func importRecordsPage[T any](d *Deps, r *apigw.Request, pg paging, perPage int, customerUUID, key string,
+	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
+	cursor, err := pg.nextCursor(d, r, page.Next)
+	if err != nil {
+		return apigw.Response{}, err
+	}
+	body := jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}, {Key: key, Value: entries}}
+	if pg.first() {
+		var totalPages any
+		if page.TotalKnown {
+			totalPages = (page.Total + perPage - 1) / perPage
+		}
+		body = append(body, jsonobj.Field{Key: "current_page", Value: 1}, jsonobj.Field{Key: "total_pages", Value: totalPages})
+	}
+	body = append(body, jsonobj.Field{Key: "cursor", Value: cursor}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
+	return apigw.JSON(http.StatusOK, body)
 }

@@ -62,17 +62,7 @@ func ListImportSubscriptions(d *Deps) apigw.Endpoint {
 		for i, s := range page.Items {
 			out[i] = subscriptionJSON(s, false)
 		}
-		cur, err := pg.nextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "subscriptions", Value: out}}
-		if pg.first() {
-			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: (page.Total + perPage - 1) / perPage})
-		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
-		return apigw.JSON(http.StatusOK, body)
+		return importRecordsPage(d, r, pg, perPage, c.UUID, "subscriptions", out, page)
 	}}
 }
 
