@@ -187,7 +187,11 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, s
 	if err != nil {
 		return Page[T]{}, err
 	}
-	out := Page[T]{Next: tokenOf(raw.lastKey), HasMore: raw.hasMore}
+	next, err := tokenOf(raw.lastKey)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	out := Page[T]{Next: next, HasMore: raw.hasMore}
 	if keep != nil {
 		out.Items = kept[:len(raw.items)]
 		return out, nil

@@ -32,21 +32,21 @@ func (t PageToken) OwnedBy(accountID string) bool {
 	return wellFormed(t)
 }
 
-// tokenOf is the token of a listing position: the key of the item it ends at.
-func tokenOf(key map[string]types.AttributeValue) PageToken {
+// tokenOf is the token of a listing position: the key of the item it ends at (every
+// key attribute of the table and its indexes is a string).
+func tokenOf(key map[string]types.AttributeValue) (PageToken, error) {
 	if len(key) == 0 {
-		return nil
+		return nil, nil
 	}
 	t := make(PageToken, len(key))
 	for name, v := range key {
 		sv, ok := v.(*types.AttributeValueMemberS)
 		if !ok {
-			// Every key attribute of the table and its indexes is a string.
-			panic("store: non-string key attribute " + name)
+			return nil, errors.New("store: non-string key attribute " + name)
 		}
 		t[name] = sv.Value
 	}
-	return t
+	return t, nil
 }
 
 // startKey is the ExclusiveStartKey that a token of listing q stands for: nil for the
