@@ -42,11 +42,21 @@ RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 RIE         := .bin/aws-lambda-rie
 RIE_STAMP   := .bin/.stamp-rie-$(RIE_VERSION)
 
-# Production binaries: Lambda provided.al2023 on arm64.
-LAMBDA_GOOS   := linux
+# Production binaries: Lambda provided.al2023 on arm64 (template.yaml's Architecture
+# parameter). LAMBDA_ARCH=x86_64 builds the same functions for x86_64 into bin-x86_64/, for
+# `sam local` on an x86_64 machine and the Lambda-parity tests (infra/rie).
+LAMBDA_ARCH ?= arm64
+LAMBDA_GOOS := linux
+ifeq ($(LAMBDA_ARCH),arm64)
 LAMBDA_GOARCH := arm64
+BIN           := bin
+else ifeq ($(LAMBDA_ARCH),x86_64)
+LAMBDA_GOARCH := amd64
+BIN           := bin-x86_64
+else
+$(error LAMBDA_ARCH must be arm64 or x86_64, not $(LAMBDA_ARCH))
+endif
 GO_BUILD_FLAGS := -trimpath -tags lambda.norpc -ldflags "-s -w"
-BIN        := bin
 BUILD_STAMP := $(BIN)/.stamp-build
 GO_SOURCES := Makefile go.mod go.sum $(shell find functions shared -type f ! -name '*_test.go' 2>/dev/null)
 MAX_BOOTSTRAP_BYTES := 15000000
@@ -189,7 +199,7 @@ deploy: sam-build
 # ------------------------------------------------------------------ clean
 
 clean:
-	rm -rf $(BIN) $(BIN).tmp .aws-sam
+	rm -rf bin bin.tmp bin-x86_64 bin-x86_64.tmp .aws-sam
 
 distclean: clean
 	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules .local

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,19 +18,6 @@ import (
 	"github.com/subsight/subsight/infra/samtemplate"
 	"github.com/subsight/subsight/shared/routes"
 )
-
-var (
-	upperRun   = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
-	lowerUpper = regexp.MustCompile(`([a-z0-9])([A-Z])`)
-)
-
-// folder applies the Makefile's LogicalId -> folder rule.
-func folder(logicalID string) string {
-	stem := strings.TrimSuffix(logicalID, "Function")
-	stem = upperRun.ReplaceAllString(stem, "$1-$2")
-	stem = lowerUpper.ReplaceAllString(stem, "$1-$2")
-	return strings.ToLower(stem)
-}
 
 func load(t *testing.T) (string, *samtemplate.Template) {
 	t.Helper()
@@ -108,10 +94,10 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 				t.Errorf("LogicalId %s does not end in Function", id)
 			}
 			if fn.BuildMethod != "makefile" || fn.Handler != "bootstrap" || fn.Runtime != "provided.al2023" ||
-				!slices.Equal(fn.Architectures, []string{"arm64"}) {
+				!slices.Equal(deployedArchitectures(tpl, fn), []string{"arm64"}) {
 				t.Errorf("build settings: method %q handler %q runtime %q arch %v", fn.BuildMethod, fn.Handler, fn.Runtime, fn.Architectures)
 			}
-			main := filepath.Join(root, "functions", folder(id), "main.go")
+			main := filepath.Join(root, "functions", routes.Folder(id), "main.go")
 			kind, name := started(t, main)
 			wantKind, wantName := registered(id)
 			if wantKind == "" {
@@ -158,7 +144,7 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 	}
 	folders := map[string]bool{}
 	for id := range inTemplate {
-		folders[folder(id)] = true
+		folders[routes.Folder(id)] = true
 	}
 	for _, d := range dirs {
 		if d.IsDir() && !folders[d.Name()] {
@@ -179,6 +165,19 @@ func TestRoutesAreUnique(t *testing.T) {
 			t.Errorf("route %s has no authorizer", r.Key())
 		}
 	}
+}
+
+// deployedArchitectures resolves "!Ref Parameter" entries to the parameter's default,
+// what `sam deploy` uses unless overridden.
+func deployedArchitectures(tpl *samtemplate.Template, fn *samtemplate.Function) []string {
+	var out []string
+	for _, a := range fn.Architectures {
+		if p, ok := strings.CutPrefix(a, "!Ref "); ok && tpl.Parameters[p].Default != nil {
+			a = *tpl.Parameters[p].Default
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func keysOf[V any](m map[string]V) map[string]bool {
