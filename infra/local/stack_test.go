@@ -488,18 +488,6 @@ func TestPollerDeadLetter(t *testing.T) {
 	}
 }
 
-func TestEventBody(t *testing.T) {
-	p := &poller{queueARN: "arn:q", region: "us-east-1"}
-	ev := p.event([]types.Message{{MessageId: aws.String("m1"), ReceiptHandle: aws.String("r"), Body: aws.String("b"),
-		MD5OfBody: aws.String("md5"), Attributes: map[string]string{"MessageGroupId": "g"},
-		MessageAttributes: map[string]types.MessageAttributeValue{"k": {DataType: aws.String("String"), StringValue: aws.String("v")}}}})
-	b, _ := json.Marshal(ev)
-	want := `{"Records":[{"messageId":"m1","receiptHandle":"r","body":"b","md5OfBody":"md5","md5OfMessageAttributes":"","attributes":{"MessageGroupId":"g"},"messageAttributes":{"k":{"stringValue":"v","stringListValues":[],"binaryListValues":[],"dataType":"String"}},"eventSourceARN":"arn:q","eventSource":"aws:sqs","awsRegion":"us-east-1"}]}`
-	if string(b) != want {
-		t.Errorf("event =\n%s\nwant\n%s", b, want)
-	}
-}
-
 func TestConcurrentBatches(t *testing.T) {
 	tests := []struct {
 		name               string
