@@ -173,8 +173,25 @@ func TestStackFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var info map[string]string
-	if err := json.Unmarshal(b, &info); err != nil {
+	var env struct {
+		FunctionEnv map[string]string `json:"function_env"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
 		t.Fatal(err)
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	info = map[string]string{}
+	for k, v := range all {
+		if s, ok := v.(string); ok {
+			info[k] = s
+		}
+	}
+	if env.FunctionEnv["TABLE_NAME"] != info["table_name"] || env.FunctionEnv["CURSOR_SECRET"] != info["cursor_secret"] ||
+		env.FunctionEnv["AWS_ENDPOINT_URL"] != "" {
+		t.Errorf("stack.json function_env = %v", env.FunctionEnv)
 	}
 	for _, k := range []string{"base_url", "api_key", "account_id", "endpoint_url", "region", "table_name",
 		"import_bucket", "import_queue_url", "jobs_queue_url", "cursor_secret"} {

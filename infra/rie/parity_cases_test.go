@@ -160,7 +160,7 @@ var parityCases = map[string]parityCase{
 	}},
 	"AddCustomAttributesFunction": {api: func(f *fixture) apiCase {
 		return apiCase{Params: map[string]string{"customer_uuid": f.custUpd},
-			Body:   map[string]any{"custom": []map[string]any{{"type": "Integer", "key": "seats", "value": 12}}}, Status: 200,
+			Body: map[string]any{"custom": []map[string]any{{"type": "Integer", "key": "seats", "value": 12}}}, Status: 200,
 			Check: func(t *testing.T, f *fixture, b map[string]any) {
 				if got := storedCustom(t, f, f.custUpd); got["seats"] != float64(12) {
 					t.Errorf("stored custom attributes: %v", got)
