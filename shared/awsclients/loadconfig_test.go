@@ -137,3 +137,21 @@ func (c countingClient) Do(req *http.Request) (*http.Response, error) {
 	c.n.Add(1)
 	return http.DefaultClient.Do(req)
 }
+
+// TestEmptyEndpointVariableIsIgnored: template.yaml declares AWS_ENDPOINT_URL empty (so
+// that sam local's --env-vars may set it); on AWS the SDK must then use the service's
+// own endpoint, and S3 virtual-host addressing.
+func TestEmptyEndpointVariableIsIgnored(t *testing.T) {
+	lambdaLikeEnv(t, "")
+	t.Setenv("AWS_ENDPOINT_URL_S3", "")
+	cfg, err := LoadConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseEndpoint != nil {
+		t.Errorf("BaseEndpoint = %q, want none", *cfg.BaseEndpoint)
+	}
+	if S3(cfg).Options().UsePathStyle {
+		t.Error("S3 uses path-style addressing, as for an emulator")
+	}
+}
