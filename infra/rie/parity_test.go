@@ -19,7 +19,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/infra/samtemplate"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
@@ -106,14 +105,7 @@ type function struct {
 
 func newHarness(t *testing.T, rieBin string) *harness {
 	t.Helper()
-	root, err := emulator.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.ParseFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tpl := testenv.RepoTemplate(t)
 	h := &harness{root: root, tpl: tpl, functions: map[string]*function{}}
 	bin := h.build(t)
 	h.box = newSandbox(t, rieBin)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/testenv"
 )
 
 // The Lambda sandbox, without containers or root-only tricks:
@@ -163,7 +164,7 @@ type lambdaProcess struct {
 	taskDir string
 	url     string
 	cmd     *exec.Cmd
-	logs    syncBuffer
+	logs    testenv.Output
 	ready   time.Duration
 
 	mu      sync.Mutex
@@ -332,23 +333,6 @@ func freeAddrs(n int) ([]string, error) {
 		out = append(out, l.Addr().String())
 	}
 	return out, nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // hostArch is the Makefile's LAMBDA_ARCH for this machine.

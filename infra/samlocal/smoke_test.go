@@ -22,12 +22,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/testenv"
 )
 
 // TestSAMLocalSmoke runs `make sam-local` (sam local start-api, the functions in
@@ -427,7 +427,7 @@ func startStack(t *testing.T, root, dir string) stackFile {
 	cmd := exec.Command(bin)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "PORT="+freePort(t), "LOCAL_API_KEY=samsmoke_"+hex.EncodeToString(key), "LOCAL_STACK_FILE="+file)
-	var logs syncBuffer
+	var logs testenv.Output
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	stopGroupOnCleanup(t, cmd, "local stack", &logs)
 	deadline := time.Now().Add(90 * time.Second)
@@ -461,7 +461,7 @@ func startSAMLocal(t *testing.T, root, dir, samSock, arch string) string {
 		"SAM_LOCAL_ADD_HOST=",
 		"SAM_LOCAL_FLAGS=--skip-pull-image",
 	)
-	var logs syncBuffer
+	var logs testenv.Output
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	stopGroupOnCleanup(t, cmd, "make sam-local", &logs)
 	base := "http://127.0.0.1:" + port
@@ -480,7 +480,7 @@ func startSAMLocal(t *testing.T, root, dir, samSock, arch string) string {
 
 // stopGroupOnCleanup starts cmd in its own process group and stops the group
 // (SIGTERM, then SIGKILL after 30 s) when the test ends.
-func stopGroupOnCleanup(t *testing.T, cmd *exec.Cmd, name string, logs *syncBuffer) {
+func stopGroupOnCleanup(t *testing.T, cmd *exec.Cmd, name string, logs *testenv.Output) {
 	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
@@ -544,21 +544,4 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
 }

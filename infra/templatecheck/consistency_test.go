@@ -14,23 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/routes"
 )
-
-func load(t *testing.T) (string, *samtemplate.Template) {
-	t.Helper()
-	root, err := emulator.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.ParseFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root, tpl
-}
 
 func funcName(f any) string { return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name() }
 
@@ -86,7 +73,7 @@ func started(t *testing.T, path string) (kind, name string) {
 }
 
 func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
-	root, tpl := load(t)
+	root, tpl := testenv.RepoTemplate(t)
 	for _, id := range tpl.FunctionIDs() {
 		t.Run(id, func(t *testing.T) {
 			fn := tpl.Functions[id]
@@ -126,7 +113,7 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 }
 
 func TestNothingExistsInOnePlaceOnly(t *testing.T) {
-	root, tpl := load(t)
+	root, tpl := testenv.RepoTemplate(t)
 	inTemplate := map[string]bool{}
 	for _, id := range tpl.FunctionIDs() {
 		inTemplate[id] = true
@@ -154,7 +141,7 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 }
 
 func TestRoutesAreUnique(t *testing.T) {
-	_, tpl := load(t)
+	_, tpl := testenv.RepoTemplate(t)
 	seen := map[string]string{}
 	for _, r := range tpl.Routes() {
 		if prev, dup := seen[r.Key()]; dup {
