@@ -217,9 +217,11 @@ func (s *sandbox) startOn(t *testing.T, name, taskDir string, env []string, apiA
 			return nil, fmt.Errorf("aws-lambda-rie for %s exited during start-up:\n%s", name, p.logs.String())
 		default:
 		}
-		c, err := net.DialTimeout("tcp", apiAddr, 100*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
+		// The emulator itself must hold the listening socket: a port picked as free
+		// may have been taken by another process meanwhile, which would then answer
+		// this function's invokes.
+		listening, err := listensOn(p.cmd.Process.Pid, apiAddr)
+		if listening {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -316,23 +318,68 @@ func copyFile(src, dst string, mode os.FileMode) error {
 	return out.Close()
 }
 
-// portMu makes the emulators that start in parallel pick distinct ports: the
-// listeners of one pick are open together, and picks take turns.
-var portMu sync.Mutex
+// picked are the ports handed out in this test binary: a port is never handed out
+// twice, even after the listener of its pick is closed, so that two emulators that
+// start in parallel never race for one port.
+var picked = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
 
 func freeAddrs(n int) ([]string, error) {
-	portMu.Lock()
-	defer portMu.Unlock()
+	picked.Lock()
+	defer picked.Unlock()
 	var out []string
-	for range n {
+	for len(out) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
 		defer l.Close()
+		port := l.Addr().(*net.TCPAddr).Port
+		if picked.ports[port] {
+			continue
+		}
+		picked.ports[port] = true
 		out = append(out, l.Addr().String())
 	}
 	return out, nil
+}
+
+// listensOn reports whether process pid holds a socket listening on the loopback
+// address addr (IPv4), from /proc: the socket's inode in /proc/net/tcp among the
+// process's file descriptors.
+func listensOn(pid int, addr string) (bool, error) {
+	_, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	port, _ := strconv.Atoi(portStr)
+	want := fmt.Sprintf("0100007F:%04X", port)
+	tcp, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid))
+	if err != nil {
+		return false, err
+	}
+	var inode string
+	for _, line := range strings.Split(string(tcp), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 9 && f[1] == want && f[3] == "0A" { // 0A: LISTEN
+			inode = f[9]
+		}
+	}
+	if inode == "" {
+		return false, nil
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return false, err
+	}
+	for _, fd := range fds {
+		if link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && link == "socket:["+inode+"]" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // hostArch is the Makefile's LAMBDA_ARCH for this machine.
