@@ -1,8 +1,8 @@
 # Subsight: the single entry point for developers, CI (.ci/run) and `sam build`.
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
-#   make test    unit + integration + Lambda-parity tests, template checks, sam build, client
-#                compatibility, sam local smoke (SAM_SMOKE=0 skips the last)
+#   make test    unit + integration + Lambda-parity tests, template checks, sam build, both
+#                client suites, sam local smoke (SAM_SMOKE=0 skips the last)
 #   make sam-local  sam local start-api (Docker) against a running make run
 #   make lint    gofmt, go vet, go mod tidy drift, cfn-lint, sam validate --lint
 #   make build   every function's arm64 bootstrap, in one go build, into bin/<folder>/bootstrap
@@ -39,6 +39,12 @@ export __SAM_CLI_APP_DIR := $(CURDIR)/$(VENV)/sam-cli
 NODE_DIR   := test/node
 NPM_STAMP  := $(NODE_DIR)/node_modules/.stamp-lock
 
+# The Python client compatibility suite: chartmogul (pinned in test/python/requirements.txt)
+# and pytest in their own venv, apart from the tools of .venv.
+PY_TEST_DIR   := test/python
+PY_TEST_VENV  := $(PY_TEST_DIR)/.venv
+PY_TEST_STAMP := $(PY_TEST_VENV)/.stamp-requirements
+
 # Lambda runtime interface emulator, built from the Go module proxy for the host.
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 RIE         := .bin/aws-lambda-rie
@@ -69,7 +75,7 @@ SAM_BUILD_DIR := .aws-sam/build
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-        go-test template-check sam-build node-test
+        pyclient go-test template-check sam-build node-test python-test
 
 # ------------------------------------------------------------------ build
 
@@ -121,6 +127,14 @@ $(NPM_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
 	cd $(NODE_DIR) && $(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+pyclient: $(PY_TEST_STAMP)
+
+$(PY_TEST_STAMP): $(PY_TEST_DIR)/requirements.txt
+	rm -rf $(PY_TEST_VENV)
+	$(PYTHON) -m venv $(PY_TEST_VENV)
+	$(PY_TEST_VENV)/bin/pip install --quiet --disable-pip-version-check --no-input -r $(PY_TEST_DIR)/requirements.txt
+	touch $@
+
 rie: $(RIE_STAMP)
 
 $(RIE_STAMP):
@@ -160,12 +174,13 @@ sam-local: venv
 
 # ------------------------------------------------------------------ test
 
-test: venv npm rie
+test: venv npm pyclient rie
 	$(MAKE) go-test
 	$(MAKE) template-check
 	$(MAKE) sam-build
 	$(MAKE) size-check
 	$(MAKE) node-test
+	$(MAKE) python-test
 	$(MAKE) sam-smoke
 
 # Unit tests, integration tests against moto (infra/testenv starts one per test binary) and the
@@ -184,9 +199,13 @@ sam-build: venv $(BUILD_STAMP)
 	@for f in $(SAM_BUILD_DIR)/*Function; do test -s $$f/bootstrap || { echo "$$f/bootstrap missing" >&2; exit 1; }; done
 	@echo "sam build: $$(ls -d $(SAM_BUILD_DIR)/*Function | wc -l) functions"
 
-# The official Node client (chartmogul-node 3.12.3), unmodified, against the local stack.
+# The official clients, unmodified, against the local stack, every response validated
+# against docs/openapi.yaml (test/with-stack.sh): chartmogul-node 3.12.3 and chartmogul 4.11.0.
 node-test: venv npm
 	MOTO_SERVER=$(MOTO_SERVER) bash $(NODE_DIR)/run.sh
+
+python-test: venv pyclient
+	MOTO_SERVER=$(MOTO_SERVER) bash $(PY_TEST_DIR)/run.sh
 
 # SAM CLI's local commands on this machine (infra/samlocal TestSAMLocalSmoke): `make sam-local`
 # on a private dockerd without bridge or packet filtering, with stand-in Lambda base images.
@@ -247,4 +266,4 @@ clean:
 	rm -rf bin bin.tmp bin-x86_64 bin-x86_64.tmp .aws-sam
 
 distclean: clean
-	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules .local
+	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules $(PY_TEST_VENV) .local

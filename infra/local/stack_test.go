@@ -135,7 +135,9 @@ func TestHTTP(t *testing.T) {
 		{"no header", "/v1/ping", "", "", false, 401, unauthorized},
 		{"wrong key", "/v1/ping", other, "", true, 401, unauthorized},
 		{"malformed key", "/v1/ping", "short", "", true, 401, unauthorized},
-		{"non-empty password", "/v1/ping", testKey, "x", true, 401, unauthorized},
+		{"any password is ignored", "/v1/ping", testKey, "x", true, 200, `{"data":"pong!"}`},
+		{"the key as password", "/v1/ping", testKey, testKey, true, 200, `{"data":"pong!"}`},
+		{"wrong key with its password", "/v1/ping", other, other, true, 401, unauthorized},
 		{"unknown route", "/v1/nope", testKey, "", true, 404, `{"message":"Not Found"}`},
 		{"unknown route without key", "/nope", "", "", false, 404, `{"message":"Not Found"}`},
 	}
