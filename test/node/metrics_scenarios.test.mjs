@@ -213,7 +213,7 @@ async function settled (config, dsUUID, scenarios) {
   }
 }
 
-describe('metrics-rules example scenarios through json_imports', { concurrency: true }, () => {
+describe('example scenarios of the metrics rules through json_imports', { concurrency: true }, () => {
   for (const s of SCENARIOS) {
     test(s.name, async () => {
       const { config, ds } = home.get(s.customer);
