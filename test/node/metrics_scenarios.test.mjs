@@ -1,4 +1,4 @@
-// The example scenarios of the metrics rules (issue 5 acceptance), end to end: every
+// The example scenarios of the metrics rules, end to end: every
 // scenario's records go through json_imports on the local stack (router, authorizer, SQS
 // pollers, import and jobs workers), and the customer's mrr, arr, status, customer-since,
 // Metrics-API subscriptions and activities are read through chartmogul-node 3.12.3.
