@@ -1,7 +1,9 @@
 # Subsight: the single entry point for developers, CI (.ci/run) and `sam build`.
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
-#   make test    unit + integration tests, template checks, sam build, client compatibility
+#   make test    unit + integration + Lambda-parity tests, template checks, sam build, both
+#                client suites, sam local smoke (SAM_SMOKE=0 skips the last)
+#   make sam-local  sam local start-api (Docker) against a running make run
 #   make lint    gofmt, go vet, go mod tidy drift, cfn-lint, sam validate --lint
 #   make build   every function's arm64 bootstrap, in one go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
@@ -37,16 +39,32 @@ export __SAM_CLI_APP_DIR := $(CURDIR)/$(VENV)/sam-cli
 NODE_DIR   := test/node
 NPM_STAMP  := $(NODE_DIR)/node_modules/.stamp-lock
 
+# The Python client compatibility suite: chartmogul (pinned in test/python/requirements.txt)
+# and pytest in their own venv, apart from the tools of .venv.
+PY_TEST_DIR   := test/python
+PY_TEST_VENV  := $(PY_TEST_DIR)/.venv
+PY_TEST_STAMP := $(PY_TEST_VENV)/.stamp-requirements
+
 # Lambda runtime interface emulator, built from the Go module proxy for the host.
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 RIE         := .bin/aws-lambda-rie
 RIE_STAMP   := .bin/.stamp-rie-$(RIE_VERSION)
 
-# Production binaries: Lambda provided.al2023 on arm64.
-LAMBDA_GOOS   := linux
+# Production binaries: Lambda provided.al2023 on arm64 (template.yaml's Architecture
+# parameter). LAMBDA_ARCH=x86_64 builds the same functions for x86_64 into bin-x86_64/, for
+# `sam local` on an x86_64 machine and the Lambda-parity tests (infra/rie).
+LAMBDA_ARCH ?= arm64
+LAMBDA_GOOS := linux
+ifeq ($(LAMBDA_ARCH),arm64)
 LAMBDA_GOARCH := arm64
+BIN           := bin
+else ifeq ($(LAMBDA_ARCH),x86_64)
+LAMBDA_GOARCH := amd64
+BIN           := bin-x86_64
+else
+$(error LAMBDA_ARCH must be arm64 or x86_64, not $(LAMBDA_ARCH))
+endif
 GO_BUILD_FLAGS := -trimpath -tags lambda.norpc -ldflags "-s -w"
-BIN        := bin
 BUILD_STAMP := $(BIN)/.stamp-build
 GO_SOURCES := Makefile go.mod go.sum $(shell find functions shared -type f ! -name '*_test.go' 2>/dev/null)
 MAX_BOOTSTRAP_BYTES := 15000000
@@ -56,8 +74,8 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-        go-test template-check sam-build node-test
+.PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+        pyclient go-test template-check sam-build node-test python-test
 
 # ------------------------------------------------------------------ build
 
@@ -109,6 +127,14 @@ $(NPM_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
 	cd $(NODE_DIR) && $(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+pyclient: $(PY_TEST_STAMP)
+
+$(PY_TEST_STAMP): $(PY_TEST_DIR)/requirements.txt
+	rm -rf $(PY_TEST_VENV)
+	$(PYTHON) -m venv $(PY_TEST_VENV)
+	$(PY_TEST_VENV)/bin/pip install --quiet --disable-pip-version-check --no-input -r $(PY_TEST_DIR)/requirements.txt
+	touch $@
+
 rie: $(RIE_STAMP)
 
 $(RIE_STAMP):
@@ -121,17 +147,45 @@ $(RIE_STAMP):
 run: venv
 	MOTO_SERVER=$(MOTO_SERVER) $(GO) run ./infra/local
 
+# ------------------------------------------------------------------ sam local
+
+# `sam local start-api` (Docker) against the emulator, resources and demo account of a
+# running `make run` (docs/local-stack.md). The functions are built for this machine's
+# architecture (template parameter Architecture), the containers reach the emulator at
+# SAM_LOCAL_EMULATOR_HOST (Docker's host gateway by default), and --env-vars comes from
+# the stack file.
+HOST_ARCH               := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64)
+SAM_LOCAL_ARCH          ?= $(HOST_ARCH)
+SAM_LOCAL_PORT          ?= 3001
+SAM_LOCAL_STACK         ?= .local/stack.json
+SAM_LOCAL_EMULATOR_HOST ?= host.docker.internal
+SAM_LOCAL_ADD_HOST      ?= host.docker.internal:host-gateway
+SAM_LOCAL_DIR           := .aws-sam/local-$(SAM_LOCAL_ARCH)
+
+sam-local: venv
+	@test -f $(SAM_LOCAL_STACK) || { echo "no $(SAM_LOCAL_STACK): start make run (in another terminal) first" >&2; exit 1; }
+	LAMBDA_ARCH=$(SAM_LOCAL_ARCH) $(SAM) build --template template.yaml --build-dir $(SAM_LOCAL_DIR) \
+	  --parameter-overrides Architecture=$(SAM_LOCAL_ARCH)
+	@umask 077 && $(GO) run ./infra/samlocal env-vars -stack $(SAM_LOCAL_STACK) \
+	  -emulator-host $(SAM_LOCAL_EMULATOR_HOST) > $(SAM_LOCAL_DIR)/env-vars.json
+	$(SAM) local start-api --template $(SAM_LOCAL_DIR)/template.yaml --env-vars $(SAM_LOCAL_DIR)/env-vars.json \
+	  --parameter-overrides Architecture=$(SAM_LOCAL_ARCH) --host 127.0.0.1 --port $(SAM_LOCAL_PORT) \
+	  --warm-containers LAZY $(if $(SAM_LOCAL_ADD_HOST),--add-host $(SAM_LOCAL_ADD_HOST)) $(SAM_LOCAL_FLAGS)
+
 # ------------------------------------------------------------------ test
 
-test: venv npm rie
+test: venv npm pyclient rie
 	$(MAKE) go-test
 	$(MAKE) template-check
 	$(MAKE) sam-build
 	$(MAKE) size-check
 	$(MAKE) node-test
+	$(MAKE) python-test
+	$(MAKE) sam-smoke
 
 # Unit tests, integration tests against moto (infra/testenv starts one per test binary) and the
-# runtime-interface-emulator test of a real bootstrap (infra/rie).
+# Lambda-parity tests: every function's real bootstrap under the runtime interface emulator
+# (infra/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
 go-test: venv rie
 	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 ./...
 
@@ -145,9 +199,29 @@ sam-build: venv $(BUILD_STAMP)
 	@for f in $(SAM_BUILD_DIR)/*Function; do test -s $$f/bootstrap || { echo "$$f/bootstrap missing" >&2; exit 1; }; done
 	@echo "sam build: $$(ls -d $(SAM_BUILD_DIR)/*Function | wc -l) functions"
 
-# The official Node client (chartmogul-node 3.12.3), unmodified, against the local stack.
+# The official clients, unmodified, against the local stack, every response validated
+# against docs/openapi.yaml (test/with-stack.sh): chartmogul-node 3.12.3 and chartmogul 4.11.0.
 node-test: venv npm
 	MOTO_SERVER=$(MOTO_SERVER) bash $(NODE_DIR)/run.sh
+
+python-test: venv pyclient
+	MOTO_SERVER=$(MOTO_SERVER) bash $(PY_TEST_DIR)/run.sh
+
+# SAM CLI's local commands on this machine (infra/samlocal TestSAMLocalSmoke): `make sam-local`
+# on a private dockerd without bridge or packet filtering, with stand-in Lambda base images.
+# Installs Debian's docker.io and busybox-static when missing. Needs root; SAM_SMOKE=0 skips it.
+SAM_SMOKE      ?= 1
+SAM_SMOKE_DEBS := docker.io busybox-static
+
+sam-smoke: venv rie
+ifeq ($(SAM_SMOKE),1)
+	@missing=$$(for p in $(SAM_SMOKE_DEBS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	  if [ -n "$$missing" ]; then echo "sam-smoke: installing" $$missing; bash infra/samlocal/install-debs.sh $$missing; fi
+	SAM_SMOKE=1 MOTO_SERVER=$(MOTO_SERVER) $(GO) test -count=1 -timeout 20m -v -run '^TestSAMLocalSmoke$$' ./infra/samlocal
+else
+	@echo "sam-smoke: skipped (SAM_SMOKE=$(SAM_SMOKE))"
+endif
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \
@@ -189,7 +263,7 @@ deploy: sam-build
 # ------------------------------------------------------------------ clean
 
 clean:
-	rm -rf $(BIN) $(BIN).tmp .aws-sam
+	rm -rf bin bin.tmp bin-x86_64 bin-x86_64.tmp .aws-sam
 
 distclean: clean
-	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules .local
+	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules $(PY_TEST_VENV) .local

@@ -79,10 +79,6 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 // at the end of March, c3 from December 2023.
 func importPortfolio(t *testing.T, te *testenv.Env, accountID string) {
 	t.Helper()
-	ds := model.NewDataSource(accountID, "Billing", te.Deps.Now())
-	if err := te.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
 	type run struct {
 		customer string
 		first    string // first service period start
@@ -96,19 +92,36 @@ func importPortfolio(t *testing.T, te *testenv.Env, accountID string) {
 		first, _ := time.Parse(time.DateOnly, r.first)
 		for i, amount := range r.amounts {
 			start := first.AddDate(0, i, 0)
-			ext := fmt.Sprintf("%s-%d", r.customer, i)
-			invoices = append(invoices, map[string]any{"external_id": ext, "customer_external_id": r.customer,
-				"date": start.Format(time.RFC3339), "currency": "USD"})
-			item := map[string]any{"invoice_external_id": ext, "type": "subscription", "plan_external_id": "monthly",
-				"subscription_external_id": r.customer + "-sub", "service_period_start": start.Format(time.RFC3339),
-				"service_period_end": start.AddDate(0, 1, 0).Format(time.RFC3339), "amount_in_cents": amount, "quantity": 1}
+			invoice, item := monthlyPeriod(fmt.Sprintf("%s-%d", r.customer, i), r.customer, "USD", start, amount)
 			if r.customer == "c2" && i == len(r.amounts)-1 {
 				item["cancelled_at"] = start.AddDate(0, 1, 0).Format(time.RFC3339)
 			}
-			items = append(items, item)
+			invoices, items = append(invoices, invoice), append(items, item)
 		}
 	}
-	payload := map[string]any{"external_id": "calendar", "customers": customers, "invoices": invoices, "line_items": items,
+	importMonthly(t, te, accountID, "calendar", customers, invoices, items)
+}
+
+// monthlyPeriod is a json_imports invoice of one monthly period of the customer's
+// subscription <customer>-sub on the plan "monthly", and its line item.
+func monthlyPeriod(ext, customer, currency string, start time.Time, amount int64) (invoice, item map[string]any) {
+	invoice = map[string]any{"external_id": ext, "customer_external_id": customer,
+		"date": start.Format(time.RFC3339), "currency": currency}
+	item = map[string]any{"invoice_external_id": ext, "type": "subscription", "plan_external_id": "monthly",
+		"subscription_external_id": customer + "-sub", "service_period_start": start.Format(time.RFC3339),
+		"service_period_end": start.AddDate(0, 1, 0).Format(time.RFC3339), "amount_in_cents": amount, "quantity": 1}
+	return invoice, item
+}
+
+// importMonthly creates a data source in the account and imports the records into it
+// through json_imports, with the plan "monthly".
+func importMonthly(t *testing.T, te *testenv.Env, accountID, externalID string, customers, invoices, items []any) {
+	t.Helper()
+	ds := model.NewDataSource(accountID, "Billing", te.Deps.Now())
+	if err := te.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	payload := map[string]any{"external_id": externalID, "customers": customers, "invoices": invoices, "line_items": items,
 		"plans": []any{map[string]any{"external_id": "monthly", "name": "Monthly", "interval_count": 1, "interval_unit": "month"}}}
 	status, body := apigwtest.Do(t, api.CreateJSONImport(te.Deps), apigwtest.Call{Method: http.MethodPost,
 		Route: "/v1/data_sources/{data_source_uuid}/json_imports", PathParams: map[string]string{"data_source_uuid": ds.UUID},

@@ -50,6 +50,8 @@ type Options struct {
 	// Binary is the moto_server path; empty means $MOTO_SERVER, then
 	// <repo root>/.venv/bin/moto_server.
 	Binary string
+	// Host is the address to listen on; empty means 127.0.0.1.
+	Host string
 	// Port to listen on; 0 picks a free one.
 	Port int
 	// Output receives moto's own (access) log; nil discards it. The last few KB are
@@ -151,7 +153,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			}
 			port = p
 		}
-		s, err := start(ctx, bin, port, opts.Output, timeout)
+		host := opts.Host
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		s, err := start(ctx, bin, host, port, opts.Output, timeout)
 		if err == nil {
 			return s, nil
 		}
@@ -163,13 +169,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return nil, lastErr
 }
 
-func start(ctx context.Context, bin string, port int, out io.Writer, timeout time.Duration) (*Server, error) {
+func start(ctx context.Context, bin, host string, port int, out io.Writer, timeout time.Duration) (*Server, error) {
 	tail := &tailBuffer{max: 8 << 10}
 	var w io.Writer = tail
 	if out != nil {
 		w = io.MultiWriter(out, tail)
 	}
-	cmd := command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd := command(bin, "-H", host, "-p", strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
 	setProcAttrs(cmd)
@@ -177,7 +183,7 @@ func start(ctx context.Context, bin string, port int, out io.Writer, timeout tim
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("emulator: start %s: %w", bin, err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, done: make(chan struct{}), tail: tail}
+	s := &Server{URL: "http://" + net.JoinHostPort(host, strconv.Itoa(port)), cmd: cmd, done: make(chan struct{}), tail: tail}
 	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
 
 	if err := s.waitReady(ctx, timeout); err != nil {

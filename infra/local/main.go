@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -86,6 +87,14 @@ func optionsFromEnv() (options, error) {
 			return options{}, fmt.Errorf("LOCAL_SCHEDULE_EVERY %q is not a positive duration such as 10s", v)
 		}
 	}
+	stackFile := os.Getenv("LOCAL_STACK_FILE")
+	if stackFile == "" {
+		stackFile = filepath.Join(root, ".local", "stack.json")
+	}
+	emulatorHost := os.Getenv("LOCAL_EMULATOR_HOST")
+	if emulatorHost != "" && net.ParseIP(emulatorHost) == nil {
+		return options{}, fmt.Errorf("LOCAL_EMULATOR_HOST %q is not an IP address", emulatorHost)
+	}
 	var motoLog io.Writer
 	if os.Getenv("LOCAL_MOTO_LOG") != "" {
 		motoLog = os.Stderr
@@ -99,7 +108,8 @@ func optionsFromEnv() (options, error) {
 		pollers:       pollers,
 		scheduleEvery: every,
 		motoOutput:    motoLog,
+		emulatorHost:  emulatorHost,
 		setProcessEnv: true,
-		stackFile:     filepath.Join(root, ".local", "stack.json"),
+		stackFile:     stackFile,
 	}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/subsight/subsight/infra/lambdaevents"
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 
@@ -81,7 +82,7 @@ func (p *poller) pollOnce(ctx context.Context) (int, error) {
 	if len(out.Messages) == 0 {
 		return 0, nil
 	}
-	ev := p.event(out.Messages)
+	ev := lambdaevents.SQS(out.Messages, p.queueARN, p.region)
 	failed := p.invoke(ctx, ev)
 
 	var ok, bad []types.Message
@@ -196,50 +197,6 @@ func (p *poller) releaseLater(ctx context.Context, ms []types.Message) {
 			slog.Warn("release of failed messages", "function", p.function, "error", err.Error())
 		}
 	}()
-}
-
-// event builds the events.SQSEvent Lambda would send.
-func (p *poller) event(ms []types.Message) events.SQSEvent {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(ms))}
-	for _, m := range ms {
-		rec := events.SQSMessage{
-			MessageId:              aws.ToString(m.MessageId),
-			ReceiptHandle:          aws.ToString(m.ReceiptHandle),
-			Body:                   aws.ToString(m.Body),
-			Md5OfBody:              aws.ToString(m.MD5OfBody),
-			Md5OfMessageAttributes: aws.ToString(m.MD5OfMessageAttributes),
-			Attributes:             map[string]string{},
-			MessageAttributes:      map[string]events.SQSMessageAttribute{},
-			EventSourceARN:         p.queueARN,
-			EventSource:            "aws:sqs",
-			AWSRegion:              p.region,
-		}
-		for k, v := range m.Attributes {
-			rec.Attributes[k] = v
-		}
-		for k, v := range m.MessageAttributes {
-			rec.MessageAttributes[k] = events.SQSMessageAttribute{
-				StringValue: v.StringValue, BinaryValue: v.BinaryValue, DataType: aws.ToString(v.DataType),
-				StringListValues: nonNil(v.StringListValues), BinaryListValues: nonNilB(v.BinaryListValues),
-			}
-		}
-		ev.Records = append(ev.Records, rec)
-	}
-	return ev
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nonNilB(s [][]byte) [][]byte {
-	if s == nil {
-		return [][]byte{}
-	}
-	return s
 }
 
 func sleep(ctx context.Context, d time.Duration) {

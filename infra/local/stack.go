@@ -42,6 +42,9 @@ type options struct {
 	// the mapping's MaximumConcurrency); 0 means defaultPollers.
 	pollers    int
 	motoOutput io.Writer
+	// emulatorHost is the address moto listens on ("" is 127.0.0.1); a Docker
+	// bridge's address lets sam local's containers reach it.
+	emulatorHost string
 	// setProcessEnv exports the functions' environment into this process, as
 	// Lambda would; tests leave it off because they run several stacks at once.
 	setProcessEnv bool
@@ -65,10 +68,13 @@ type stack struct {
 	template  *samtemplate.Template
 	resources *provision.Resources
 	deps      *app.Deps
-	env       map[string]string
-	router    *router
-	pollers   []*poller
-	schedules []*scheduler
+	// functionEnv is the variables template.yaml declares, resolved locally; env adds
+	// the emulator's endpoint, region and credentials.
+	functionEnv map[string]string
+	env         map[string]string
+	router      *router
+	pollers     []*poller
+	schedules   []*scheduler
 
 	server    *http.Server
 	listener  net.Listener
@@ -93,6 +99,9 @@ type stackInfo struct {
 	ImportQueueURL string `json:"import_queue_url"`
 	JobsQueueURL   string `json:"jobs_queue_url"`
 	CursorSecret   string `json:"cursor_secret"`
+	// FunctionEnv is every variable template.yaml declares for the functions, as the
+	// local stack resolved it (make sam-local passes it to sam local).
+	FunctionEnv map[string]string `json:"function_env"`
 }
 
 // newStack starts moto, creates the template's resources, seeds the demo account,
@@ -137,7 +146,7 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 			s.Close()
 		}
 	}()
-	if s.moto, err = emulator.Start(ctx, emulator.Options{Output: o.motoOutput}); err != nil {
+	if s.moto, err = emulator.Start(ctx, emulator.Options{Output: o.motoOutput, Host: o.emulatorHost}); err != nil {
 		return nil, err
 	}
 	tMoto := time.Since(t0)
@@ -151,9 +160,10 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	if s.resources, err = provision.Provision(ctx, tpl, awsCfg, provision.Options{}); err != nil {
 		return nil, err
 	}
-	if s.env, err = functionsEnv(tpl, s.resources.Resolver(tpl, o.cursorSecret)); err != nil {
+	if s.functionEnv, err = functionsEnv(tpl, s.resources.Resolver(tpl, o.cursorSecret)); err != nil {
 		return nil, err
 	}
+	s.env = maps.Clone(s.functionEnv)
 	maps.Copy(s.env, emulator.Env(s.moto.URL, awsCfg.Region))
 
 	var cfg config.Config
@@ -328,6 +338,7 @@ func (s *stack) info(cursorSecret string) stackInfo {
 		BaseURL: s.baseURL, APIKey: s.apiKey, AccountID: s.accountID, EndpointURL: s.moto.URL,
 		Region: s.resources.Region, TableName: s.deps.Config.TableName, ImportBucket: s.deps.Config.ImportBucket,
 		ImportQueueURL: s.deps.Config.ImportQueueURL, JobsQueueURL: s.deps.Config.JobsQueueURL, CursorSecret: cursorSecret,
+		FunctionEnv: s.functionEnv,
 	}
 }
 

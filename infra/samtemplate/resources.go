@@ -14,11 +14,11 @@ import (
 // that SAM accepts; the ones the local stack does not use are kept as raw nodes so
 // that they are accepted but a typo is not.
 type rawFunction struct {
-	Runtime       *string  `yaml:"Runtime"`
-	Handler       *string  `yaml:"Handler"`
-	Architectures []string `yaml:"Architectures"`
-	Timeout       *int     `yaml:"Timeout"`
-	MemorySize    *int     `yaml:"MemorySize"`
+	Runtime       *string `yaml:"Runtime"`
+	Handler       *string `yaml:"Handler"`
+	Architectures []Value `yaml:"Architectures"`
+	Timeout       *int    `yaml:"Timeout"`
+	MemorySize    *int    `yaml:"MemorySize"`
 	Environment   *struct {
 		Variables map[string]Value `yaml:"Variables"`
 	} `yaml:"Environment"`
@@ -104,9 +104,12 @@ func buildFunction(id string, g, f *rawFunction) (*Function, error) {
 	out.Handler = firstStr(f.Handler, g.Handler)
 	out.Timeout = firstInt(f.Timeout, g.Timeout, 3) // SAM's default timeout is 3 s
 	out.MemorySize = firstInt(f.MemorySize, g.MemorySize, 128)
-	out.Architectures = g.Architectures
+	arch := g.Architectures
 	if f.Architectures != nil {
-		out.Architectures = f.Architectures
+		arch = f.Architectures
+	}
+	for _, a := range arch {
+		out.Architectures = append(out.Architectures, a.String())
 	}
 	if g.Environment != nil {
 		maps.Copy(out.Environment, g.Environment.Variables)

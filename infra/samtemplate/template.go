@@ -57,9 +57,11 @@ type RawResource struct {
 
 // Function is an AWS::Serverless::Function with Globals.Function merged in.
 type Function struct {
-	LogicalID     string
-	Runtime       string
-	Handler       string
+	LogicalID string
+	Runtime   string
+	Handler   string
+	// Architectures are literal names, or "!Ref Parameter" (Value.String) when the
+	// template leaves the choice to a parameter.
 	Architectures []string
 	Timeout       int
 	MemorySize    int

@@ -8,43 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/routes"
 )
-
-var (
-	upperRun   = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
-	lowerUpper = regexp.MustCompile(`([a-z0-9])([A-Z])`)
-)
-
-// folder applies the Makefile's LogicalId -> folder rule.
-func folder(logicalID string) string {
-	stem := strings.TrimSuffix(logicalID, "Function")
-	stem = upperRun.ReplaceAllString(stem, "$1-$2")
-	stem = lowerUpper.ReplaceAllString(stem, "$1-$2")
-	return strings.ToLower(stem)
-}
-
-func load(t *testing.T) (string, *samtemplate.Template) {
-	t.Helper()
-	root, err := emulator.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.ParseFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root, tpl
-}
 
 func funcName(f any) string { return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name() }
 
@@ -100,7 +73,7 @@ func started(t *testing.T, path string) (kind, name string) {
 }
 
 func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
-	root, tpl := load(t)
+	root, tpl := testenv.RepoTemplate(t)
 	for _, id := range tpl.FunctionIDs() {
 		t.Run(id, func(t *testing.T) {
 			fn := tpl.Functions[id]
@@ -108,10 +81,10 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 				t.Errorf("LogicalId %s does not end in Function", id)
 			}
 			if fn.BuildMethod != "makefile" || fn.Handler != "bootstrap" || fn.Runtime != "provided.al2023" ||
-				!slices.Equal(fn.Architectures, []string{"arm64"}) {
+				!slices.Equal(deployedArchitectures(tpl, fn), []string{"arm64"}) {
 				t.Errorf("build settings: method %q handler %q runtime %q arch %v", fn.BuildMethod, fn.Handler, fn.Runtime, fn.Architectures)
 			}
-			main := filepath.Join(root, "functions", folder(id), "main.go")
+			main := filepath.Join(root, "functions", routes.Folder(id), "main.go")
 			kind, name := started(t, main)
 			wantKind, wantName := registered(id)
 			if wantKind == "" {
@@ -140,7 +113,7 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 }
 
 func TestNothingExistsInOnePlaceOnly(t *testing.T) {
-	root, tpl := load(t)
+	root, tpl := testenv.RepoTemplate(t)
 	inTemplate := map[string]bool{}
 	for _, id := range tpl.FunctionIDs() {
 		inTemplate[id] = true
@@ -158,7 +131,7 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 	}
 	folders := map[string]bool{}
 	for id := range inTemplate {
-		folders[folder(id)] = true
+		folders[routes.Folder(id)] = true
 	}
 	for _, d := range dirs {
 		if d.IsDir() && !folders[d.Name()] {
@@ -168,7 +141,7 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 }
 
 func TestRoutesAreUnique(t *testing.T) {
-	_, tpl := load(t)
+	_, tpl := testenv.RepoTemplate(t)
 	seen := map[string]string{}
 	for _, r := range tpl.Routes() {
 		if prev, dup := seen[r.Key()]; dup {
@@ -179,6 +152,19 @@ func TestRoutesAreUnique(t *testing.T) {
 			t.Errorf("route %s has no authorizer", r.Key())
 		}
 	}
+}
+
+// deployedArchitectures resolves "!Ref Parameter" entries to the parameter's default,
+// what `sam deploy` uses unless overridden.
+func deployedArchitectures(tpl *samtemplate.Template, fn *samtemplate.Function) []string {
+	var out []string
+	for _, a := range fn.Architectures {
+		if p, ok := strings.CutPrefix(a, "!Ref "); ok && tpl.Parameters[p].Default != nil {
+			a = *tpl.Parameters[p].Default
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func keysOf[V any](m map[string]V) map[string]bool {

@@ -42,7 +42,7 @@ func Apply(ctx context.Context, d *app.Deps, accountID string, result *engine.Re
 	if err != nil {
 		return fmt.Errorf("accountseries: read account: %w", err)
 	}
-	return apply(ctx, newDB(d), accountID, Calendar(acc), realMovements(result), c)
+	return apply(ctx, newDB(d), accountID, Calendar(acc), seriesCustomer(result, c), c)
 }
 
 // Remove takes a deleted customer out of the series and the activity log.
@@ -67,21 +67,27 @@ func Calendar(acc model.Account) series.Calendar {
 	return series.Calendar{Location: loc, WeekStart: week}
 }
 
-// realMovements drops scheduled movements: they are committed MRR, not yet real.
-func realMovements(r *engine.Result) []engine.Movement {
+// seriesCustomer is what the series take from a result: its real movements and
+// exchange-rate impacts (scheduled ones are committed MRR, not yet real).
+func seriesCustomer(r *engine.Result, c CustomerAttrs) series.Customer {
+	out := series.Customer{UUID: c.UUID, Country: c.Country}
 	if r == nil {
-		return nil
+		return out
 	}
-	out := make([]engine.Movement, 0, len(r.Movements))
 	for _, m := range r.Movements {
 		if !m.Scheduled {
-			out = append(out, m)
+			out.Movements = append(out.Movements, m)
+		}
+	}
+	for _, f := range r.ExchangeRateImpacts {
+		if !f.Scheduled {
+			out.ExchangeRateImpacts = append(out.ExchangeRateImpacts, f)
 		}
 	}
 	return out
 }
 
-func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, ms []engine.Movement, c CustomerAttrs) error {
+func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, sc series.Customer, c CustomerAttrs) error {
 	st, err := db.loadApplied(ctx, accountID, c.UUID)
 	if err != nil {
 		return err
@@ -89,10 +95,10 @@ func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, m
 	if err := db.finishPending(ctx, accountID, c.UUID, st); err != nil {
 		return err
 	}
-	acts := activitiesOf(accountID, c, ms)
-	version := versionOf(cal, c, ms, acts)
+	acts := activitiesOf(accountID, c, sc.Movements)
+	version := versionOf(cal, c, sc.Movements, acts, sc.ExchangeRateImpacts...)
 	if st.Version != version {
-		next := st.successor(version, customerCells(series.Customer{UUID: c.UUID, Country: c.Country, Movements: ms}, cal), acts)
+		next := st.successor(version, customerCells(sc, cal), acts)
 		if err := db.switchVersion(ctx, accountID, c.UUID, st, next); err != nil {
 			return err
 		}
@@ -110,20 +116,23 @@ func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, m
 	return db.markActivitiesDone(ctx, accountID, c.UUID, version)
 }
 
-// cellsLayout names what customerCells stores (version 2: plan-combination segments);
-// changing it re-buckets every customer on its next application.
-const cellsLayout = 2
+// cellsLayout names what customerCells stores (version 2: plan-combination segments;
+// 3: exchange-rate impacts); changing it re-buckets every customer on its next
+// application.
+const cellsLayout = 3
 
-// versionOf hashes everything the stored state depends on.
-func versionOf(cal series.Calendar, c CustomerAttrs, ms []engine.Movement, acts []activityItem) string {
+// versionOf hashes everything the stored state depends on (impacts: the real
+// exchange-rate impacts, none for a customer billed in the account currency).
+func versionOf(cal series.Calendar, c CustomerAttrs, ms []engine.Movement, acts []activityItem, impacts ...engine.ExchangeRateImpact) string {
 	b, _ := json.Marshal(struct {
 		Layout    int
 		Zone      string
 		WeekStart time.Weekday
 		Country   string
 		Movements []engine.Movement
+		Impacts   []engine.ExchangeRateImpact `json:",omitempty"`
 		Acts      []string
-	}{cellsLayout, cal.Location.String(), cal.WeekStart, c.Country, ms, activityHashes(acts)})
+	}{cellsLayout, cal.Location.String(), cal.WeekStart, c.Country, ms, impacts, activityHashes(acts)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }

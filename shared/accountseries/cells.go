@@ -30,6 +30,7 @@ const (
 	attrContraction  = "t"
 	attrChurn        = "h"
 	attrReactivation = "r"
+	attrFXImpact     = "x" // exchange-rate impact: MRR change that is no movement
 	attrCustomers    = "c" // customers gained minus lost (also the year and index items' customer nets)
 	attrFirstPaying  = "f"
 	attrMRRNet       = "m" // year and index items: net MRR change of a month / a year
@@ -133,10 +134,10 @@ func addAggregate(out Cells, segment string, a *series.Aggregate) {
 		dd := fmt.Sprintf("%02d", d.Day())
 		for attr, v := range map[string]int64{attrNewBusiness: t.NewBusiness, attrExpansion: t.Expansion,
 			attrContraction: t.Contraction, attrChurn: t.Churn, attrReactivation: t.Reactivation,
-			attrCustomers: t.CustomersChange, attrFirstPaying: t.NewCustomers} {
+			attrFXImpact: t.ExchangeRateImpact, attrCustomers: t.CustomersChange, attrFirstPaying: t.NewCustomers} {
 			out.add(cellKey(segment, month, attr+dd), v)
 		}
-		mrr := t.NewBusiness + t.Expansion + t.Contraction + t.Churn + t.Reactivation
+		mrr := t.MRRChange()
 		year := keys.SeriesYearSK(d.Format("2006"))
 		mm := d.Format("01")
 		out.add(cellKey(segment, year, attrMRRNet+mm), mrr)

@@ -203,6 +203,8 @@ func addMonthItem(a *series.Aggregate, item map[string]types.AttributeValue) err
 			t.Churn += x
 		case attrReactivation:
 			t.Reactivation += x
+		case attrFXImpact:
+			t.ExchangeRateImpact += x
 		case attrCustomers:
 			t.CustomersChange += x
 		case attrFirstPaying:

@@ -13,7 +13,6 @@ import (
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
-	"github.com/subsight/subsight/shared/metrics/series"
 )
 
 // SeedCustomer is one customer for Seed.
@@ -51,13 +50,13 @@ func Seed(ctx context.Context, d *app.Deps, accountID string, customers []SeedCu
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 	}
 	for _, c := range customers {
-		ms := realMovements(c.Result)
-		acts := activitiesOf(accountID, c.Attrs, ms)
-		cells := customerCells(series.Customer{UUID: c.Attrs.UUID, Country: c.Attrs.Country, Movements: ms}, cal)
+		sc := seriesCustomer(c.Result, c.Attrs)
+		acts := activitiesOf(accountID, c.Attrs, sc.Movements)
+		cells := customerCells(sc, cal)
 		for k, v := range cells {
 			total.add(k, v)
 		}
-		st := state{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, ms, acts), cells, acts)
+		st := state{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, sc.Movements, acts, sc.ExchangeRateImpacts...), cells, acts)
 		st.Pending, st.ActsPrev, st.ActsDone = nil, nil, true
 		record, err := encodeState(accountID, c.Attrs.UUID, st)
 		if err != nil {

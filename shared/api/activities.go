@@ -73,7 +73,7 @@ func activityJSON(a accountseries.Activity, acc model.Account, loc *time.Locatio
 		{Key: "type", Value: a.Type},
 		{Key: "currency", Value: acc.Currency},
 		{Key: "subscription-external-id", Value: a.SubscriptionExternalID},
-		{Key: "subscription-set-external-id", Value: nullable(a.SubscriptionSetExternalID)},
+		{Key: "subscription-set-external-id", Value: setExternalID(a.SubscriptionSetExternalID, a.SubscriptionExternalID)},
 		{Key: "plan-external-id", Value: a.PlanExternalID},
 		{Key: "customer-name", Value: a.CustomerName},
 		{Key: "customer-uuid", Value: a.CustomerUUID},
@@ -81,6 +81,15 @@ func activityJSON(a accountseries.Activity, acc model.Account, loc *time.Locatio
 		{Key: "billing-connector-uuid", Value: a.DataSourceUUID},
 		{Key: "uuid", Value: a.UUID},
 	}
+}
+
+// setExternalID is a subscription's set as the Metrics API shows it: a subscription
+// imported without a set is its own set, named by its external id (recorded), never null.
+func setExternalID(set, subscription string) string {
+	if set == "" {
+		return subscription
+	}
+	return set
 }
 
 func parseActivityQuery(r *apigw.Request) (accountseries.ActivityQuery, error) {

@@ -99,7 +99,7 @@ func createContact(ctx context.Context, d *app.Deps, accountID, customerUUID str
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	return apigw.JSON(http.StatusCreated, newContactJSON(saved, false))
+	return apigw.JSON(http.StatusCreated, newContactJSON(saved))
 }
 
 // CreateContact is POST /v1/contacts.
@@ -134,12 +134,11 @@ func GetContact(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newContactJSON(c, false))
+		return apigw.JSON(http.StatusOK, newContactJSON(c))
 	}}
 }
 
-// UpdateContact is PATCH /v1/contacts/{contact_uuid}; the response shows custom as
-// an array of key and value, as ChartMogul's does.
+// UpdateContact is PATCH /v1/contacts/{contact_uuid}: 200 with the contact.
 func UpdateContact(d *app.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("contact_uuid")
@@ -171,7 +170,7 @@ func UpdateContact(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newContactJSON(saved, true))
+		return apigw.JSON(http.StatusOK, newContactJSON(saved))
 	}}
 }
 
@@ -231,6 +230,6 @@ func MergeContacts(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newContactJSON(saved, false))
+		return apigw.JSON(http.StatusOK, newContactJSON(saved))
 	}}
 }

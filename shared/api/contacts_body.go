@@ -157,46 +157,30 @@ func contactSaveError(err error) error {
 // contactJSON is the contact object in ChartMogul's key order (docs/api.md, "Objects");
 // custom is a map, or an array of key and value in update responses.
 type contactJSON struct {
-	UUID               string  `json:"uuid"`
-	CustomerUUID       string  `json:"customer_uuid"`
-	CustomerExternalID string  `json:"customer_external_id"`
-	DataSourceUUID     string  `json:"data_source_uuid"`
-	ExternalID         *string `json:"external_id"`
-	Position           int     `json:"position"`
-	FirstName          *string `json:"first_name"`
-	LastName           *string `json:"last_name"`
-	Title              *string `json:"title"`
-	Email              *string `json:"email"`
-	Phone              *string `json:"phone"`
-	LinkedIn           *string `json:"linked_in"`
-	Twitter            *string `json:"twitter"`
-	Notes              *string `json:"notes"`
-	Custom             any     `json:"custom"`
-	LastSeen           *string `json:"last_seen"`
+	UUID               string         `json:"uuid"`
+	CustomerUUID       string         `json:"customer_uuid"`
+	CustomerExternalID string         `json:"customer_external_id"`
+	DataSourceUUID     string         `json:"data_source_uuid"`
+	ExternalID         *string        `json:"external_id"`
+	Position           int            `json:"position"`
+	FirstName          *string        `json:"first_name"`
+	LastName           *string        `json:"last_name"`
+	Title              *string        `json:"title"`
+	Email              *string        `json:"email"`
+	Phone              *string        `json:"phone"`
+	LinkedIn           *string        `json:"linked_in"`
+	Twitter            *string        `json:"twitter"`
+	Notes              *string        `json:"notes"`
+	Custom             map[string]any `json:"custom"`
+	LastSeen           *string        `json:"last_seen"`
 }
 
-type keyValueJSON struct {
-	Key   string `json:"key"`
-	Value any    `json:"value"`
-}
-
-func newContactJSON(c model.Contact, customAsArray bool) contactJSON {
-	var custom any = model.AttrMapJSON(c.Custom)
-	if customAsArray {
-		keys := make([]string, 0, len(c.Custom))
-		for k := range c.Custom {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		list := make([]keyValueJSON, 0, len(keys))
-		for _, k := range keys {
-			list = append(list, keyValueJSON{Key: k, Value: c.Custom[k].JSON()})
-		}
-		custom = list
-	}
+// newContactJSON renders a contact. custom is an object in every response, the PATCH
+// answer included, as recorded: it is an array of key and value only in requests.
+func newContactJSON(c model.Contact) contactJSON {
 	return contactJSON{UUID: c.UUID, CustomerUUID: c.CustomerUUID, CustomerExternalID: c.CustomerExternalID,
 		DataSourceUUID: c.DataSourceUUID, ExternalID: c.ExternalID, Position: c.Position,
 		FirstName: c.FirstName, LastName: c.LastName, Title: c.Title, Email: c.Email, Phone: c.Phone,
-		LinkedIn: c.LinkedIn, Twitter: c.Twitter, Notes: c.Notes, Custom: custom,
+		LinkedIn: c.LinkedIn, Twitter: c.Twitter, Notes: c.Notes, Custom: model.AttrMapJSON(c.Custom),
 		LastSeen: timefmt.MillisPtr(c.LastSeen)}
 }

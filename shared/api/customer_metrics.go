@@ -40,7 +40,7 @@ func ListCustomerSubscriptions(d *app.Deps) apigw.Endpoint {
 			}
 			entries[i] = jsonobj.Object{
 				{Key: "id", Value: s.ID}, {Key: "external_id", Value: s.ExternalID},
-				{Key: "subscription_set_external_id", Value: nullable(s.SetExternalID)},
+				{Key: "subscription_set_external_id", Value: setExternalID(s.SetExternalID, s.ExternalID)},
 				{Key: "quantity", Value: s.Quantity}, {Key: "uuid", Value: s.UUID},
 				{Key: "mrr", Value: s.MRR}, {Key: "arr", Value: s.ARR}, {Key: "status", Value: s.Status},
 				{Key: "plan", Value: s.PlanName}, {Key: "billing-cycle", Value: s.BillingCycle},

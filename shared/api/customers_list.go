@@ -255,7 +255,7 @@ func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.Con
 	}
 	entries := make([]contactJSON, len(page.Items))
 	for i, c := range page.Items {
-		entries[i] = newContactJSON(c, false)
+		entries[i] = newContactJSON(c)
 	}
 	return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries},
 		{Key: "cursor", Value: cursor}, {Key: "has_more", Value: page.HasMore}})

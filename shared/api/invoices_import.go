@@ -265,7 +265,7 @@ func CreateInvoiceTransaction(d *app.Deps) apigw.Endpoint {
 		want := model.TransactionUUID(inv.UUID, model.LineItemKey(in.ExternalID, in.Position))
 		for _, got := range stored.Transactions {
 			if got.UUID == want {
-				return apigw.JSON(http.StatusCreated, transactionJSON(got))
+				return apigw.JSON(http.StatusCreated, createdTransactionJSON(got))
 			}
 		}
 		return apigw.Response{}, fmt.Errorf("transaction %s not stored", want)

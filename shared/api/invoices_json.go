@@ -1,6 +1,8 @@
 package api
 
 import (
+	"slices"
+
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/timefmt"
@@ -74,6 +76,16 @@ func lineItemJSON(li model.LineItem) jsonobj.Object {
 		jsonobj.Field{Key: "transaction_fees_currency", Value: li.TransactionFeesCurrency},
 		jsonobj.Field{Key: "discount_description", Value: li.DiscountDescription},
 		jsonobj.Field{Key: "event_order", Value: li.EventOrder})
+}
+
+// createdTransactionJSON is the answer to adding a transaction to an invoice: the
+// recorded answer leaves transaction_fees_currency out unless it was given.
+func createdTransactionJSON(t model.Transaction) jsonobj.Object {
+	o := transactionJSON(t)
+	if t.TransactionFeesCurrency == nil {
+		o = slices.DeleteFunc(o, func(f jsonobj.Field) bool { return f.Key == "transaction_fees_currency" })
+	}
+	return o
 }
 
 func transactionJSON(t model.Transaction) jsonobj.Object {

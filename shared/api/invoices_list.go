@@ -19,8 +19,7 @@ import (
 // ListInvoices is GET /v1/invoices (data_source_uuid, customer_uuid, external_id,
 // validation_type, cursor, per_page); invoices carry customer_uuid. A page is a
 // bounded number of DynamoDB requests (store.ListInvoices), so with a selective filter
-// it can come back short, with has_more. The first page adds the legacy current_page
-// and total_pages, null when counting would cost more requests.
+// it can come back short, with has_more.
 func ListInvoices(d *app.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
@@ -63,13 +62,10 @@ func ListInvoices(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		body := jsonobj.Object{{Key: "invoices", Value: out}}
-		if after == nil {
-			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: invoiceTotalPages(page, perPage)})
-		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
-		return apigw.JSON(http.StatusOK, body)
+		// No legacy page keys, not even on the first page (recorded), unlike the
+		// customer-scoped listing.
+		return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "invoices", Value: out},
+			{Key: "cursor", Value: cur}, {Key: "has_more", Value: page.HasMore}})
 	}}
 }
 

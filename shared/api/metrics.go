@@ -67,12 +67,25 @@ func MetricsAll(d *app.Deps) apigw.Endpoint {
 	})
 }
 
-// MetricsMRR is GET /v1/metrics/mrr: MRR with its five movements.
+// fxImpactKey is the /mrr entry key of the exchange-rate impact: not a ChartMogul key,
+// present only when the answer has an impact, so accounts billing in one currency get
+// exactly ChartMogul's entries (docs/metrics-api.md).
+const fxImpactKey = "mrr-exchange-rate-impact"
+
+// MetricsMRR is GET /v1/metrics/mrr: MRR with its five movements and, for accounts billing
+// in several currencies, the exchange-rate impact that completes the identity.
 func MetricsMRR(d *app.Deps) apigw.Endpoint {
-	return singleMetric(d, metricMRR, balanceDefault, func(v series.Values) jsonobj.Object {
-		return jsonobj.Object{{Key: "mrr-new-business", Value: v.NewBusiness}, {Key: "mrr-expansion", Value: v.Expansion},
-			{Key: "mrr-contraction", Value: v.Contraction}, {Key: "mrr-churn", Value: v.Churn},
-			{Key: "mrr-reactivation", Value: v.Reactivation}}
+	return singleMetric(d, metricMRR, balanceDefault, func(resp series.Response) func(series.Values) jsonobj.Object {
+		withImpact := resp.HasExchangeRateImpact()
+		return func(v series.Values) jsonobj.Object {
+			o := jsonobj.Object{{Key: "mrr-new-business", Value: v.NewBusiness}, {Key: "mrr-expansion", Value: v.Expansion},
+				{Key: "mrr-contraction", Value: v.Contraction}, {Key: "mrr-churn", Value: v.Churn},
+				{Key: "mrr-reactivation", Value: v.Reactivation}}
+			if withImpact {
+				o = append(o, jsonobj.Field{Key: fxImpactKey, Value: v.ExchangeRateImpact})
+			}
+			return o
+		}
 	})
 }
 
@@ -113,15 +126,21 @@ func MetricsUnknown(_ *app.Deps) apigw.Endpoint {
 }
 
 // singleMetric answers entries {date, <key>, percentage-change, extra...} and summary
-// {current, previous, percentage-change}.
-func singleMetric(d *app.Deps, m metric, defaultInterval string, extra func(series.Values) jsonobj.Object) apigw.Endpoint {
+// {current, previous, percentage-change}; extra, given the whole answer, renders the
+// additional keys of one entry.
+func singleMetric(d *app.Deps, m metric, defaultInterval string,
+	extra func(series.Response) func(series.Values) jsonobj.Object) apigw.Endpoint {
 	return metricsEndpoint(d, defaultInterval, func(resp series.Response) jsonobj.Object {
+		var more func(series.Values) jsonobj.Object
+		if extra != nil {
+			more = extra(resp)
+		}
 		entries := make([]jsonobj.Object, len(resp.Entries))
 		for i, e := range resp.Entries {
 			o := jsonobj.Object{{Key: "date", Value: e.Date}, {Key: m.key, Value: m.value(e.Values)},
 				{Key: "percentage-change", Value: m.change(e.PercentageChange)}}
-			if extra != nil {
-				o = append(o, extra(e.Values)...)
+			if more != nil {
+				o = append(o, more(e.Values)...)
 			}
 			entries[i] = o
 		}

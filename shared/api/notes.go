@@ -19,14 +19,14 @@ import (
 
 // noteJSON is the customer note object, keys in ChartMogul's order.
 type noteJSON struct {
-	UUID         string  `json:"uuid"`
-	CustomerUUID string  `json:"customer_uuid"`
-	Type         string  `json:"type"`
-	Text         string  `json:"text"`
-	CallDuration int     `json:"call_duration"`
-	Author       *string `json:"author"`
-	CreatedAt    string  `json:"created_at"`
-	UpdatedAt    string  `json:"updated_at"`
+	UUID         string `json:"uuid"`
+	CustomerUUID string `json:"customer_uuid"`
+	Type         string `json:"type"`
+	Text         string `json:"text"`
+	CallDuration int    `json:"call_duration"`
+	Author       string `json:"author"`
+	CreatedAt    string `json:"created_at"`
+	UpdatedAt    string `json:"updated_at"`
 }
 
 func newNoteJSON(n model.Note) noteJSON {
@@ -50,7 +50,8 @@ type noteBody struct {
 }
 
 // CreateCustomerNote is POST /v1/customer_notes: 201 with the note. A call without
-// call_duration lasts 0 seconds; a note without author_email has no author.
+// call_duration lasts 0 seconds; a note without author_email is the account's first
+// team member's (docs/clients.md).
 func CreateCustomerNote(d *app.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var body noteBody
@@ -76,6 +77,15 @@ func CreateCustomerNote(d *app.Deps) apigw.Endpoint {
 		}
 		if err := applyNoteFields(ctx, d, r.AccountID, body, &n); err != nil {
 			return apigw.Response{}, err
+		}
+		if !body.AuthorEmail.Present() {
+			members, err := d.Store.ListMembers(ctx, r.AccountID)
+			if err != nil {
+				return apigw.Response{}, err
+			}
+			if m, ok := model.FirstMember(members); ok {
+				n.AuthorEmail, n.AuthorName = m.Email, m.Name
+			}
 		}
 		switch err := d.Store.CreateNote(ctx, n); {
 		case errors.Is(err, store.ErrCustomerNotFound):

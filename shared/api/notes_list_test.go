@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/model"
 )
 
 func (e *resourceEnv) listNotes(accountID string, q url.Values) (int, map[string]any) {
@@ -45,6 +46,11 @@ func TestListNotes(t *testing.T) {
 	e := newResourceEnv(t)
 	second := e.newCustomer(e.acc, e.ds2)
 	base := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	// A second team member: notes without author_email would be Ann's, the first one.
+	bob := model.Member{AccountID: e.acc, Email: "bob@example.com", Name: "Bob"}
+	if err := e.d.Store.PutMember(e.ctx, bob); err != nil {
+		t.Fatal(err)
+	}
 	var first, calls, byAnn, all []string
 	// Oldest first here; listings answer newest first.
 	for i := range 9 {
@@ -55,6 +61,8 @@ func TestListNotes(t *testing.T) {
 		}
 		if i%2 == 0 {
 			body["author_email"] = e.member.Email
+		} else {
+			body["author_email"] = bob.Email
 		}
 		cus := e.customer
 		if i >= 6 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/model"
 )
 
 const (
@@ -57,9 +58,11 @@ func TestCreateNote(t *testing.T) {
 		wantDuration float64
 		wantAuthor   any
 	}{
-		{"call without duration lasts 0", map[string]any{"type": "call"}, 0, nil},
-		{"a note never has a duration", map[string]any{"type": "note", "call_duration": 30}, 0, nil},
-		{"null author is no author", map[string]any{"type": "note", "author_email": nil}, 0, nil},
+		// Without author_email a note is the account's first team member's, never a null
+		// author (a null made the Python client's CustomerNote.all raise).
+		{"call without duration lasts 0", map[string]any{"type": "call"}, 0, "Ann Author (Ann.Author@example.com)"},
+		{"a note never has a duration", map[string]any{"type": "note", "call_duration": 30}, 0, "Ann Author (Ann.Author@example.com)"},
+		{"null author is the first member", map[string]any{"type": "note", "author_email": nil}, 0, "Ann Author (Ann.Author@example.com)"},
 		{"author by e-mail", map[string]any{"type": "note", "author_email": e.member.Email}, 0,
 			"Ann Author (Ann.Author@example.com)"},
 	}
@@ -76,7 +79,12 @@ func TestCreateNote(t *testing.T) {
 		})
 	}
 
+	// An account without a team member: the key's own name, still a string.
 	otherCustomer := e.newCustomer(e.other, e.otherDS)
+	if n := e.createNote(e.other, map[string]any{"customer_uuid": otherCustomer, "type": "note"}); n["author"] != model.KeyAuthor {
+		t.Errorf("author without a team member: %v", n["author"])
+	}
+
 	bare := strings.TrimPrefix(otherCustomer, "cus_")
 	tests := []struct {
 		name   string

@@ -83,6 +83,8 @@ func BenchmarkPlansAndNotesDynamoDB(b *testing.B) {
 		{"CreateCustomerNote", api.CreateCustomerNote, "POST", notesRoute, nil, none, func(int) any {
 			return map[string]any{"customer_uuid": e.customer, "type": "note", "text": "t", "author_email": e.member.Email}
 		}, 201},
+		{"CreateCustomerNote (no author_email: the first team member)", api.CreateCustomerNote, "POST", notesRoute, nil, none,
+			func(int) any { return map[string]any{"customer_uuid": e.customer, "type": "note", "text": "t"} }, 201},
 		{"GetCustomerNote", api.GetCustomerNote, "GET", noteRoute, noteParams, none, noBody, 200},
 		{"UpdateCustomerNote", api.UpdateCustomerNote, "PATCH", noteRoute, noteParams, none,
 			func(i int) any { return map[string]any{"text": fmt.Sprint("v", i)} }, 200},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,13 +25,28 @@ func errEventNotFound() *apperr.Error {
 	return apperr.NotFound("subscription_event", "Subscription event not found")
 }
 
-// eventJSON renders a subscription event (docs/api.md, "Objects").
+// eventJSON renders a subscription event (docs/api.md, "Objects"). The numbers a client
+// sent as strings are echoed as strings, and retracted_event_id is always a string: both
+// official clients type it so, and a number there makes the Python client raise.
 func eventJSON(e model.SubscriptionEvent) jsonobj.Object {
 	var external any
 	if e.ExternalID != "" {
 		external = e.ExternalID
 	}
-	return jsonobj.Object{{Key: "id", Value: e.ID}, {Key: "data_source_uuid", Value: e.DataSourceUUID},
+	echoed := func(field string, v *int64) any {
+		if v == nil {
+			return nil
+		}
+		if slices.Contains(e.SentAsString, field) {
+			return strconv.FormatInt(*v, 10)
+		}
+		return *v
+	}
+	var retracted any
+	if e.RetractedEventID != nil {
+		retracted = strconv.FormatInt(*e.RetractedEventID, 10)
+	}
+	o := jsonobj.Object{{Key: "id", Value: e.ID}, {Key: "data_source_uuid", Value: e.DataSourceUUID},
 		{Key: "customer_external_id", Value: e.CustomerExternalID},
 		{Key: "subscription_set_external_id", Value: e.SubscriptionSetExternalID},
 		{Key: "subscription_external_id", Value: e.SubscriptionExternalID},
@@ -40,9 +56,15 @@ func eventJSON(e model.SubscriptionEvent) jsonobj.Object {
 		{Key: "event_type", Value: e.EventType}, {Key: "external_id", Value: external},
 		{Key: "errors", Value: jsonobj.Object{}},
 		{Key: "created_at", Value: timefmt.Seconds(e.CreatedAt)}, {Key: "updated_at", Value: timefmt.Seconds(e.UpdatedAt)},
-		{Key: "quantity", Value: e.Quantity}, {Key: "currency", Value: e.Currency},
-		{Key: "amount_in_cents", Value: e.AmountInCents}, {Key: "tax_amount_in_cents", Value: e.TaxAmountInCents},
-		{Key: "retracted_event_id", Value: e.RetractedEventID}, {Key: "event_order", Value: e.EventOrder}}
+		{Key: "quantity", Value: echoed("quantity", e.Quantity)}, {Key: "currency", Value: e.Currency},
+		{Key: "amount_in_cents", Value: echoed("amount_in_cents", e.AmountInCents)},
+		{Key: "tax_amount_in_cents", Value: echoed("tax_amount_in_cents", e.TaxAmountInCents)},
+		{Key: "retracted_event_id", Value: retracted}}
+	// event_order is documented but absent from every recording: shown only when set.
+	if e.EventOrder != nil {
+		o = append(o, jsonobj.Field{Key: "event_order", Value: echoed("event_order", e.EventOrder)})
+	}
+	return o
 }
 
 // eventBody reads {"subscription_event":{…}}; for DELETE the ruby client's query
@@ -306,6 +328,13 @@ func mergeEventFields(old model.EventFields, sent map[string]any) (map[string]an
 	var merged map[string]any
 	if err := dec.Decode(&merged); err != nil {
 		return nil, err
+	}
+	// Stored numbers keep the JSON type they were sent with until a PATCH sends them again.
+	delete(merged, "sent_as_string")
+	for _, f := range old.SentAsString {
+		if n, ok := merged[f].(json.Number); ok {
+			merged[f] = n.String()
+		}
 	}
 	for k, v := range sent {
 		switch k {

@@ -48,8 +48,9 @@ func Hash(key string) string {
 // ErrNoCredentials is any missing, malformed or unacceptable Authorization header.
 var ErrNoCredentials = errors.New("no valid API key provided")
 
-// KeyFromBasic extracts the API key from "Basic base64(key:)". The password must be
-// empty, as ChartMogul requires.
+// KeyFromBasic extracts the API key from "Basic base64(key:password)". The password is
+// ignored, as ChartMogul ignores it: its clients send an empty one, and data-pipeline
+// connectors send the key again.
 func KeyFromBasic(header string) (string, error) {
 	scheme, encoded, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if !ok || !strings.EqualFold(scheme, "Basic") {
@@ -59,8 +60,8 @@ func KeyFromBasic(header string) (string, error) {
 	if err != nil {
 		return "", ErrNoCredentials
 	}
-	user, password, ok := strings.Cut(string(raw), ":")
-	if !ok || password != "" || !keyShape.MatchString(user) {
+	user, _, ok := strings.Cut(string(raw), ":")
+	if !ok || !keyShape.MatchString(user) {
 		return "", ErrNoCredentials
 	}
 	return user, nil

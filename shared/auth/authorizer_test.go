@@ -45,7 +45,9 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 		{"second account's key", basic(otherKey + ":"), other.ID},
 		{"revoked key", basic(revoked + ":"), ""},
 		{"unknown key", basic("abcdefghijklmnopqrstuvwxyz012345:"), ""},
-		{"password given", basic(key + ":pw"), ""},
+		{"password given", basic(key + ":pw"), acc.ID},
+		{"key as password", basic(key + ":" + key), acc.ID},
+		{"unknown key with a password", basic("abcdefghijklmnopqrstuvwxyz012345:" + key), ""},
 		{"missing", "", ""},
 		{"malformed", "Basic %%%", ""},
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 )
 
@@ -14,12 +15,20 @@ import (
 // the service, the emulator's included, is built from a configuration loaded here.
 // The wrapping comes after loading, which needs the SDK's own client type (it adds
 // AWS_CA_BUNDLE to it).
+//
+// LoadDefaultConfig leaves HTTPClient nil unless an option or AWS_CA_BUNDLE sets one
+// (Lambda sets neither); each service client would then build its own default. The
+// wrapper needs one to wrap, so it gets that same default.
 func LoadConfig(ctx context.Context, optFns ...func(*awsconfig.LoadOptions) error) (aws.Config, error) {
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, optFns...)
 	if err != nil {
 		return cfg, err
 	}
-	cfg.HTTPClient = requestBodyClient{cfg.HTTPClient}
+	next := cfg.HTTPClient
+	if next == nil {
+		next = awshttp.NewBuildableClient()
+	}
+	cfg.HTTPClient = requestBodyClient{next}
 	return cfg, nil
 }
 

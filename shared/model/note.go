@@ -32,8 +32,9 @@ type Note struct {
 	Text         string
 	// CallDuration is in seconds; always 0 for a note.
 	CallDuration int
-	// AuthorEmail and AuthorName are the team member's, copied when set; both empty
-	// when no author was ever given.
+	// AuthorEmail and AuthorName are the team member's, copied when the note is
+	// created (author_email, else the account's first team member) or re-attributed;
+	// both empty when the account had no team member then.
 	AuthorEmail string
 	AuthorName  string
 	CreatedAt   time.Time
@@ -46,13 +47,32 @@ func NewNoteUUID() string { return ids.New(ids.Note) }
 // ValidNoteType reports whether t is note or call.
 func ValidNoteType(t string) bool { return t == NoteTypeNote || t == NoteTypeCall }
 
-// Author renders ChartMogul's "Display Name (email)"; nil when the note has no author.
-func (n Note) Author() *string {
+// KeyAuthor is the author of a note written through the API by an account without a
+// team member. ChartMogul names the API key's user; a Subsight key belongs to no user,
+// and clients read author as a string, never null.
+const KeyAuthor = "API key"
+
+// Author renders ChartMogul's "Display Name (email)", or KeyAuthor.
+func (n Note) Author() string {
 	if n.AuthorEmail == "" {
-		return nil
+		return KeyAuthor
 	}
-	s := n.AuthorName + " (" + n.AuthorEmail + ")"
-	return &s
+	return n.AuthorName + " (" + n.AuthorEmail + ")"
+}
+
+// FirstMember is the team member a note without author_email is attributed to: the
+// earliest added (by e-mail when added at the same instant); false when there is none.
+func FirstMember(members []Member) (Member, bool) {
+	if len(members) == 0 {
+		return Member{}, false
+	}
+	first := members[0]
+	for _, m := range members[1:] {
+		if m.CreatedAt.Before(first.CreatedAt) || (m.CreatedAt.Equal(first.CreatedAt) && m.Email < first.Email) {
+			first = m
+		}
+	}
+	return first, true
 }
 
 // Normalize keeps a note's invariants: a plain note has no call duration.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -49,7 +50,14 @@ type EventFields struct {
 	Quantity                  *int64    `json:"quantity,omitempty"`
 	RetractedEventID          *int64    `json:"retracted_event_id,omitempty"`
 	EventOrder                *int64    `json:"event_order,omitempty"`
+	// SentAsString names the EchoedNumbers that were sent as JSON strings: ChartMogul
+	// answers them in the type they were sent with.
+	SentAsString []string `json:"sent_as_string,omitempty"`
 }
+
+// EchoedNumbers are the numeric fields of an event that responses echo in the JSON
+// type of the request ("1000" stays a string).
+var EchoedNumbers = []string{"amount_in_cents", "tax_amount_in_cents", "quantity", "event_order"}
 
 // SubscriptionEvent is a stored subscription event.
 type SubscriptionEvent struct {
@@ -105,6 +113,11 @@ func readEventFields(r *record, requireAll bool) EventFields {
 		e.RetractedEventID = &n
 	}
 	e.EventOrder = r.optInt("event_order", MinInt32, MaxInt32)
+	for _, f := range EchoedNumbers {
+		if v, ok := r.m[f].(string); ok && strings.TrimSpace(v) != "" {
+			e.SentAsString = append(e.SentAsString, f)
+		}
+	}
 	return e
 }
 

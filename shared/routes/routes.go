@@ -7,6 +7,8 @@ package routes
 import (
 	"fmt"
 	"maps"
+	"regexp"
+	"strings"
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
@@ -53,4 +55,20 @@ func merge(parts ...map[string]API) map[string]API {
 		maps.Copy(out, p)
 	}
 	return out
+}
+
+var (
+	upperRun   = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)
+	lowerUpper = regexp.MustCompile(`([a-z0-9])([A-Z])`)
+)
+
+// Folder is the folder under functions/ (and under the build output) of a function:
+// its LogicalId without "Function", in kebab case (GetAccountFunction -> get-account,
+// CreateCSVImportFunction -> create-csv-import). The Makefile's build-%Function rule
+// applies the same rule.
+func Folder(logicalID string) string {
+	stem := strings.TrimSuffix(logicalID, "Function")
+	stem = upperRun.ReplaceAllString(stem, "$1-$2")
+	stem = lowerUpper.ReplaceAllString(stem, "$1-$2")
+	return strings.ToLower(stem)
 }

@@ -177,8 +177,14 @@ describe('authentication', () => {
     assert.equal((await Account.retrieve(client())).id, stack().account_id);
   });
 
-  test('the right key with a non-empty password is a 401', async () => {
-    const res = await raw('GET', '/v1/account', { headers: { authorization: basicAuth(stack().api_key, 'secret') } });
+  test('the password is ignored: the right key with any password works, a wrong key with one is a 401', async () => {
+    for (const password of ['secret', stack().api_key]) {
+      const res = await raw('GET', '/v1/account', { headers: { authorization: basicAuth(stack().api_key, password) } });
+      assert.equal(res.status, 200, password);
+      assert.equal(res.body.id, stack().account_id);
+    }
+    const wrong = 'wrong_key_0123456789abcdef';
+    const res = await raw('GET', '/v1/account', { headers: { authorization: basicAuth(wrong, wrong) } });
     assert.equal(res.status, 401);
     assert.deepEqual(res.body, UNAUTHORIZED);
   });

@@ -109,7 +109,7 @@ describe('json imports', () => {
     const any = await Invoice.all(acc.config, { data_source_uuid: ds.uuid });
     assert.equal(any.invoices.length, 3);
     assert.equal(any.invoices[0].customer_uuid, customer.uuid);
-    assert.equal(any.current_page, 1);
+    assert.deepEqual(Object.keys(any), ['invoices', 'cursor', 'has_more']); // no legacy page keys (recorded)
     const one = await Invoice.retrieve(acc.config, any.invoices[0].uuid);
     assert.equal(one.external_id, any.invoices[0].external_id);
     assert.match(one.date, MILLIS_Z);
@@ -174,5 +174,14 @@ describe('json imports', () => {
     const inv = (await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'inv-sync' })).invoices[0];
     await resolvesNoContent(Invoice.destroy(acc.config, inv.uuid));
     await rejection(Invoice.retrieve(acc.config, inv.uuid), 404);
+  });
+
+  test('Invoice.destroyByExternalId removes an invoice named by its data source and external id', async () => {
+    await Invoice.create(acc.config, customer.uuid, {
+      invoices: [{ external_id: 'inv-by-ext', date: '2024-07-01', currency: 'USD', data_source_uuid: ds.uuid,
+        line_items: [{ type: 'one_time', amount_in_cents: 100 }] }]
+    });
+    await resolvesNoContent(Invoice.destroyByExternalId(acc.config, { qs: { data_source_uuid: ds.uuid, external_id: 'inv-by-ext' } }));
+    assert.deepEqual((await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'inv-by-ext' })).invoices, []);
   });
 });

@@ -119,6 +119,33 @@ describe('customer metrics through json_imports', () => {
     assert.equal(c.status, 'Active');
   });
 
+  test('exchange-rate drift: a renewal at a new rate is no expansion, /mrr carries the impact', async () => {
+    const fx = await createAccount(unique('FX'));
+    const ds = await DataSource.create(fx.config, { name: unique('ds') });
+    const day = (ms) => iso(ms).slice(0, 10);
+    const [previous, current] = [monthStart(-1), monthStart(0)];
+    await importRecords(fx.config, ds.uuid, payload('gb', [previous, current].map((start, m) =>
+      invoice(`gb-${m}`, 'gb', start, 1, 5000, { currency: 'GBP' }))));
+    const dir = mkdtempSync(join(tmpdir(), 'fx-'));
+    writeFileSync(join(dir, 'rates.csv'), `date,currency,rate\n${day(previous)},GBP,1.25\n${day(current)},GBP,1.27\n`);
+    await admin('load-fx-rates', '-account', fx.accountId, '-file', join(dir, 'rates.csv'));
+    const c = await until('customer', () => byExternalId(fx.config, ds.uuid, 'gb'), (c) => c.mrr === 6350);
+    assert.equal(c.arr, 76200);
+    const acts = await Metrics.Customer.activities(fx.config, c.uuid, {});
+    assert.deepEqual(acts.entries.map((a) => [a.type, a['activity-mrr-movement'], a['activity-mrr']]), [['new_biz', 6250, 6250]]);
+
+    const q = { 'start-date': day(previous), 'end-date': day(Date.now()), interval: 'month' };
+    const r = await until('series', () => Metrics.mrr(fx.config, q), (r) => r.entries.at(-1)?.mrr === 6350);
+    const keys = ['mrr', 'mrr-new-business', 'mrr-expansion', 'mrr-contraction', 'mrr-exchange-rate-impact'];
+    assert.deepEqual(r.entries.map((e) => keys.map((k) => e[k])), [[6250, 6250, 0, 0, 0], [6350, 0, 0, 0, 100]]);
+    let mrr = 0;
+    for (const e of r.entries) {
+      mrr += e['mrr-new-business'] + e['mrr-expansion'] + e['mrr-contraction'] + e['mrr-churn'] + e['mrr-reactivation'] +
+        e['mrr-exchange-rate-impact'];
+      assert.equal(mrr, e.mrr);
+    }
+  });
+
   test('migration: merge the two records, then connect the two subscriptions', async () => {
     const ds = await DataSource.create(acc.config, { name: unique('ds') });
     const switchAt = monthStart(-1);
@@ -154,6 +181,14 @@ describe('customer metrics through json_imports', () => {
     const acts = await Metrics.Customer.activities(acc.config, c.uuid, {});
     assert.deepEqual(acts.entries.map((a) => a.type), ['new_biz', 'expansion']);
     assert.equal(acts.entries[1]['activity-mrr-movement'], 200);
+
+    // Disconnect names both subscriptions by their Import-API uuids.
+    const imported = (await ChartMogul.Subscription.all(acc.config, c.uuid)).subscriptions;
+    assert.equal(imported.length, 2);
+    const apart = await Metrics.Customer.disconnectSubscriptions(acc.config, ds.uuid, c.uuid,
+      imported.map((s) => ({ uuid: s.uuid })));
+    assert.deepEqual(apart, {});
+    await until('disconnected', () => Metrics.Customer.subscriptions(acc.config, c.uuid, {}), (s) => s.entries.length === 2);
   });
 
   test('invoice status: a voided or written-off invoice stops counting', async () => {

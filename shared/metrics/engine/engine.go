@@ -39,6 +39,9 @@ func Compute(in Input) Result {
 			res.CustomerSince = m.at
 		}
 	}
+	for _, f := range sim.fx {
+		res.ExchangeRateImpacts = append(res.ExchangeRateImpacts, f.output(in.Now))
+	}
 	res.MRR = truncate(sim.nowState.mrr)
 	res.ARR = 12 * res.MRR
 	anyPastDue := false
@@ -89,6 +92,21 @@ func (m rawMove) output(now time.Time) Movement {
 		PayingAfter:               m.payingAfter,
 		FirstPayment:              m.first,
 		Scheduled:                 m.at.After(now),
+	}
+}
+
+func (f rawFX) output(now time.Time) ExchangeRateImpact {
+	before, after := truncate(f.custBefore), truncate(f.custAfter)
+	return ExchangeRateImpact{
+		At:                    f.at,
+		Amount:                after - before,
+		CustomerMRRBefore:     before,
+		CustomerMRR:           after,
+		SubscriptionUUID:      f.sub.uuid,
+		PlanUUID:              f.plan.UUID,
+		SubscriptionMRRBefore: truncate(f.subBefore),
+		SubscriptionMRRAfter:  truncate(f.subAfter),
+		Scheduled:             f.at.After(now),
 	}
 }
 

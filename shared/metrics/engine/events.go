@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"math/big"
-	"slices"
-)
+import "slices"
 
 // liveEvents drops retracted events and the retraction events themselves. A typed retraction
 // without retracted_event_id withdraws the latest earlier event of the matching scheduled type
@@ -106,13 +103,12 @@ func applyEvents(in Input, byKey map[string]*subscription, plans map[string]Plan
 			if err != nil {
 				continue
 			}
-			rate, err := rateOn(in, e.Currency, e.EffectiveDate)
+			pr, err := priceOn(in, cents, e.Currency, e.EffectiveDate)
 			if err != nil {
 				continue
 			}
 			s.committed = append(s.committed, &step{at: e.EffectiveDate, order: e.EventOrder, kind: stepSet,
-				sub: s, value: new(big.Rat).Mul(ratOf(cents), rate), plan: plan, quantity: e.Quantity,
-				seq: 1 << 30})
+				sub: s, price: pr, plan: plan, quantity: e.Quantity, seq: 1 << 30})
 		}
 	}
 }

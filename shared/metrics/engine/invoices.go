@@ -15,7 +15,25 @@ type pricedItem struct {
 	invoice int // index into Input.Invoices
 	seq     int // input order, the last tie-break
 	plan    Plan
-	value   *big.Rat // exact converted line MRR; nil for trial items
+	price   price // line MRR; zero for trial items
+}
+
+// price is an MRR amount in the invoice currency with the rate that converts it (that of
+// its service period's start day, §5). Keeping the two apart is what lets a renewal at a
+// new rate be told from a change of price (docs/metrics-engine.md, exchange-rate impact).
+type price struct {
+	native   *big.Rat // invoice-currency cents
+	currency string   // upper case; the account currency when the invoice gives none
+	rate     *big.Rat // account-currency units per invoice-currency unit
+}
+
+// value is the amount in the account currency.
+func (p price) value() *big.Rat { return new(big.Rat).Mul(p.native, p.rate) }
+
+// clone copies the native amount, which steps add to.
+func (p price) clone() price {
+	p.native = new(big.Rat).Set(p.native)
+	return p
 }
 
 // screenInvoices keeps the invoices that count (§1.3, §3.2, §5) and prices their
@@ -76,11 +94,11 @@ func priceInvoice(in Input, inv Invoice, plans map[string]Plan) ([]pricedItem, e
 				return nil, fmt.Errorf("line item %s has unknown proration_type %q", it.ExternalID, it.ProrationType)
 			}
 			cents, _ := lineMRR(it, plan, it.ProrationType != ProrationDifferentialMRR)
-			rate, err := rateOn(in, inv.Currency, it.ServicePeriodStart)
+			pr, err := priceOn(in, cents, inv.Currency, it.ServicePeriodStart)
 			if err != nil {
 				return nil, err
 			}
-			p.value = new(big.Rat).Mul(ratOf(cents), rate)
+			p.price = pr
 		}
 		out = append(out, p)
 	}
@@ -91,21 +109,24 @@ func validProrationType(t string) bool {
 	return t == "" || t == ProrationDifferential || t == ProrationFull || t == ProrationDifferentialMRR
 }
 
-// rateOn converts from currency on the UTC day of at (the service period start, §5).
-func rateOn(in Input, currency string, at time.Time) (*big.Rat, error) {
+// priceOn prices cents of currency at the rate of the UTC day of at (the service period
+// start, §5).
+func priceOn(in Input, cents int64, currency string, at time.Time) (price, error) {
+	p := price{native: ratOf(cents), currency: strings.ToUpper(currency), rate: big.NewRat(1, 1)}
 	if currency == "" || strings.EqualFold(currency, in.Settings.Currency) {
-		return big.NewRat(1, 1), nil
+		p.currency = strings.ToUpper(in.Settings.Currency)
+		return p, nil
 	}
 	day := at.UTC().Format(time.DateOnly)
 	if in.Rates != nil {
-		if r, ok := in.Rates.Rate(day, strings.ToUpper(currency)); ok && r > 0 && !math.IsInf(r, 0) {
+		if r, ok := in.Rates.Rate(day, p.currency); ok && r > 0 && !math.IsInf(r, 0) {
 			// Through the shortest decimal form so 0.3 means 3/10, not the binary neighbour
 			// just below it that truncation would turn into a lost cent.
-			v, _ := new(big.Rat).SetString(strconv.FormatFloat(r, 'g', -1, 64))
-			return v, nil
+			p.rate, _ = new(big.Rat).SetString(strconv.FormatFloat(r, 'g', -1, 64))
+			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("missing exchange rate %s to %s on %s", strings.ToUpper(currency), in.Settings.Currency, day)
+	return price{}, fmt.Errorf("missing exchange rate %s to %s on %s", p.currency, in.Settings.Currency, day)
 }
 
 // fullyRefunded: successful refunds cover the whole invoice amount (a refund without an

@@ -77,6 +77,24 @@ type Movement struct {
 	Scheduled                 bool // dated after Input.Now: committed, not yet real
 }
 
+// ExchangeRateImpact is a change of the customer's MRR that is not a movement: a
+// foreign-currency subscription's MRR converted at the rate of a new service period instead
+// of the previous one's (docs/metrics-engine.md, choice 18). Amount is CustomerMRR −
+// CustomerMRRBefore, so movements and impacts together follow the customer's MRR to the
+// cent. At an instant the impacts come before the movements, which start from the repriced
+// MRR.
+type ExchangeRateImpact struct {
+	At                    time.Time
+	Amount                int64
+	CustomerMRRBefore     int64
+	CustomerMRR           int64
+	SubscriptionUUID      string
+	PlanUUID              string // the subscription's plan before the instant
+	SubscriptionMRRBefore int64
+	SubscriptionMRRAfter  int64 // the same subscription at the new rate, before any change of price
+	Scheduled             bool  // dated after Input.Now (a committed change)
+}
+
 // InvalidInvoice is an invoice left out of the computation, with the reason.
 type InvalidInvoice struct {
 	UUID       string
@@ -86,14 +104,16 @@ type InvalidInvoice struct {
 
 // Result is the customer's computed state.
 type Result struct {
-	Status          string
-	CustomerSince   time.Time // zero for leads
-	MRR             int64
-	ARR             int64
-	Subscriptions   []Subscription
-	MRRTimeline     []Point
-	Movements       []Movement
-	InvalidInvoices []InvalidInvoice
-	AutoChurned     bool      // tag the customer auto-churned-delinquent-subscription
-	NextChangeAt    time.Time // earliest instant after Now at which the result changes by itself; zero if none
+	Status        string
+	CustomerSince time.Time // zero for leads
+	MRR           int64
+	ARR           int64
+	Subscriptions []Subscription
+	MRRTimeline   []Point
+	Movements     []Movement
+	// ExchangeRateImpacts are the changes of MRR that movements leave out, in time order.
+	ExchangeRateImpacts []ExchangeRateImpact
+	InvalidInvoices     []InvalidInvoice
+	AutoChurned         bool      // tag the customer auto-churned-delinquent-subscription
+	NextChangeAt        time.Time // earliest instant after Now at which the result changes by itself; zero if none
 }

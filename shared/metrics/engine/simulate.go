@@ -23,6 +23,9 @@ func (c *customerState) paying() bool {
 // subSnapshot is a subscription's state at one moment.
 type subSnapshot struct {
 	mrr      *big.Rat
+	native   *big.Rat
+	currency string
+	mixed    bool
 	live     bool
 	plan     Plan
 	quantity int64
@@ -34,7 +37,22 @@ func (s *subscription) snapshot() subSnapshot {
 	if !s.live && !s.cancelledAt.IsZero() {
 		end = s.cancelledAt
 	}
-	return subSnapshot{mrr: new(big.Rat).Set(s.mrr), live: s.live, plan: s.plan, quantity: s.quantity, endDate: end}
+	return subSnapshot{mrr: new(big.Rat).Set(s.mrr), native: new(big.Rat).Set(s.native), currency: s.currency,
+		mixed: s.mixed, live: s.live, plan: s.plan, quantity: s.quantity, endDate: end}
+}
+
+// repricedAt is the snapshot's MRR converted at another rate of its own currency: what the
+// subscription would be worth had only the exchange rate changed. It is nil when that
+// means nothing (not live, another currency, several currencies) or changes nothing.
+func (s subSnapshot) repricedAt(p price) *big.Rat {
+	if !s.live || s.mixed || s.currency != p.currency {
+		return nil
+	}
+	v := new(big.Rat).Mul(s.native, p.rate)
+	if v.Cmp(s.mrr) == 0 {
+		return nil
+	}
+	return v
 }
 
 // contribution is what the subscription adds to the customer's MRR.
@@ -46,28 +64,39 @@ func (s subSnapshot) contribution() *big.Rat {
 }
 
 // apply changes one subscription. A subscription only starts once billed more than $0
-// (§1.3); until then $0 items just set its plan.
-func (s *subscription) apply(st *step) {
+// (§1.3); until then $0 items just set its plan. It reports whether the step replaced the
+// subscription's MRR (a new period, or a start), i.e. priced all of it at the step's rate.
+func (s *subscription) apply(st *step) (replaced bool) {
 	switch st.kind {
 	case stepCancel:
 		if s.live {
 			s.live = false
-			s.mrr = new(big.Rat)
+			s.mrr, s.native, s.mixed = new(big.Rat), new(big.Rat), false
 			s.cancelledAt = st.at
 			if st.autoChurn {
 				s.autoChurn = true
 			}
 		}
-		return
+		return false
 	case stepSet, stepAdd:
+		value := st.price.value()
 		switch {
 		case s.live && st.kind == stepSet:
-			s.mrr = new(big.Rat).Set(st.value)
+			s.mrr = value
+			s.setNative(st.price)
+			replaced = true
 		case s.live:
-			s.mrr = new(big.Rat).Add(s.mrr, st.value)
-		case st.value.Sign() > 0:
+			s.mrr = new(big.Rat).Add(s.mrr, value)
+			if s.mixed || st.price.currency != s.currency {
+				s.mixed = true
+			} else {
+				s.native = new(big.Rat).Add(s.native, st.price.native)
+			}
+		case value.Sign() > 0:
 			s.live = true
-			s.mrr = new(big.Rat).Set(st.value)
+			s.mrr = value
+			s.setNative(st.price)
+			replaced = true
 			if s.startDate.IsZero() {
 				s.startDate = st.at
 			}
@@ -77,6 +106,11 @@ func (s *subscription) apply(st *step) {
 	if st.periodEnd.After(s.lastPeriodEnd) {
 		s.lastPeriodEnd = st.periodEnd
 	}
+	return replaced
+}
+
+func (s *subscription) setNative(p price) {
+	s.native, s.currency, s.mixed = new(big.Rat).Set(p.native), p.currency, false
 }
 
 // rawMove is one movement before classification names it.
@@ -91,17 +125,51 @@ type rawMove struct {
 	first                     bool
 }
 
+// rawFX is one exchange-rate impact: a subscription's MRR repriced at a new rate.
+type rawFX struct {
+	at                    time.Time
+	sub                   *subscription
+	plan                  Plan
+	subBefore, subAfter   *big.Rat
+	custBefore, custAfter *big.Rat
+}
+
 // subChange is one subscription's change within an instant.
 type subChange struct {
 	sub           *subscription
 	before, after subSnapshot
 	linkedFrom    *subChange
 	linked        bool
+	replacedBy    *price   // the last step of the instant that replaced the MRR
+	repriced      *big.Rat // before's MRR at the rate of replacedBy (its own or its linked successor's)
+}
+
+// start is the value the movement starts from: the MRR before, repriced at the new rate.
+func (c *subChange) start() *big.Rat {
+	if c.repriced != nil {
+		return c.repriced
+	}
+	return c.before.contribution()
+}
+
+// reprice splits the exchange rate out of a change (docs/metrics-engine.md): when a new
+// period replaced the MRR of a subscription that was already live, in the same currency,
+// the MRR it had is first repriced at the new period's rate; only the rest is a movement.
+// A subscription linked into a set successor is repriced at the successor's rate.
+func (c *subChange) reprice() {
+	if c.replacedBy == nil || !c.after.live {
+		return
+	}
+	c.repriced = c.before.repricedAt(*c.replacedBy)
+	if f := c.linkedFrom; f != nil {
+		f.repriced = f.before.repricedAt(*c.replacedBy)
+	}
 }
 
 // simulation holds what replaying a customer's steps produced.
 type simulation struct {
 	moves       []rawMove
+	fx          []rawFX
 	timeline    []Point
 	nowState    customerState
 	nowSubs     map[*subscription]subSnapshot
@@ -143,12 +211,15 @@ func simulate(subs []*subscription, now time.Time, zeroChurn bool) simulation {
 		var changes []*subChange
 		index := map[*subscription]*subChange{}
 		for ; j < len(steps) && steps[j].at.Equal(at); j++ {
-			s := steps[j].sub
+			st := steps[j]
+			s := st.sub
 			if index[s] == nil {
 				index[s] = &subChange{sub: s, before: s.snapshot()}
 				changes = append(changes, index[s])
 			}
-			s.apply(steps[j])
+			if s.apply(st) {
+				index[s].replacedBy = &st.price
+			}
 		}
 		i = j
 		for _, c := range changes {
@@ -156,6 +227,15 @@ func simulate(subs []*subscription, now time.Time, zeroChurn bool) simulation {
 			c.sub.recordPoint(at, c.after)
 		}
 		linkSetMembers(changes)
+		// Exchange-rate impacts first, so each movement starts from MRR at the new rates.
+		for _, c := range changes {
+			c.reprice()
+		}
+		for _, c := range changes {
+			if fx, ok := cust.reprice(at, c); ok {
+				sim.fx = append(sim.fx, fx)
+			}
+		}
 		for _, c := range changes {
 			if c.linked {
 				continue
@@ -213,16 +293,29 @@ func linkSetMembers(changes []*subChange) {
 	}
 }
 
-// move applies one (possibly linked) change to the customer and names the movement it makes.
+// reprice applies a change's exchange-rate impact to the customer.
+func (cust *customerState) reprice(at time.Time, c *subChange) (rawFX, bool) {
+	if c.repriced == nil {
+		return rawFX{}, false
+	}
+	fx := rawFX{at: at, sub: c.sub, plan: c.before.plan, subBefore: c.before.contribution(), subAfter: c.repriced,
+		custBefore: new(big.Rat).Set(cust.mrr)}
+	cust.mrr.Add(cust.mrr, new(big.Rat).Sub(c.repriced, c.before.contribution()))
+	fx.custAfter = new(big.Rat).Set(cust.mrr)
+	return fx, true
+}
+
+// move applies one (possibly linked) change, net of its exchange-rate impact, to the
+// customer and names the movement it makes.
 func (cust *customerState) move(at time.Time, c *subChange) (rawMove, bool) {
 	m := rawMove{at: at, sub: c.sub, prevPlan: c.before.plan, plan: c.after.plan,
-		subBefore: c.before.contribution(), subAfter: c.after.contribution(),
+		subBefore: c.start(), subAfter: c.after.contribution(),
 		custBefore: new(big.Rat).Set(cust.mrr), payingBefore: cust.paying()}
-	delta := new(big.Rat).Sub(c.after.contribution(), c.before.contribution())
+	delta := new(big.Rat).Sub(c.after.contribution(), c.start())
 	liveDelta := boolInt(c.after.live) - boolInt(c.before.live)
 	if f := c.linkedFrom; f != nil {
-		m.prevPlan, m.subBefore = f.before.plan, f.before.contribution()
-		delta.Add(delta, new(big.Rat).Sub(f.after.contribution(), f.before.contribution()))
+		m.prevPlan, m.subBefore = f.before.plan, f.start()
+		delta.Add(delta, new(big.Rat).Sub(f.after.contribution(), f.start()))
 		liveDelta += boolInt(f.after.live) - boolInt(f.before.live)
 	}
 	cust.mrr.Add(cust.mrr, delta)

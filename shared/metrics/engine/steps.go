@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"math/big"
-	"time"
-)
+import "time"
 
 // stepKind orders changes at one instant: cancellations first, so a cancellation and a new
 // service period starting at the same instant read as "cancelled, then started again".
@@ -23,7 +20,7 @@ type step struct {
 	kind      stepKind
 	seq       int // input order
 	sub       *subscription
-	value     *big.Rat
+	price     price // stepSet, stepAdd
 	plan      Plan
 	quantity  int64
 	periodEnd time.Time
@@ -59,9 +56,9 @@ func (s *subscription) valueSteps(forceSetFirst map[int]bool) []*step {
 		case it.Type == ItemTrial:
 			st.kind = stepTouch
 		case !it.Prorated || it.ProrationType == ProrationFull:
-			st.kind, st.value = stepSet, new(big.Rat).Set(it.value)
+			st.kind, st.price = stepSet, it.price.clone()
 		default:
-			st.kind, st.value = stepAdd, new(big.Rat).Set(it.value)
+			st.kind, st.price = stepAdd, it.price.clone()
 		}
 		if forceSetFirst[it.seq] && st.kind == stepAdd {
 			st.kind = stepSet // the first item after a connection starts fresh, it is not a delta
@@ -69,7 +66,7 @@ func (s *subscription) valueSteps(forceSetFirst map[int]bool) []*step {
 		plain := it.Type == ItemSubscription && !it.Prorated
 		if last != nil && plain && lastPlain && lastInvoice == it.invoice &&
 			last.at.Equal(st.at) && last.periodEnd.Equal(st.periodEnd) && last.order == st.order {
-			last.value.Add(last.value, st.value)
+			last.price.native.Add(last.price.native, st.price.native) // same invoice and day: same currency and rate
 			last.quantity += st.quantity
 			continue
 		}

@@ -24,6 +24,9 @@ type subscription struct {
 
 	// Simulation state.
 	mrr           *big.Rat
+	native        *big.Rat // mrr in currency, unless mixed
+	currency      string
+	mixed         bool // mrr adds amounts of several currencies: it has no one native amount
 	live          bool // billed more than $0 and not cancelled since
 	plan          Plan
 	quantity      int64
@@ -54,7 +57,7 @@ func groupSubscriptions(in Input, items []pricedItem) (map[string]*subscription,
 		k := subscriptionKey(ds, ext)
 		s := byKey[k]
 		if s == nil {
-			s = &subscription{key: k, externalID: ext, dataSourceUUID: ds, mrr: new(big.Rat)}
+			s = &subscription{key: k, externalID: ext, dataSourceUUID: ds, mrr: new(big.Rat), native: new(big.Rat)}
 			byKey[k] = s
 			ordered = append(ordered, s)
 		}

@@ -2,16 +2,18 @@ package series
 
 import (
 	"slices"
+	"time"
 
 	"github.com/subsight/subsight/shared/metrics/engine"
 )
 
-// Customer is what the series need from one customer: its real (not scheduled) movements in
-// date order, and the attributes filters use.
+// Customer is what the series need from one customer: its movements and exchange-rate
+// impacts in date order (scheduled ones are skipped), and the attributes filters use.
 type Customer struct {
-	UUID      string
-	Country   string
-	Movements []engine.Movement
+	UUID                string
+	Country             string
+	Movements           []engine.Movement
+	ExchangeRateImpacts []engine.ExchangeRateImpact
 }
 
 // Filter restricts a series to customers of some countries and to subscriptions on some plans
@@ -21,20 +23,23 @@ type Filter struct {
 	Plans     []string
 }
 
-// DayTotals are one day's additive quantities. The five movement sums are changes of the
-// customers' MRR (activity-mrr after minus before), so they add up to the MRR change exactly.
+// DayTotals are one day's additive quantities. The five movement sums and the exchange-rate
+// impact are changes of the customers' MRR (after minus before), so together they add up to
+// the MRR change exactly.
 type DayTotals struct {
-	NewBusiness     int64
-	Expansion       int64
-	Contraction     int64
-	Churn           int64
-	Reactivation    int64
-	CustomersChange int64 // customers gained minus lost
-	NewCustomers    int64 // customers paying for the first time (ASP)
+	NewBusiness        int64
+	Expansion          int64
+	Contraction        int64
+	Churn              int64
+	Reactivation       int64
+	ExchangeRateImpact int64 // foreign-currency MRR repriced at new rates: no movement
+	CustomersChange    int64 // customers gained minus lost
+	NewCustomers       int64 // customers paying for the first time (ASP)
 }
 
-func (d DayTotals) mrrChange() int64 {
-	return d.NewBusiness + d.Expansion + d.Contraction + d.Churn + d.Reactivation
+// MRRChange is the day's change of MRR: movements plus exchange-rate impact.
+func (d DayTotals) MRRChange() int64 {
+	return d.NewBusiness + d.Expansion + d.Contraction + d.Churn + d.Reactivation + d.ExchangeRateImpact
 }
 
 func (d *DayTotals) add(o DayTotals, sign int64) {
@@ -43,6 +48,7 @@ func (d *DayTotals) add(o DayTotals, sign int64) {
 	d.Contraction += sign * o.Contraction
 	d.Churn += sign * o.Churn
 	d.Reactivation += sign * o.Reactivation
+	d.ExchangeRateImpact += sign * o.ExchangeRateImpact
 	d.CustomersChange += sign * o.CustomersChange
 	d.NewCustomers += sign * o.NewCustomers
 }
@@ -87,10 +93,12 @@ func (a *Aggregate) Add(o *Aggregate, sign int64) {
 	}
 }
 
-// step is one change of a customer's (possibly filtered) MRR.
+// step is one change of a customer's (possibly filtered) MRR: a movement of type typ, or
+// an exchange-rate impact (fx), which changes neither the type nor the customer count.
 type step struct {
-	m                         engine.Movement
+	at                        time.Time
 	typ                       string
+	fx                        bool
 	delta                     int64
 	payingBefore, payingAfter bool
 	first                     bool
@@ -104,13 +112,18 @@ func Contribution(c Customer, cal Calendar, f Filter) *Aggregate {
 	}
 	var steps []step
 	if len(f.Plans) == 0 {
-		steps = unfiltered(c.Movements)
+		steps = unfiltered(changesOf(c))
 	} else {
-		steps = onPlans(c.Movements, f.Plans)
+		steps = onPlans(changesOf(c), f.Plans)
 	}
 	for _, s := range steps {
-		key := dateKey(cal.dayOf(s.m.At))
+		key := dateKey(cal.dayOf(s.at))
 		d := a.Days[key]
+		if s.fx {
+			d.ExchangeRateImpact += s.delta
+			a.Days[key] = d
+			continue
+		}
 		switch s.typ {
 		case engine.NewBusiness:
 			d.NewBusiness += s.delta
@@ -129,7 +142,7 @@ func Contribution(c Customer, cal Calendar, f Filter) *Aggregate {
 		}
 		a.Days[key] = d
 	}
-	addLost(a, steps, cal)
+	addLost(a, slices.DeleteFunc(steps, func(s step) bool { return s.fx }), cal)
 	for k, d := range a.Days {
 		if d == (DayTotals{}) {
 			delete(a.Days, k)
@@ -138,29 +151,71 @@ func Contribution(c Customer, cal Calendar, f Filter) *Aggregate {
 	return a
 }
 
+// change is one real movement or exchange-rate impact of a customer.
+type change struct {
+	m  *engine.Movement
+	fx *engine.ExchangeRateImpact
+}
+
+func (c change) at() time.Time {
+	if c.fx != nil {
+		return c.fx.At
+	}
+	return c.m.At
+}
+
+// changesOf merges the customer's real movements and impacts in the engine's order: by
+// time, impacts first at an instant (the movements start from the repriced MRR).
+func changesOf(c Customer) []change {
+	out := make([]change, 0, len(c.Movements)+len(c.ExchangeRateImpacts))
+	for i := range c.ExchangeRateImpacts {
+		if !c.ExchangeRateImpacts[i].Scheduled {
+			out = append(out, change{fx: &c.ExchangeRateImpacts[i]})
+		}
+	}
+	for i := range c.Movements {
+		if !c.Movements[i].Scheduled {
+			out = append(out, change{m: &c.Movements[i]})
+		}
+	}
+	// Stable: the impacts, listed first, stay before the movements of their instant.
+	slices.SortStableFunc(out, func(a, b change) int { return a.at().Compare(b.at()) })
+	return out
+}
+
 // unfiltered takes the engine's movements as they are, including its smart classification.
-func unfiltered(ms []engine.Movement) []step {
-	out := make([]step, 0, len(ms))
-	for _, m := range ms {
-		if m.Scheduled {
+func unfiltered(cs []change) []step {
+	out := make([]step, 0, len(cs))
+	for _, c := range cs {
+		if f := c.fx; f != nil {
+			out = append(out, step{at: f.At, fx: true, delta: f.CustomerMRR - f.CustomerMRRBefore})
 			continue
 		}
-		out = append(out, step{m: m, typ: m.Type, delta: m.CustomerMRR - m.CustomerMRRBefore,
+		m := c.m
+		out = append(out, step{at: m.At, typ: m.Type, delta: m.CustomerMRR - m.CustomerMRRBefore,
 			payingBefore: m.PayingBefore, payingAfter: m.PayingAfter, first: m.FirstPayment})
 	}
 	return out
 }
 
 // onPlans rebuilds the customer's MRR restricted to subscriptions on the plans and classifies
-// its changes again: a customer counts while that restricted MRR is above zero.
-func onPlans(ms []engine.Movement, plans []string) []step {
+// its changes again: a customer counts while that restricted MRR is above zero. An impact
+// reprices a subscription on its plan; rates are positive, so it never moves that MRR
+// across zero and stays an impact.
+func onPlans(cs []change, plans []string) []step {
 	var out []step
 	var mrr int64
 	everPaid := false
-	for _, m := range ms {
-		if m.Scheduled {
+	for _, c := range cs {
+		if f := c.fx; f != nil {
+			if slices.Contains(plans, f.PlanUUID) && f.SubscriptionMRRAfter != f.SubscriptionMRRBefore {
+				delta := f.SubscriptionMRRAfter - f.SubscriptionMRRBefore
+				mrr += delta
+				out = append(out, step{at: f.At, fx: true, delta: delta})
+			}
 			continue
 		}
+		m := c.m
 		var before, after int64
 		if slices.Contains(plans, m.PreviousPlanUUID) {
 			before = m.SubscriptionMRRBefore
@@ -171,7 +226,7 @@ func onPlans(ms []engine.Movement, plans []string) []step {
 		if before == after {
 			continue
 		}
-		s := step{m: m, delta: after - before, payingBefore: mrr > 0}
+		s := step{at: m.At, delta: after - before, payingBefore: mrr > 0}
 		mrr += s.delta
 		s.payingAfter = mrr > 0
 		switch {
@@ -196,9 +251,9 @@ func onPlans(ms []engine.Movement, plans []string) []step {
 func addLost(a *Aggregate, steps []step, cal Calendar) {
 	for _, interval := range Intervals {
 		for i := 0; i < len(steps); {
-			start := cal.periodStart(interval, cal.dayOf(steps[i].m.At))
+			start := cal.periodStart(interval, cal.dayOf(steps[i].at))
 			j := i
-			for j+1 < len(steps) && cal.periodStart(interval, cal.dayOf(steps[j+1].m.At)).Equal(start) {
+			for j+1 < len(steps) && cal.periodStart(interval, cal.dayOf(steps[j+1].at)).Equal(start) {
 				j++
 			}
 			if steps[i].payingBefore && !steps[j].payingAfter {

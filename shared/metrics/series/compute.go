@@ -16,19 +16,22 @@ type Query struct {
 
 // Values are every metric of one entry (§6).
 type Values struct {
-	MRR               int64
-	NewBusiness       int64
-	Expansion         int64
-	Contraction       int64 // ≤ 0
-	Churn             int64 // ≤ 0
-	Reactivation      int64
-	ARR               int64
-	Customers         int64
-	ARPA              int64
-	ASP               int64
-	CustomerChurnRate float64 // percent, 2 decimals
-	MRRChurnRate      float64 // net, percent, 2 decimals
-	LTV               int64
+	MRR          int64
+	NewBusiness  int64
+	Expansion    int64
+	Contraction  int64 // ≤ 0
+	Churn        int64 // ≤ 0
+	Reactivation int64
+	// ExchangeRateImpact is the change of MRR that no movement explains (foreign-currency
+	// MRR repriced at new rates): MRR at the start + movements + it = MRR at the end.
+	ExchangeRateImpact int64
+	ARR                int64
+	Customers          int64
+	ARPA               int64
+	ASP                int64
+	CustomerChurnRate  float64 // percent, 2 decimals
+	MRRChurnRate       float64 // net, percent, 2 decimals
+	LTV                int64
 }
 
 // Changes are percentage changes of the headline metrics versus the previous value.
@@ -53,6 +56,12 @@ type Summary struct {
 type Response struct {
 	Entries []Entry
 	Summary Summary
+}
+
+// HasExchangeRateImpact reports whether any entry has an exchange-rate impact (only
+// accounts billing in several currencies have one).
+func (r Response) HasExchangeRateImpact() bool {
+	return slices.ContainsFunc(r.Entries, func(e Entry) bool { return e.Values.ExchangeRateImpact != 0 })
 }
 
 // Compute produces the entries and summary of a query from an aggregate.
@@ -133,15 +142,16 @@ func (r reader) sum(from, to time.Time) DayTotals {
 func (r reader) values(interval string, periodStart, from, to time.Time) Values {
 	opening := r.sum(time.Time{}, from.AddDate(0, 0, -1))
 	flow := r.sum(from, to)
-	startMRR, startCustomers := opening.mrrChange(), opening.CustomersChange
+	startMRR, startCustomers := opening.MRRChange(), opening.CustomersChange
 	v := Values{
-		MRR:          startMRR + flow.mrrChange(),
-		NewBusiness:  flow.NewBusiness,
-		Expansion:    flow.Expansion,
-		Contraction:  flow.Contraction,
-		Churn:        flow.Churn,
-		Reactivation: flow.Reactivation,
-		Customers:    startCustomers + flow.CustomersChange,
+		MRR:                startMRR + flow.MRRChange(),
+		NewBusiness:        flow.NewBusiness,
+		Expansion:          flow.Expansion,
+		Contraction:        flow.Contraction,
+		Churn:              flow.Churn,
+		Reactivation:       flow.Reactivation,
+		ExchangeRateImpact: flow.ExchangeRateImpact,
+		Customers:          startCustomers + flow.CustomersChange,
 	}
 	v.ARR = 12 * v.MRR
 	if v.Customers > 0 {
