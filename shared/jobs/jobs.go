@@ -19,7 +19,7 @@ import (
 const (
 	// PurgeDataSource deletes a data source and everything imported into it.
 	PurgeDataSource = "purge_data_source"
-	// RecomputeCustomer recomputes one customer's subscriptions and metrics (issue 5).
+	// RecomputeCustomer recomputes one customer's subscriptions and metrics.
 	RecomputeCustomer = "recompute_customer"
 )
 
