@@ -33,7 +33,7 @@ import (
 // moto's capacity figures are placeholders). A table of every case is printed at the
 // end (docs/benchmarks.md, "Metrics API").
 //
-// The series are stored with accountseries.Seed, which leaves what accountseries.Apply
+// The series are stored with accountseries.Series.Seed, which leaves what Series.Apply
 // leaves for each customer (TestSeedEqualsApply) without moto's per-transaction table
 // copies; the import and recompute chain has benchmarks of its own.
 func BenchmarkMetricsHTTP(b *testing.B) {

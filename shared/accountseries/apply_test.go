@@ -119,7 +119,7 @@ func assertIdentity(t *testing.T, resp series.Response) {
 }
 
 // TestHandComputedMonthly: the portfolio's monthly metrics, computed by hand from the
-// definitions (metrics-rules §6), read back from the stored buckets.
+// definitions (docs/metrics-engine.md §6), read back from the stored buckets.
 //
 //	Jan: opening D 4000; A +1000 new, B +2000 new, D −1000 contraction → 6000, 3 customers,
 //	     ARPA 2000, ASP 3000/2 = 1500, net MRR churn 1000/4000 = 25 %.

@@ -61,7 +61,7 @@ func ListActivities(d *Deps) apigw.Endpoint {
 }
 
 // activityJSON renders an activity with the fields of the recorded account-wide list
-// (api-reference §4.13), its date in the account's time zone.
+// (docs/api.md, "Objects"), its date in the account's time zone.
 func activityJSON(a accountseries.Activity, acc model.Account, loc *time.Location) jsonobj.Object {
 	return jsonobj.Object{
 		{Key: "description", Value: a.Description},

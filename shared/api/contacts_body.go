@@ -153,7 +153,7 @@ func contactSaveError(err error) error {
 	return err
 }
 
-// contactJSON is the contact object in ChartMogul's key order (api-reference §2.2);
+// contactJSON is the contact object in ChartMogul's key order (docs/api.md, "Objects");
 // custom is a map, or an array of key and value in update responses.
 type contactJSON struct {
 	UUID               string         `json:"uuid"`

@@ -15,7 +15,7 @@ import (
 )
 
 // ListCustomerSubscriptions is GET /v1/customers/{customer_uuid}/subscriptions, the
-// Metrics-API view (api-reference §2.7, §4.12): rows written by the recomputation, by
+// Metrics-API view (docs/api.md, "Objects"): rows written by the recomputation, by
 // start date; cursor and per_page; the first page adds per_page and page.
 func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
@@ -49,7 +49,7 @@ func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 	}}
 }
 
-// ListCustomerActivities is GET /v1/customers/{customer_uuid}/activities (§4.12): the
+// ListCustomerActivities is GET /v1/customers/{customer_uuid}/activities: the
 // customer's MRR movements as the account series keep them, oldest first.
 func ListCustomerActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {

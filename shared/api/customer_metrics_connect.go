@@ -28,7 +28,8 @@ type connectBody struct {
 }
 
 // ConnectSubscriptions is POST /v1/customers/{customer_uuid}/connect_subscriptions
-// (§3.9): the pair is recorded now and the metrics follow asynchronously (202 {}).
+// (docs/metrics-engine.md §4.5): the pair is recorded now and the metrics follow
+// asynchronously (202 {}).
 func ConnectSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		cust, subs, err := connectRequest(ctx, d, r)

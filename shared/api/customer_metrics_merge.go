@@ -25,9 +25,9 @@ type mergeBody struct {
 	Into *customerRef `json:"into"`
 }
 
-// MergeCustomers is POST /v1/customers/merges (§3.10): both customers are checked now,
-// the merge runs in the jobs worker (grouped with the into customer's other jobs), and
-// the answer is 202 {}.
+// MergeCustomers is POST /v1/customers/merges (docs/metrics-engine.md §4.5): both
+// customers are checked now, the merge runs in the jobs worker (grouped with the into
+// customer's other jobs), and the answer is 202 {}.
 func MergeCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b mergeBody

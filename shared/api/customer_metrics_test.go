@@ -40,7 +40,7 @@ func entries(t *testing.T, body map[string]any) []map[string]any {
 	return out
 }
 
-// TestMigrationMergedThenConnected is the migration scenario through the API:
+// TestMigrationMergedThenConnected is the migration scenario through the API:
 // a customer moves billing systems (old subscription cancelled, a new one on a second
 // customer record), the records are merged, then the two subscriptions connected, so
 // the history shows one new business and the real price change only.

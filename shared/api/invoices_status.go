@@ -19,7 +19,7 @@ const statusAttempts = 3
 
 // UpdateInvoiceStatus is PUT /v1/data_sources/{data_source_uuid}/invoices/{invoice_external_id}/status
 // with {"status":"voided"|"written_off"} (chartmogul-node Invoice.updateStatus): 200
-// {"external_id","status"}; a refused transition is a 422 (api-reference.md §4.6). The
+// {"external_id","status"}; a refused transition is a 422 (docs/api.md, "Endpoints"). The
 // customer's metrics are recomputed through the jobs queue, as after a deletion.
 func UpdateInvoiceStatus(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {

@@ -37,8 +37,8 @@ var (
 var allMetrics = []metric{metricCustomerChurnRate, metricMRRChurnRate, metricLTV, metricCustomers,
 	metricASP, metricARPA, metricARR, metricMRR}
 
-// Interval defaults, as recorded without an interval (api-reference §4.11): balances by
-// day, flows and rates by month; /all, which mixes both, by month.
+// Interval defaults, as ChartMogul answers without an interval (docs/metrics-api.md):
+// balances by day, flows and rates by month; /all, which mixes both, by month.
 const (
 	balanceDefault = series.Day
 	rateDefault    = series.Month

@@ -21,7 +21,7 @@ const (
 	maxFilterValues   = 50
 	// maxMetricSeriesRead bounds the stored series one request reads: the country × plan
 	// pairs plus the plan-combination series of the customers paying on several of the
-	// plans (accountseries.FilterSegments).
+	// plans (accountseries.Series.FilterSegments).
 	maxMetricSeriesRead = 300
 )
 

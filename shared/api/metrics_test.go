@@ -36,7 +36,7 @@ func metricDate(s string) time.Time {
 
 // newMetricsEnv stores the four-customer portfolio of the hand computation (customers
 // A, C, D in the US and B in Germany; A, B, D on Gold, C on Silver) through
-// accountseries.Apply, as the jobs worker would after recomputing each customer.
+// accountseries.Series.Apply, as the jobs worker would after recomputing each customer.
 func newMetricsEnv(t *testing.T) *metricsEnv {
 	env := testenv.New(t)
 	e := &metricsEnv{t: t, d: env.API, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}

@@ -24,9 +24,9 @@ func errEventNotFound() *apperr.Error {
 	return apperr.NotFound("subscription_event", "Subscription event not found")
 }
 
-// eventJSON renders a subscription event (§2.9). The numbers a client sent as strings
-// are echoed as strings, and retracted_event_id is always a string: both official
-// clients type it so, and a number there makes the Python client raise.
+// eventJSON renders a subscription event (docs/api.md, "Objects"). The numbers a client
+// sent as strings are echoed as strings, and retracted_event_id is always a string: both
+// official clients type it so, and a number there makes the Python client raise.
 func eventJSON(e model.SubscriptionEvent) jsonobj.Object {
 	var external any
 	if e.ExternalID != "" {
@@ -416,8 +416,8 @@ func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 	}}
 }
 
-// eventsMeta is the first page's legacy meta (§4.9); page and total_pages are 0 for
-// an empty listing.
+// eventsMeta is the first page's legacy meta (docs/api.md, "Pagination"); page and
+// total_pages are 0 for an empty listing.
 func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model.SubscriptionEvent) bool,
 	page store.Page[model.SubscriptionEvent], perPage int) (jsonobj.Object, error) {
 	var nextKey any
@@ -444,7 +444,7 @@ func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model
 		{Key: "total_pages", Value: totalPages}}, nil
 }
 
-// eventFilter builds the list's filter from the query (§4.9).
+// eventFilter builds the list's filter from the query (docs/api.md, "Endpoints").
 func eventFilter(r *apigw.Request) (func(model.SubscriptionEvent) bool, error) {
 	type check func(model.SubscriptionEvent) bool
 	var checks []check

@@ -19,7 +19,7 @@ import (
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// subscriptionJSON renders the Import-API view of a subscription (§2.6).
+// subscriptionJSON renders the Import-API view of a subscription (docs/api.md, "Objects").
 func subscriptionJSON(s model.Subscription, withCustomer bool) jsonobj.Object {
 	dates := make([]string, len(s.CancellationDates))
 	for i, t := range s.CancellationDates {

@@ -1,5 +1,5 @@
 // Package timefmt renders and parses timestamps in the formats ChartMogul uses per
-// field family (api-reference.md §1.7). Everything is stored in UTC.
+// field family (docs/api.md, "Dates and times"). Everything is stored in UTC.
 package timefmt
 
 import (
