@@ -259,7 +259,7 @@ func CreateInvoiceTransaction(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		want := model.TransactionUUID(inv.UUID, model.LineItemKey(in.ExternalID, in.Position))
+		want := model.TransactionUUID(inv.AccountID, inv.DataSourceUUID, inv.UUID, model.LineItemKey(in.ExternalID, in.Position))
 		for _, got := range stored.Transactions {
 			if got.UUID == want {
 				return apigw.JSON(http.StatusCreated, createdTransactionJSON(got))

@@ -32,6 +32,9 @@ type ImportStateQuery struct {
 	// a PATCH moved to another event) are read too.
 	EventExternalIDs []ExternalRef
 	Plans            []ExternalRef
+	// Records are the uuids of line items and transactions with an external id, whose
+	// locators tell which invoice already holds that external id.
+	Records []string
 }
 
 // ImportState is what ReadImportState found; absent records are absent from the maps.
@@ -43,6 +46,9 @@ type ImportState struct {
 	// EventClaims maps an external id to the event a PATCH gave it (read with it).
 	EventClaims map[ExternalRef]int64
 	Plans       map[ExternalRef]model.Plan
+	// RecordHolders maps a line item or transaction uuid (of ImportStateQuery.Records)
+	// to the invoice that holds it.
+	RecordHolders map[string]string
 }
 
 // ImportedCustomerState is one customer external id as the import finds it.
@@ -85,7 +91,14 @@ func (s *Store) ReadImportState(ctx context.Context, q ImportStateQuery) (Import
 	for _, p := range q.Plans {
 		first.add(keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID))
 	}
+	for _, u := range q.Records {
+		first.add(keys.RecordLocator(acc, u))
+	}
 	found, err := s.batchGetByKey(ctx, first)
+	if err != nil {
+		return st, err
+	}
+	holders, err := recordHolders(found, acc, q.Records)
 	if err != nil {
 		return st, err
 	}
@@ -140,8 +153,18 @@ func (s *Store) ReadImportState(ctx context.Context, q ImportStateQuery) (Import
 		}
 	}
 
+	for _, invUUID := range holders {
+		if _, read := found[keys.Invoice(acc, invUUID)]; !read {
+			second.add(keys.Invoice(acc, invUUID))
+		}
+	}
+
+	firstFound := found
 	found, err = s.batchGetByKey(ctx, second)
 	if err != nil {
+		return st, err
+	}
+	if st.RecordHolders, err = liveHolders(acc, holders, firstFound, found); err != nil {
 		return st, err
 	}
 	for ref, cs := range st.Customers {
