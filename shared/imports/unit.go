@@ -287,13 +287,8 @@ func (u *unit) claim(stored map[string]model.Invoice, holders map[string]string,
 		}
 		u.claims[uuid] = invoiceUUID
 	}
-	if old, ok := stored[invoiceUUID]; ok {
-		if _, has := old.LineItemByUUID(uuid); has {
-			return true
-		}
-		if _, has := old.TransactionByUUID(uuid); has {
-			return true
-		}
+	if old, ok := stored[invoiceUUID]; ok && (old.LineItemIndex(uuid) >= 0 || old.TransactionIndex(uuid) >= 0) {
+		return true
 	}
 	if !slices.ContainsFunc(u.locators, func(l store.RecordLocator) bool { return l.UUID == uuid }) {
 		u.locators = append(u.locators, store.RecordLocator{AccountID: u.m.AccountID, UUID: uuid, InvoiceUUID: invoiceUUID})

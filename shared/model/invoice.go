@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,24 +89,14 @@ func recordUUID(kind, accountID, dsUUID, invoiceUUID, key string) string {
 	return DerivedUUID(kind, invoiceUUID, key)
 }
 
-// LineItemByUUID is the invoice's line item with that uuid.
-func (inv *Invoice) LineItemByUUID(uuid string) (LineItem, bool) {
-	for _, li := range inv.LineItems {
-		if li.UUID == uuid {
-			return li, true
-		}
-	}
-	return LineItem{}, false
+// LineItemIndex is the position of the invoice's line item with that uuid, -1 if none.
+func (inv *Invoice) LineItemIndex(uuid string) int {
+	return slices.IndexFunc(inv.LineItems, func(li LineItem) bool { return li.UUID == uuid })
 }
 
-// TransactionByUUID is the invoice's transaction with that uuid.
-func (inv *Invoice) TransactionByUUID(uuid string) (Transaction, bool) {
-	for _, t := range inv.Transactions {
-		if t.UUID == uuid {
-			return t, true
-		}
-	}
-	return Transaction{}, false
+// TransactionIndex is the position of the invoice's transaction with that uuid, -1 if none.
+func (inv *Invoice) TransactionIndex(uuid string) int {
+	return slices.IndexFunc(inv.Transactions, func(t Transaction) bool { return t.UUID == uuid })
 }
 
 // Total is the sum of the line items' amounts.

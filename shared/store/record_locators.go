@@ -73,9 +73,7 @@ func (s *Store) InvoiceOfRecord(ctx context.Context, accountID, recordUUID strin
 
 // holds reports whether the invoice has a line item or transaction with that uuid.
 func holds(inv model.Invoice, recordUUID string) bool {
-	_, li := inv.LineItemByUUID(recordUUID)
-	_, tr := inv.TransactionByUUID(recordUUID)
-	return li || tr
+	return inv.LineItemIndex(recordUUID) >= 0 || inv.TransactionIndex(recordUUID) >= 0
 }
 
 // recordHolders decodes the locators of records found in a batch read: record uuid ->
