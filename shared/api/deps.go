@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/cursor"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
@@ -18,6 +19,8 @@ type Deps struct {
 	Cursors *cursor.Signer
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
+	// Files is the bucket's objects besides import parts (activities exports).
+	Files *blobs.Store
 	// AppURL is the base URL of the web app (a customer's chartmogul_url).
 	AppURL string
 	// Now is the clock; tests replace it.

@@ -44,8 +44,13 @@ func ImportKey(accountID, dsUUID, importID, part string) string {
 	return fmt.Sprintf("imports/%s/%s/%s/%s.json", accountID, dsUUID, importID, part)
 }
 
-// Put writes an object (overwriting: a retried intake writes the same content).
+// Put writes a JSON object (overwriting: a retried intake writes the same content).
 func (s *Store) Put(ctx context.Context, key string, body []byte) error {
+	return s.PutFile(ctx, key, "application/json", body)
+}
+
+// PutFile writes an object with its content type (overwriting).
+func (s *Store) PutFile(ctx context.Context, key, contentType string, body []byte) error {
 	if s.bucket == "" {
 		return errors.New("blobs: IMPORT_BUCKET is not configured")
 	}
@@ -54,7 +59,7 @@ func (s *Store) Put(ctx context.Context, key string, body []byte) error {
 		Key:           aws.String(key),
 		Body:          bytes.NewReader(body),
 		ContentLength: aws.Int64(int64(len(body))),
-		ContentType:   aws.String("application/json"),
+		ContentType:   aws.String(contentType),
 	})
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/recompute"
@@ -22,7 +23,9 @@ type Deps struct {
 	Store   *store.Store
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
-	Now     func() time.Time
+	// Files is the bucket's objects besides import parts (activities exports).
+	Files *blobs.Store
+	Now   func() time.Time
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
@@ -51,6 +54,8 @@ func Jobs(d *Deps) sqsworker.Handler {
 			return recomputeCustomer(ctx, d, job)
 		case jobs.MergeCustomers:
 			return mergeCustomers(ctx, d, job)
+		case jobs.ExportActivities:
+			return exportActivities(ctx, d, job, msg)
 		default:
 			return fmt.Errorf("jobs: unknown job type %q", job.Type)
 		}

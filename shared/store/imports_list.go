@@ -1,0 +1,16 @@
+package store
+
+import (
+	"context"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// ListImports reads one page of a data source's json_imports records, in the order of
+// their external ids (the sort key of the data source's partition: one consistent
+// Query a page, whatever the source holds besides).
+func (s *Store) ListImports(ctx context.Context, accountID, dsUUID string, limit int, start PageToken) (Page[model.Import], error) {
+	q := prefixListing(keys.DataSourcePartition(accountID, dsUUID), keys.ImportPrefix)
+	return listPage(ctx, s, q, limit, start, func(it importItem) model.Import { return it.record(accountID) }, nil)
+}
