@@ -156,16 +156,16 @@ func updateRecord(d *Deps, k recordKind) apigw.Endpoint {
 		if _, err := applyRecord(ctx, d, k, h.inv, rec, position); err != nil {
 			return apigw.Response{}, err
 		}
-		if k.revise != nil {
-			if err := k.revise(ctx, d, h.inv, i); err != nil {
-				return apigw.Response{}, err
-			}
-		}
-		h, err = storedRecord(ctx, d, k, h.inv, h.uuid)
+		stored, err := storedRecord(ctx, d, k, h.inv, h.uuid)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, k.render(h))
+		if k.revise != nil {
+			if err := k.revise(ctx, d, h.inv, i, &stored.inv); err != nil {
+				return apigw.Response{}, err
+			}
+		}
+		return apigw.JSON(http.StatusOK, k.render(stored))
 	}}
 }
 
@@ -186,7 +186,7 @@ func deleteRecord(d *Deps, k recordKind) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 			if k.revise != nil {
-				if err := k.revise(ctx, d, h.inv, i); err != nil {
+				if err := k.revise(ctx, d, h.inv, i, nil); err != nil {
 					return apigw.Response{}, err
 				}
 			}
@@ -312,11 +312,21 @@ func (k recordKind) importRecord(ctx context.Context, d *Deps, inv model.Invoice
 }
 
 // reviseLineItem brings the customer's subscriptions and index in line after the line
-// item at i of inv (as it was) changed or went.
-func reviseLineItem(ctx context.Context, d *Deps, inv model.Invoice, i int) error {
+// item at i of inv (as it was) changed (as it is in now) or went (now nil). A change
+// that leaves its subscription, plan, start and cancellation as they were needs none.
+func reviseLineItem(ctx context.Context, d *Deps, inv model.Invoice, i int, now *model.Invoice) error {
 	li := inv.LineItems[i]
 	if li.SubscriptionUUID == "" && li.PlanUUID == "" {
 		return nil
+	}
+	if now != nil {
+		if j := now.LineItemIndex(li.UUID); j >= 0 {
+			n := now.LineItems[j]
+			if n.SubscriptionUUID == li.SubscriptionUUID && n.PlanUUID == li.PlanUUID &&
+				sameTime(n.ServicePeriodStart, li.ServicePeriodStart) && sameTime(n.CancelledAt, li.CancelledAt) {
+				return nil
+			}
+		}
 	}
 	return d.Store.ReviseBilling(ctx, inv.AccountID, inv.CustomerUUID, nil, []model.LineItem{li}, d.Now())
 }

@@ -172,9 +172,9 @@ type recordKind struct {
 	json       func(inv model.Invoice, index int) jsonobj.Object
 	// created renders the answer to adding the record when it differs from json.
 	created func(inv model.Invoice, index int) jsonobj.Object
-	// revise follows a change or removal of the record at index of inv (as it was) in
-	// the customer's other records.
-	revise func(ctx context.Context, d *Deps, inv model.Invoice, index int) error
+	// revise follows a change (to now) or removal (now nil) of the record at index of
+	// inv (as it was) in the customer's other records.
+	revise func(ctx context.Context, d *Deps, inv model.Invoice, index int, now *model.Invoice) error
 }
 
 func (k recordKind) notFound() *apperr.Error {
