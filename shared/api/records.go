@@ -242,29 +242,36 @@ func cloneInvoice(inv model.Invoice) model.Invoice {
 
 func version(n int64) string { return strconv.FormatInt(n, 10) }
 
+// withRecords completes a kind with the accessors of the invoice's slice that holds its
+// records.
+func withRecords[T any](k recordKind, list func(*model.Invoice) *[]T, key func(*T) string,
+	state func(*T) *model.DisabledState, render func(T) jsonobj.Object) recordKind {
+	k.count = func(inv model.Invoice) int { return len(*list(&inv)) }
+	k.key = func(inv model.Invoice, i int) string { return key(&(*list(&inv))[i]) }
+	k.state = func(inv *model.Invoice, i int) *model.DisabledState { return state(&(*list(inv))[i]) }
+	k.remove = func(inv model.Invoice, i int) model.Invoice {
+		l := list(&inv)
+		*l = slices.Delete(*l, i, i+1)
+		return inv
+	}
+	k.json = func(inv model.Invoice, i int) jsonobj.Object { return render((*list(&inv))[i]) }
+	return k
+}
+
 var (
-	lineItems = recordKind{name: "Line item", param: "line_item", prefix: ids.LineItem, pathParam: "line_item_uuid",
-		payloadKey: "line_items", uuidOf: model.LineItemUUID, find: (*model.Invoice).LineItemIndex,
-		count: func(inv model.Invoice) int { return len(inv.LineItems) },
-		key:   func(inv model.Invoice, i int) string { return inv.LineItems[i].Key },
-		state: func(inv *model.Invoice, i int) *model.DisabledState { return &inv.LineItems[i].DisabledState },
-		remove: func(inv model.Invoice, i int) model.Invoice {
-			inv.LineItems = slices.Delete(inv.LineItems, i, i+1)
-			return inv
-		},
-		json:   func(inv model.Invoice, i int) jsonobj.Object { return lineItemJSON(inv.LineItems[i]) },
-		revise: reviseLineItem}
-	transactions = recordKind{name: "Transaction", param: "transaction", prefix: ids.Transaction, pathParam: "transaction_uuid",
-		payloadKey: "transactions", uuidOf: model.TransactionUUID, find: (*model.Invoice).TransactionIndex,
-		count: func(inv model.Invoice) int { return len(inv.Transactions) },
-		key:   func(inv model.Invoice, i int) string { return inv.Transactions[i].Key },
-		state: func(inv *model.Invoice, i int) *model.DisabledState { return &inv.Transactions[i].DisabledState },
-		remove: func(inv model.Invoice, i int) model.Invoice {
-			inv.Transactions = slices.Delete(inv.Transactions, i, i+1)
-			return inv
-		},
-		json:    func(inv model.Invoice, i int) jsonobj.Object { return transactionJSON(inv.Transactions[i]) },
-		created: func(inv model.Invoice, i int) jsonobj.Object { return createdTransactionJSON(inv.Transactions[i]) }}
+	lineItems = withRecords(recordKind{name: "Line item", param: "line_item", prefix: ids.LineItem,
+		pathParam: "line_item_uuid", payloadKey: "line_items", uuidOf: model.LineItemUUID,
+		find: (*model.Invoice).LineItemIndex, revise: reviseLineItem},
+		func(inv *model.Invoice) *[]model.LineItem { return &inv.LineItems },
+		func(li *model.LineItem) string { return li.Key },
+		func(li *model.LineItem) *model.DisabledState { return &li.DisabledState }, lineItemJSON)
+	transactions = withRecords(recordKind{name: "Transaction", param: "transaction", prefix: ids.Transaction,
+		pathParam: "transaction_uuid", payloadKey: "transactions", uuidOf: model.TransactionUUID,
+		find:    (*model.Invoice).TransactionIndex,
+		created: func(inv model.Invoice, i int) jsonobj.Object { return createdTransactionJSON(inv.Transactions[i]) }},
+		func(inv *model.Invoice) *[]model.Transaction { return &inv.Transactions },
+		func(t *model.Transaction) string { return t.Key },
+		func(t *model.Transaction) *model.DisabledState { return &t.DisabledState }, transactionJSON)
 )
 
 // SetSubscriptionEventDisabled is PATCH /v1/subscription_events/{id}/disabled_state and
