@@ -40,3 +40,10 @@ func Worker(build func(*app.Deps) sqsworker.Handler) {
 func Start[H any](build func(*app.Deps) H) {
 	lambda.Start(build(deps()))
 }
+
+// Public starts a handler of a route without the authorizer that needs none of the
+// shared dependencies (the dashboard's page and assets): it builds no AWS client.
+func Public[H any](build func() H) {
+	slog.SetDefault(lambdacontext.NewLogger())
+	lambda.Start(build())
+}
