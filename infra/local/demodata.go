@@ -53,7 +53,9 @@ var demoCustomers = []demoCustomer{
 
 // demoPayload builds the json_import body: one invoice per service period, each paid.
 func demoPayload(now time.Time) map[string]any {
-	month := func(k int) time.Time { return time.Date(now.Year(), now.Month()+time.Month(k), 1, 0, 0, 0, 0, time.UTC) }
+	month := func(k int) time.Time {
+		return time.Date(now.Year(), now.Month()+time.Month(k), 1, 0, 0, 0, 0, time.UTC)
+	}
 	iso := func(t time.Time) string { return t.Format(time.RFC3339) }
 	var customers, invoices, lines, txs []map[string]any
 	for _, c := range demoCustomers {
@@ -67,6 +69,9 @@ func demoPayload(now time.Time) map[string]any {
 			if s.plan == "growth-annual" {
 				step = 12
 			}
+			// A run that ends before this month, not continued by the next one, is cancelled
+			// at the end of its last period (churn needs a cancellation).
+			cancelled := s.to <= 0 && (si+1 == len(c.subs) || c.subs[si+1].from != s.to)
 			for m := s.from; m < s.to; m += step {
 				start, end := month(m), month(m+step)
 				if start.After(now) {
@@ -74,9 +79,13 @@ func demoPayload(now time.Time) map[string]any {
 				}
 				inv := fmt.Sprintf("%s-%s", c.id, start.Format("2006-01"))
 				invoices = append(invoices, map[string]any{"external_id": inv, "customer_external_id": c.id, "date": iso(start), "currency": "USD"})
-				lines = append(lines, map[string]any{"invoice_external_id": inv, "type": "subscription", "subscription_external_id": sub,
+				line := map[string]any{"invoice_external_id": inv, "type": "subscription", "subscription_external_id": sub,
 					"plan_external_id": s.plan, "service_period_start": iso(start), "service_period_end": iso(end),
-					"amount_in_cents": demoPrices[s.plan] * s.quantity, "quantity": s.quantity})
+					"amount_in_cents": demoPrices[s.plan] * s.quantity, "quantity": s.quantity}
+				if cancelled && m+step >= s.to {
+					line["cancelled_at"] = iso(end)
+				}
+				lines = append(lines, line)
 				txs = append(txs, map[string]any{"invoice_external_id": inv, "type": "payment", "result": "successful", "date": iso(start.Add(2 * time.Hour))})
 			}
 		}

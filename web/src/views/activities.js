@@ -1,7 +1,7 @@
-// The account's activity feed (/v1/activities), newest first, 25 a page by cursor.
+// The account's activity feed (/v1/activities), newest first, a page at a time by cursor.
 import { h, table } from '../dom.js';
 import { money } from '../format.js';
-import { pager } from './pager.js';
+import { pager, pageSize, pageSizeSelect } from './pager.js';
 
 export const ACTIVITY_TYPES = { new_biz: 'New business', expansion: 'Expansion', contraction: 'Contraction', churn: 'Churn', reactivation: 'Reactivation' };
 
@@ -19,17 +19,25 @@ export function activityColumns (currency, { customer = true } = {}) {
 export async function activitiesView ({ api, account }, params) {
   let type = params.get('type') ?? '';
   if (!(type in ACTIVITY_TYPES)) type = '';
-  const select = h('select', { id: 'a-type', onchange: () => {
+  let perPage = pageSize(params);
+  const changed = () => {
     type = select.value;
-    history.replaceState(null, '', '#/activities' + (type ? '?type=' + type : ''));
+    perPage = sizeSelect.value;
+    const p = new URLSearchParams();
+    if (type) p.set('type', type);
+    if (perPage !== '25') p.set('per_page', perPage);
+    history.replaceState(null, '', '#/activities' + (p.toString() ? '?' + p : ''));
     restart();
-  } }, h('option', { value: '' }, 'All types'), Object.entries(ACTIVITY_TYPES).map(([k, v]) => h('option', { value: k, selected: k === type }, v)));
+  };
+  const select = h('select', { id: 'a-type', onchange: changed },
+    h('option', { value: '' }, 'All types'), Object.entries(ACTIVITY_TYPES).map(([k, v]) => h('option', { value: k, selected: k === type }, v)));
+  const sizeSelect = pageSizeSelect('a-size', perPage, changed);
 
   const holder = h('div');
   let current;
   async function restart () {
     current = pager('Activities', async (cursor) => {
-      const q = { per_page: '25', order: '-date' };
+      const q = { per_page: perPage, order: '-date' };
       if (type) q.type = type;
       if (cursor) q.cursor = cursor;
       const page = await api.get('/v1/activities', q);
@@ -41,6 +49,6 @@ export async function activitiesView ({ api, account }, params) {
   await restart();
   return h('div', {},
     h('h1', { tabindex: '-1' }, 'Activities'),
-    h('div', { class: 'toolbar' }, h('label', { for: 'a-type' }, 'Type'), select),
+    h('div', { class: 'toolbar' }, h('label', { for: 'a-type' }, 'Type'), select, h('label', { for: 'a-size' }, 'Per page'), sizeSelect),
     holder);
 }

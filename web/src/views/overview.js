@@ -54,6 +54,8 @@ export async function overviewView (ctx, params) {
     planSummary.textContent = n ? `Plans: ${n} selected` : 'Plans: all';
   };
   planCount();
+  const plansBox = h('details', { class: 'field plans', onchange: planCount }, planSummary,
+    planBoxes.length ? h('div', { class: 'plan-list', role: 'group', 'aria-label': 'Plans' }, planBoxes) : h('p', { class: 'help' }, 'No plans yet.'));
 
   const form = h('form', { class: 'filters', 'aria-label': 'Filters', onsubmit: (ev) => { ev.preventDefault(); apply(); } },
     h('div', { class: 'presets', role: 'group', 'aria-label': 'Ranges' },
@@ -66,12 +68,12 @@ export async function overviewView (ctx, params) {
       h('div', { class: 'field' }, h('label', { for: 'f-interval' }, 'Interval'), intervalSelect),
       h('div', { class: 'field' }, h('label', { for: 'f-geo' }, 'Countries'), geoInput,
         h('span', { id: 'f-geo-help', class: 'help' }, 'Two-letter codes, comma-separated')),
-      h('details', { class: 'field plans', onchange: planCount }, planSummary,
-        planBoxes.length ? h('div', { class: 'plan-list' }, planBoxes) : h('p', { class: 'help' }, 'No plans yet.')),
+      plansBox,
       h('button', { type: 'submit', id: 'f-apply' }, 'Apply')));
 
   async function apply () {
     if (!form.reportValidity()) return;
+    plansBox.open = false;
     filters = {
       start: startInput.value,
       end: endInput.value,

@@ -37,3 +37,15 @@ export function pager (label, fetchPage, renderRows) {
 
   return { node: h('div', { class: 'paged' }, body, nav), show };
 }
+
+export const PAGE_SIZES = ['10', '25', '50', '100'];
+
+// pageSize reads ?per_page= of the view's URL (25 unless one of PAGE_SIZES).
+export function pageSize (params) {
+  const v = params.get('per_page');
+  return PAGE_SIZES.includes(v) ? v : '25';
+}
+
+export function pageSizeSelect (id, value, onchange) {
+  return h('select', { id, onchange }, PAGE_SIZES.map((n) => h('option', { value: n, selected: n === value }, n)));
+}
