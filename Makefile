@@ -278,14 +278,14 @@ bench: venv
 	  METRICS_BENCH_SIZES=$${METRICS_BENCH_SIZES:-100,1000} \
 	  $(GO) test -count=1 -timeout 60m -run '^$$' -bench . -benchmem ./...
 
-# The issue-4 import benchmark at full size: 1,000 customers x 12 invoices by HTTP through the
+# The import benchmark at full size: 1,000 customers x 12 invoices by HTTP through the
 # local stack (json_imports, S3, SQS FIFO, import worker), against the raw BatchWriteItem
 # throughput of the same emulator (docs/benchmarks.md).
 bench-import: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-1000} \
 	  $(GO) test -count=1 -run '^$$' -bench ImportThroughLocalStack -benchtime 1x -timeout 60m ./infra/local
 
-# The issue-6 Metrics API benchmark at full size: every endpoint x interval over two years, by
+# The Metrics API benchmark at full size: every endpoint x interval over two years, by
 # HTTP through the local stack (router, authorizer, handlers, moto), for 1,000 and 10,000
 # customers; p50/p95 latency and the DynamoDB reads of one request (docs/benchmarks.md). Each
 # case samples for METRICS_BENCH_TIME (moto answers a 10,000-customer request in seconds).

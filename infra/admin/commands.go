@@ -417,7 +417,7 @@ func setSetting(ctx context.Context, e env, args []string) error {
 	// The calendar changes no customer's result but every day and week bucket of the
 	// account series: the recomputation re-applies each customer's movements in the new
 	// calendar (its series hash includes it) and writes only the numbers that moved
-	// (docs/metrics-api.md, "Calendar changes").
+	// (docs/metrics-api.md, "Consistency notes").
 	n, err := recomputeAccount(ctx, e, acc.ID)
 	if err != nil {
 		return fmt.Errorf("setting stored, but enqueueing the recomputations failed after %d (run the command again): %w", n, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/subsight/subsight/shared/model"
 )
 
-// Demo account of the local stack (DESIGN.md, "The local stack").
+// Demo account of the local stack (docs/local-stack.md, "What starts, in order").
 const (
 	demoAccountName = "Demo Company"
 	demoMemberEmail = "demo@example.com"

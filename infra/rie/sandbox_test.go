@@ -129,7 +129,7 @@ func lambdaEnv(fn *samtemplate.Function, vars map[string]string, region, taskDir
 		"AWS_DEFAULT_REGION":              region,
 		"AWS_ACCESS_KEY_ID":               "ASIALAMBDAPARITY",
 		"AWS_SECRET_ACCESS_KEY":           "lambda-parity-secret",
-		"AWS_SESSION_TOKEN":               "lambda-parity-session-token",
+		"AWS_SESSION_TOKEN":               "lambda-parity-temporary-token",
 		"AWS_LAMBDA_FUNCTION_NAME":        name,
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(fn.MemorySize),
 		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",

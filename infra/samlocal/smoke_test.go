@@ -101,7 +101,7 @@ func TestSAMLocalSmoke(t *testing.T) {
 	c.report()
 }
 
-// smoke is a client's session through sam local start-api.
+// smoke is a client's sequence of requests through sam local start-api.
 func smoke(t *testing.T, c *client, stack stackFile) {
 	const unauthorized = `{"code":401,"message":"No valid API key provided","param":null}`
 	// The authorizer accepts the stack's key and refuses others.

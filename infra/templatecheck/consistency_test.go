@@ -32,10 +32,10 @@ func registered(id string) (kind, name string) {
 		return "Worker", funcName(f)
 	}
 	if f, ok := routes.Authorizers[id]; ok {
-		return "Start", funcName(f)
+		return "Authorizer", funcName(f)
 	}
 	if f, ok := routes.Schedules[id]; ok {
-		return "Start", funcName(f)
+		return "Scheduled", funcName(f)
 	}
 	if f, ok := routes.Public[id]; ok {
 		return "Public", funcName(f)

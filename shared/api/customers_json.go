@@ -18,7 +18,7 @@ type addressJSON struct {
 	AddressZip *string `json:"address_zip"`
 }
 
-// customerJSON is the customer object in ChartMogul's key order (api-reference §2.1).
+// customerJSON is the customer object in ChartMogul's key order (docs/api.md, "Objects").
 type customerJSON struct {
 	ID                 int64                  `json:"id"`
 	UUID               string                 `json:"uuid"`

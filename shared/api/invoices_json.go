@@ -8,7 +8,7 @@ import (
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// invoiceJSON renders an invoice as the Import API shows it (api-reference.md §2.5);
+// invoiceJSON renders an invoice as the Import API shows it (docs/api.md, "Objects");
 // withCustomer adds customer_uuid, which only the /v1/invoices views carry.
 func invoiceJSON(inv model.Invoice, withCustomer bool) jsonobj.Object {
 	lines := make([]jsonobj.Object, len(inv.LineItems))
@@ -30,7 +30,7 @@ func invoiceJSON(inv model.Invoice, withCustomer bool) jsonobj.Object {
 	if inv.CollectionMethod != "" {
 		o = append(o, jsonobj.Field{Key: "collection_method", Value: inv.CollectionMethod})
 	}
-	// A newer optional field (§2.5): shown once the invoice was voided or written off.
+	// A newer optional field of ChartMogul's: shown once the invoice was voided or written off.
 	if inv.Status != "" {
 		o = append(o, jsonobj.Field{Key: "status", Value: inv.Status})
 	}

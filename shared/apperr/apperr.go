@@ -11,7 +11,7 @@ import (
 )
 
 // Family selects the JSON shape of an error body. ChartMogul is several services and
-// each answers in its own shape (api-reference.md §1.9).
+// each answers in its own shape (docs/api.md, "Error bodies").
 type Family int
 
 const (

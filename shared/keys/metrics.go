@@ -2,7 +2,7 @@ package keys
 
 import "time"
 
-// Items of the per-customer metrics (issue 5). See docs/metrics-engine.md, "Storage and
+// Items of the per-customer metrics. See docs/metrics-engine.md, "Storage and
 // recomputation". Everything of one customer lives in its partition, so deleting the
 // customer removes it.
 

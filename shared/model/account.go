@@ -23,7 +23,7 @@ type Account struct {
 	CreatedAt   time.Time
 }
 
-// Settings are the subscription-analytics settings of an account (metrics-rules §4.1).
+// Settings are the subscription-analytics settings of an account (docs/metrics-engine.md §4.1).
 type Settings struct {
 	ChurnRecognition                  string
 	ChurnWhenZeroMRR                  bool

@@ -1,9 +1,9 @@
 package model
 
 // Invoice statuses set through PUT /v1/data_sources/{ds}/invoices/{external_id}/status
-// (api-reference.md §4.6). An invoice without one is issued ("open"); imports never set
+// (docs/api.md, "Endpoints"). An invoice without one is issued ("open"); imports never set
 // or clear a status. Voided and written-off invoices count for nothing in the metrics
-// (metrics-rules.md §1.3).
+// (docs/metrics-engine.md §1.3).
 const (
 	InvoiceVoided     = "voided"
 	InvoiceWrittenOff = "written_off"
@@ -13,7 +13,7 @@ const (
 func ValidInvoiceStatus(s string) bool { return s == InvoiceVoided || s == InvoiceWrittenOff }
 
 // InvoiceStatusTransitionAllowed reports whether an invoice in status from may be set to
-// to. The reference documents only that some transitions are refused; the choice follows
+// to. ChartMogul documents only that some transitions are refused; the choice follows
 // the usual invoice life cycle: an issued invoice may be voided or written off, a
 // written-off one may still be voided, a voided one is final. Setting the current status
 // again is allowed (a retried request must succeed).

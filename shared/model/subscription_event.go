@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The ten subscription event types (api-reference.md §5).
+// The ten subscription event types (docs/metrics-engine.md §2).
 const (
 	EventSubscriptionStart            = "subscription_start"
 	EventSubscriptionStartScheduled   = "subscription_start_scheduled"

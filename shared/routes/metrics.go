@@ -2,7 +2,7 @@ package routes
 
 import "github.com/subsight/subsight/shared/api"
 
-// customerMetricsAPIs are the per-customer metrics operations (issue 5): the
+// customerMetricsAPIs are the per-customer metrics operations: the
 // Metrics-API subscriptions view, the customer's activities, merges and connected
 // subscriptions.
 var customerMetricsAPIs = map[string]API{

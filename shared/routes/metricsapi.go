@@ -2,7 +2,7 @@ package routes
 
 import "github.com/subsight/subsight/shared/api"
 
-// metricsAPIs are the Metrics API operations and the account activity log (issue 6).
+// metricsAPIs are the Metrics API operations and the account activity log.
 var metricsAPIs = map[string]API{
 	"MetricsAllFunction":               api.MetricsAll,
 	"MetricsMrrFunction":               api.MetricsMRR,

@@ -1,4 +1,4 @@
-// Bulk import (issue 4) through chartmogul-node 3.12.3: JsonImport create/retrieve up to
+// Bulk import through chartmogul-node 3.12.3: JsonImport create/retrieve up to
 // `completed`, then the invoice, subscription, subscription-event and transaction
 // operations the client offers on the imported records.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The Metrics API and the account activity log (issue 6) through chartmogul-node 3.12.3:
+// The Metrics API and the account activity log through chartmogul-node 3.12.3:
 // a small portfolio imported through json_imports, every metric method by month against a
 // hand computation, Metrics.Activity.all with its cursor, and the 400s. Recomputation is
 // asynchronous (import worker -> jobs worker -> account series), so reads poll.

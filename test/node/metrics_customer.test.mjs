@@ -1,4 +1,4 @@
-// Per-customer metrics end to end (issue 5): records imported through json_imports, then
+// Per-customer metrics end to end: records imported through json_imports, then
 // the customer's mrr, arr, status and customer-since, its Metrics-API subscriptions and
 // its activities, read through chartmogul-node 3.12.3. The example scenarios of the
 // metrics rules are in metrics_scenarios.test.mjs.

@@ -1,4 +1,4 @@
-// The example scenarios of the metrics rules (issue 5 acceptance), end to end: every
+// The example scenarios of the metrics rules, end to end: every
 // scenario's records go through json_imports on the local stack (router, authorizer, SQS
 // pollers, import and jobs workers), and the customer's mrr, arr, status, customer-since,
 // Metrics-API subscriptions and activities are read through chartmogul-node 3.12.3.
@@ -213,7 +213,7 @@ async function settled (config, dsUUID, scenarios) {
   }
 }
 
-describe('metrics-rules example scenarios through json_imports', { concurrency: true }, () => {
+describe('example scenarios of the metrics rules through json_imports', { concurrency: true }, () => {
   for (const s of SCENARIOS) {
     test(s.name, async () => {
       const { config, ds } = home.get(s.customer);

@@ -7,7 +7,7 @@ import (
 
 // collectCancellations fills each subscription's cancellation history: cancelled_at on line
 // items plus cancellation events, unless cancellation_dates were set through the subscriptions
-// API, which replace the whole history (metrics-rules §1.6).
+// API, which replace the whole history (§1.6).
 func collectCancellations(in Input, byKey map[string]*subscription) {
 	for _, s := range byKey {
 		for _, it := range s.items {

@@ -6,7 +6,7 @@ import (
 )
 
 // applyConnections folds each group of connected subscriptions into its most recent member
-// (metrics-rules §4.5): the earlier member's trailing cancellation disappears, the gap up to the
+// (§4.5): the earlier member's trailing cancellation disappears, the gap up to the
 // next member's first service period is smoothed at the earlier MRR, and the later member's
 // first item replaces the MRR instead of adding to it. A group none of whose members was ever
 // cancelled is left alone (the API refuses such a request). It returns the subscriptions still

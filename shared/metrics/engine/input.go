@@ -2,7 +2,7 @@ package engine
 
 import "time"
 
-// Values of the account settings (metrics-rules §4.1).
+// Values of the account settings (§4.1).
 const (
 	ChurnAtCancellation = "churn_at_time_of_cancelation"
 	ChurnAtPeriodEnd    = "churn_at_period_end"
@@ -31,7 +31,7 @@ const (
 	InvoiceWrittenOff = "written_off"
 )
 
-// Subscription event types (metrics-rules §2).
+// Subscription event types (§2).
 const (
 	EventStart                 = "subscription_start"
 	EventStartScheduled        = "subscription_start_scheduled"

@@ -8,7 +8,7 @@ import (
 )
 
 // TestInvoiceStatuses: voided and written-off invoices contribute no MRR and neither create
-// nor extend a subscription (metrics-rules §1.3); everything else about them (payments,
+// nor extend a subscription (§1.3); everything else about them (payments,
 // cancelled_at) is ignored too. Each status case has a plain twin, so the test fails if the
 // status stopped mattering.
 func TestInvoiceStatuses(t *testing.T) {

@@ -36,7 +36,7 @@ func (p price) clone() price {
 	return p
 }
 
-// screenInvoices keeps the invoices that count (metrics-rules §1.3, §3.2, §5) and prices their
+// screenInvoices keeps the invoices that count (§1.3, §3.2, §5) and prices their
 // subscription and trial items. Voided, written-off and (with refund_full_only) fully refunded
 // invoices are dropped silently; malformed ones and ones missing an exchange rate are listed
 // as invalid rather than guessed.

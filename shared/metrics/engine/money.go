@@ -7,7 +7,7 @@ import (
 )
 
 // daysPerMonth is 365.2425 / 12 = 30.436875 as an exact fraction; fixtures pin it (a 7-day plan
-// at 1000 cents gives 4348, metrics-rules §1.4).
+// at 1000 cents gives 4348, §1.4).
 var daysPerMonth = big.NewRat(30436875, 1000000)
 
 // monthlyRatio normalises one plan interval to a month.
@@ -46,7 +46,7 @@ func addMonthsClamped(t time.Time, months int) time.Time {
 	return first.AddDate(0, 0, min(d, last)-1)
 }
 
-// prorateFactor is estimated full period / prorated period (metrics-rules §1.4), the full
+// prorateFactor is estimated full period / prorated period (§1.4), the full
 // period being one plan interval ending at service_period_end.
 func prorateFactor(start, end time.Time, p Plan) *big.Rat {
 	full := end.Sub(intervalBefore(end, p))
@@ -84,7 +84,7 @@ func roundHalfAwayFromZero(v *big.Rat) int64 {
 }
 
 // truncate drops the fraction (toward zero). Reported values are truncated from exact sums:
-// converted fixture values show truncation (10908.61 → 10908, metrics-rules §5).
+// converted fixture values show truncation (10908.61 → 10908, §5).
 func truncate(v *big.Rat) int64 {
 	return new(big.Int).Quo(v.Num(), v.Denom()).Int64()
 }

@@ -13,10 +13,10 @@ var forever = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 func (sp span) contains(t time.Time) bool { return !t.Before(sp.from) && t.Before(sp.to) }
 
-// pastDueSpans are the times the subscription would be past due if live (metrics-rules §3.3,
-// derivation [I]): from the end of its latest service period until a newer one starts, and
-// from the due date (else the invoice date) of an invoice with a failed payment and no
-// successful one until a successful payment or a newer line item.
+// pastDueSpans are the times the subscription would be past due if live (§3.3, choice 9 of
+// docs/metrics-engine.md): from the end of its latest service period until a newer one
+// starts, and from the due date (else the invoice date) of an invoice with a failed payment
+// and no successful one until a successful payment or a newer line item.
 func (s *subscription) pastDueSpans(in Input) []span {
 	var out []span
 	cov := slices.Clone(s.coverage)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestRules covers the rules of metrics-rules §1–§3 not already in the acceptance scenarios.
+// TestRules covers the rules §1–§3 not already in the acceptance scenarios.
 func TestRules(t *testing.T) {
 	second := func(it LineItem) LineItem { return onSub(it, "b") }
 	setOf := func(it LineItem, set string) LineItem { it.SubscriptionSetExternalID = set; return it }
@@ -130,7 +130,7 @@ func TestRules(t *testing.T) {
 	}
 }
 
-// TestSimultaneousPurchasesFixture reproduces metrics-rules §7: two purchases at the same
+// TestSimultaneousPurchasesFixture reproduces §7: two purchases at the same
 // instant of 4004 each in the account currency give activity-mrr 4004 then 8009 and
 // activity-arr 48048 then 96108 (the total is truncated from the exact sum).
 func TestSimultaneousPurchasesFixture(t *testing.T) {

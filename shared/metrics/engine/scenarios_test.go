@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// TestAcceptanceScenarios covers the example scenarios of issue 5's acceptance list.
+// TestAcceptanceScenarios covers the example scenarios of the rules (docs/metrics-engine.md).
 func TestAcceptanceScenarios(t *testing.T) {
 	paid := func(inv Invoice, date string) Invoice {
 		inv.Transactions = append(inv.Transactions, Transaction{Type: TransactionPayment, Result: ResultSuccessful, Date: at(date)})

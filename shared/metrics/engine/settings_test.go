@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestSettings covers the account settings of metrics-rules §4.1–§4.4 and §3.4.
+// TestSettings covers the account settings of §4.1–§4.4 and §3.4.
 func TestSettings(t *testing.T) {
 	toFree := []Invoice{
 		invoice("1", "2024-01-01", item(monthly, "2024-01-01", "2024-02-01", 1000)),

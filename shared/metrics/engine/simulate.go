@@ -15,7 +15,7 @@ type customerState struct {
 }
 
 // paying: counted as a customer. With churn_when_zero_mrr a customer whose subscriptions all
-// sit at $0 has churned; without it the customer stays Active (metrics-rules §4.3).
+// sit at $0 has churned; without it the customer stays Active (§4.3).
 func (c *customerState) paying() bool {
 	return c.liveCount > 0 && (!c.zeroChurn || c.mrr.Sign() > 0)
 }
@@ -268,7 +268,7 @@ func (s *subscription) recordPoint(at time.Time, snap subSnapshot) {
 }
 
 // linkSetMembers links a subscription that ended at this instant to one of the same set that
-// started at it, so the swap reads as expansion or contraction (metrics-rules §1.2, linked
+// started at it, so the swap reads as expansion or contraction (§1.2, linked
 // subscriptions); when one is replaced by several, it links to the lowest id.
 func linkSetMembers(changes []*subChange) {
 	for _, from := range changes {

@@ -40,7 +40,7 @@ func stepLess(a, b *step) int {
 	return a.seq - b.seq
 }
 
-// valueSteps turns a subscription's line items into steps (metrics-rules §1.5): a non-prorated
+// valueSteps turns a subscription's line items into steps (§1.5): a non-prorated
 // item sets the MRR (several for the same period on one invoice are summed), a prorated
 // "full" item sets it, "differential" and "differential_mrr" items add to it, trial items only
 // change plan and quantity.

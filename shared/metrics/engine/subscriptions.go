@@ -10,7 +10,7 @@ import (
 
 // subscription is the working state of one subscription while a customer is computed.
 type subscription struct {
-	key            string // data source + external id: the identity of metrics-rules §1.2
+	key            string // data source + external id: the identity of §1.2
 	uuid           string
 	externalID     string
 	setExternalID  string

@@ -14,7 +14,7 @@ type Query struct {
 	Interval string
 }
 
-// Values are every metric of one entry (metrics-rules §6).
+// Values are every metric of one entry (§6).
 type Values struct {
 	MRR          int64
 	NewBusiness  int64

@@ -1,5 +1,5 @@
 // Package series aggregates customers' MRR movements into the account-level series of the
-// Metrics API (/v1/metrics/...), following shared/reference/metrics-rules.md §6.
+// Metrics API (/v1/metrics/...), following the rules §6 of docs/metrics-engine.md.
 //
 // It is built for incremental maintenance: a customer's Contribution is a handful of day
 // buckets (movement sums, customer-count changes, first payments) plus "lost customer" counts

@@ -227,7 +227,7 @@ func TestScheduledMovementsAreIgnored(t *testing.T) {
 	}
 }
 
-// TestFixtureFigures reproduces the recorded numbers of metrics-rules §6.
+// TestFixtureFigures reproduces ChartMogul's recorded numbers of §6.
 func TestFixtureFigures(t *testing.T) {
 	a := NewAggregate()
 	a.Days["2022-04-15"] = DayTotals{NewBusiness: 68604881, CustomersChange: 1097}

@@ -1,6 +1,6 @@
 // Assertions on rejections. chartmogul-node 3.12.3 rejects every 4xx/5xx with
 // superagent's error, not its own NotFoundError etc.: e.status is the HTTP status and
-// e.response.body the parsed JSON body (api-reference.md §1.4).
+// e.response.body the parsed JSON body (docs/api.md, "The official Node client").
 import assert from 'node:assert/strict';
 
 // Family A (customers, contacts, notes, account, auth).

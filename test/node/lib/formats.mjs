@@ -1,4 +1,5 @@
-// Formats of ids and timestamps in ChartMogul responses (api-reference.md §1.5, §1.7).
+// Formats of ids and timestamps in ChartMogul responses (docs/api.md, "Identifiers",
+// "Dates and times").
 import assert from 'node:assert/strict';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';

@@ -1,4 +1,4 @@
-// Helpers of the per-customer metrics tests (issue 5). The local stack computes at the
+// Helpers of the per-customer metrics tests. The local stack computes at the
 // real clock, so records are dated around today; recomputation is asynchronous (import
 // worker -> jobs queue -> jobs worker), so reads poll until the figures settle.
 import assert from 'node:assert/strict';
