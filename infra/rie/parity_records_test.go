@@ -177,7 +177,7 @@ func init() {
 		"CreateInvoiceLineItemFunction": {api: func(f *fixture) apiCase {
 			r := recordsFixture(f)
 			return apiCase{Params: map[string]string{"invoice_uuid": r.inv["rec-get"].uuid},
-				Body: map[string]any{"type": "one_time", "external_id": "li-added", "amount_in_cents": 990, "description": "setup"},
+				Body:   map[string]any{"type": "one_time", "external_id": "li-added", "amount_in_cents": 990, "description": "setup"},
 				Status: 201, Check: func(t *testing.T, f *fixture, b map[string]any) {
 					has(t, "line item", b, map[string]any{"external_id": "li-added", "amount_in_cents": 990, "type": "one_time"})
 					storedRecord(t, f, "GetLineItemFunction", "line_item_uuid", b["uuid"].(string))
