@@ -26,37 +26,37 @@ import (
 
 // CreateInvoiceLineItem is POST /v1/import/invoices/{invoice_uuid}/line_items: 201 with
 // the line item.
-func CreateInvoiceLineItem(d *Deps) apigw.Endpoint { return addRecord(d, lineItems) }
+func CreateInvoiceLineItem(d *Deps) apigw.Endpoint { return addRecord(d, lineItems()) }
 
 // GetLineItem is GET /v1/line_items/{line_item_uuid} and GET
 // /v1/line_items?data_source_uuid=&external_id=.
-func GetLineItem(d *Deps) apigw.Endpoint { return getRecord(d, lineItems) }
+func GetLineItem(d *Deps) apigw.Endpoint { return getRecord(d, lineItems()) }
 
 // UpdateLineItem is PATCH /v1/line_items/{line_item_uuid} and PATCH
 // /v1/line_items?data_source_uuid=&external_id=.
-func UpdateLineItem(d *Deps) apigw.Endpoint { return updateRecord(d, lineItems) }
+func UpdateLineItem(d *Deps) apigw.Endpoint { return updateRecord(d, lineItems()) }
 
 // DeleteLineItem is DELETE /v1/line_items/{line_item_uuid} and DELETE
 // /v1/line_items?data_source_uuid=&external_id=: 204.
-func DeleteLineItem(d *Deps) apigw.Endpoint { return deleteRecord(d, lineItems) }
+func DeleteLineItem(d *Deps) apigw.Endpoint { return deleteRecord(d, lineItems()) }
 
 // SetLineItemDisabled is PATCH /v1/line_items/{line_item_uuid}/disabled_state and PATCH
 // /v1/line_items/disabled_state?data_source_uuid=&external_id=.
-func SetLineItemDisabled(d *Deps) apigw.Endpoint { return setRecordDisabled(d, lineItems) }
+func SetLineItemDisabled(d *Deps) apigw.Endpoint { return setRecordDisabled(d, lineItems()) }
 
 // GetTransaction is GET /v1/transactions/{transaction_uuid} and GET
 // /v1/transactions?data_source_uuid=&external_id=.
-func GetTransaction(d *Deps) apigw.Endpoint { return getRecord(d, transactions) }
+func GetTransaction(d *Deps) apigw.Endpoint { return getRecord(d, transactions()) }
 
 // UpdateTransaction is PATCH /v1/transactions/{transaction_uuid} and its by-external-id form.
-func UpdateTransaction(d *Deps) apigw.Endpoint { return updateRecord(d, transactions) }
+func UpdateTransaction(d *Deps) apigw.Endpoint { return updateRecord(d, transactions()) }
 
 // DeleteTransaction is DELETE /v1/transactions/{transaction_uuid} and its by-external-id form.
-func DeleteTransaction(d *Deps) apigw.Endpoint { return deleteRecord(d, transactions) }
+func DeleteTransaction(d *Deps) apigw.Endpoint { return deleteRecord(d, transactions()) }
 
 // SetTransactionDisabled is PATCH /v1/transactions/{transaction_uuid}/disabled_state and
 // its by-external-id form.
-func SetTransactionDisabled(d *Deps) apigw.Endpoint { return setRecordDisabled(d, transactions) }
+func SetTransactionDisabled(d *Deps) apigw.Endpoint { return setRecordDisabled(d, transactions()) }
 
 // getRecord answers the record; a disabled one only with with_disabled=true (as
 // ChartMogul's retrieve), else it is not found.

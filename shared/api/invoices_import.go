@@ -218,7 +218,7 @@ func invoicePayload(ctx context.Context, d *Deps, accountID, dsUUID, customerExt
 
 // CreateInvoiceTransaction is POST /v1/import/invoices/{invoice_uuid}/transactions:
 // 201 with the transaction (invoice_records.go).
-func CreateInvoiceTransaction(d *Deps) apigw.Endpoint { return addRecord(d, transactions) }
+func CreateInvoiceTransaction(d *Deps) apigw.Endpoint { return addRecord(d, transactions()) }
 
 // unprefixed names a record's field without the payload's prefix ("transactions[0].").
 func unprefixed(err error, prefix string) error {
