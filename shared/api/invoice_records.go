@@ -139,7 +139,7 @@ func updateRecord(d *Deps, k recordKind) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		if ext, ok := sent["external_id"]; ok && fmt.Sprint(ext) != strField(rec, "external_id") {
+		if changesExternalID(sent, strField(rec, "external_id")) {
 			return apigw.Response{}, apperr.Unprocessable("external_id", "The external_id of a %s cannot change", strings.ToLower(k.name))
 		}
 		for key, v := range without(sent, "uuid", "invoice_uuid", "invoice_external_id", "plan_uuid", "external_id",
@@ -329,4 +329,17 @@ func reviseLineItem(ctx context.Context, d *Deps, inv model.Invoice, i int, now 
 		}
 	}
 	return d.Store.ReviseBilling(ctx, inv.AccountID, inv.CustomerUUID, nil, []model.LineItem{li}, d.Now())
+}
+
+// changesExternalID tells whether a body sends another external id than the record's
+// (clients echo it back; null stands for none).
+func changesExternalID(sent map[string]any, current string) bool {
+	v, ok := sent["external_id"]
+	switch {
+	case !ok:
+		return false
+	case v == nil:
+		return current != ""
+	}
+	return strField(sent, "external_id") != current
 }

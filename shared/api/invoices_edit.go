@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 
@@ -66,7 +65,7 @@ func UpdateInvoice(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		if ext, ok := sent["external_id"]; ok && fmt.Sprint(ext) != inv.ExternalID {
+		if changesExternalID(sent, inv.ExternalID) {
 			return apigw.Response{}, apperr.Unprocessable("external_id", "The external_id of an invoice cannot change")
 		}
 		rec := map[string]any{"external_id": inv.ExternalID, "customer_external_id": inv.CustomerExternalID,
