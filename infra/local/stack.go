@@ -55,7 +55,7 @@ type options struct {
 
 	apis        map[string]routes.API
 	workers     map[string]func(*workers.Deps) sqsworker.Handler
-	authorizers map[string]func(*store.Store) auth.AuthorizerHandler
+	authorizers map[string]func(store.KeyResolver) auth.AuthorizerHandler
 	schedules   map[string]routes.Scheduled
 	// scheduleEvery replaces the period of every Schedule event when positive.
 	scheduleEvery time.Duration

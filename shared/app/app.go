@@ -17,7 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/cursor"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -25,7 +25,7 @@ import (
 type Deps struct {
 	Config  config.Config
 	Clients awsclients.Clients
-	Store   *store.Store
+	Store   *dynamo.Store
 	Cursors *cursor.Signer
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
@@ -54,7 +54,7 @@ func New(cfg config.Config, clients awsclients.Clients) *Deps {
 // Wire wires dependencies from a configuration and clients on the clock now (tests fix
 // it, or meter a client first).
 func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
-	st := store.New(clients.DynamoDB, cfg.TableName, now)
+	st := dynamo.New(clients.DynamoDB, cfg.TableName, now)
 	queue := jobs.NewQueue(clients.SQS, cfg.JobsQueueURL)
 	return &Deps{
 		Config:  cfg,

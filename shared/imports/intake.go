@@ -19,9 +19,19 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the pipeline reads and writes: the imports'
+// records, and the customers, plans, invoices and billing indexes they touch.
+type Storage interface {
+	store.Imports
+	store.Customers
+	store.Plans
+	store.Invoices
+	store.BillingIndexes
+}
+
 // Pipeline holds what the intake and the worker use.
 type Pipeline struct {
-	Store    *store.Store
+	Store    Storage
 	Blobs    *blobs.Store
 	SQS      *sqs.Client
 	QueueURL string
@@ -34,7 +44,7 @@ type Pipeline struct {
 
 // New builds the pipeline: records in st, customers' parts in parts, one message per
 // customer on the import queue (client, queueURL), recomputations on jobs.
-func New(st *store.Store, parts *blobs.Store, client *sqs.Client, queueURL string, jobs *jobs.Queue, now func() time.Time) *Pipeline {
+func New(st Storage, parts *blobs.Store, client *sqs.Client, queueURL string, jobs *jobs.Queue, now func() time.Time) *Pipeline {
 	return &Pipeline{Store: st, Blobs: parts, SQS: client, QueueURL: queueURL, Jobs: jobs, Now: now}
 }
 

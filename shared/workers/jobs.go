@@ -17,9 +17,17 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the workers use: what the recomputation uses,
+// the data sources a purge removes, and the account series.
+type Storage interface {
+	recompute.Storage
+	store.DataSources
+	store.SeriesStore
+}
+
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
-	Store   *store.Store
+	Store   Storage
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
 	Now     func() time.Time
