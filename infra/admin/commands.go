@@ -20,6 +20,7 @@ import (
 
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -148,7 +149,7 @@ func openClients(cfg aws.Config, table, jobsQueue string, now func() time.Time) 
 	c := awsclients.New(cfg)
 	var q *jobs.Queue
 	if jobsQueue != "" {
-		q = jobs.NewQueue(c.SQS, jobsQueue)
+		q = jobs.NewQueue(fifo.New(c.SQS, jobsQueue, "JOBS_QUEUE_URL"))
 	}
 	return dynamo.New(c.DynamoDB, table, now), q, nil
 }

@@ -38,7 +38,7 @@ type Storage interface {
 type Deps struct {
 	Store   Storage
 	Cursors *cursor.Signer
-	Jobs    *jobs.Queue
+	Jobs    jobs.Sender
 	Imports *imports.Pipeline
 	// AppURL is the base URL of the web app (a customer's chartmogul_url).
 	AppURL string

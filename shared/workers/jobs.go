@@ -28,7 +28,7 @@ type Storage interface {
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
 	Store   Storage
-	Jobs    *jobs.Queue
+	Jobs    jobs.Sender
 	Imports *imports.Pipeline
 	Now     func() time.Time
 
