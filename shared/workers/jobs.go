@@ -17,10 +17,18 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the workers use: what the recomputation uses,
+// the data sources a purge removes, and the account series.
+type Storage interface {
+	recompute.Storage
+	store.DataSources
+	store.SeriesStore
+}
+
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
-	Store   *store.Store
-	Jobs    *jobs.Queue
+	Store   Storage
+	Jobs    jobs.Sender
 	Imports *imports.Pipeline
 	Now     func() time.Time
 
