@@ -21,10 +21,10 @@ import (
 	"github.com/subsight/subsight/infra/lambdaevents"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/auth"
-	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // The parity cases that are not a single API request.
@@ -180,7 +180,7 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 		t.Errorf("the export did not run: %v", got)
 	}
 	if _, err := env.S3().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(env.ImportBucket),
-		Key: aws.String(blobs.ExportKey(f.acc.ID, export))}); err != nil {
+		Key: aws.String(workers.ExportKey(f.acc.ID, export))}); err != nil {
 		t.Errorf("the export's CSV is not in S3: %v", err)
 	}
 }

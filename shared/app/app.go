@@ -1,5 +1,7 @@
 // Package app builds the dependencies every function shares, once per process: the
-// clients, the store, the cursor signer, the queues and the import pipeline. Only the
+// clients, the store (its DynamoDB implementation), the cursor signer, the queues (on
+// SQS) and the import pipeline (parts on S3). It is where the concrete adapters are
+// chosen; the packages it wires know only their contracts. Only the
 // wiring (lambdaapp, the local stack, the test environment) imports it; handlers get
 // the part they use (API, Workers), which builds the heavier components (the account
 // series, the recomputer) on first use, so that a binary links only what its handler
@@ -15,9 +17,10 @@ import (
 	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/config"
 	"github.com/subsight/subsight/shared/cursor"
+	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -25,7 +28,7 @@ import (
 type Deps struct {
 	Config  config.Config
 	Clients awsclients.Clients
-	Store   *store.Store
+	Store   *dynamo.Store
 	Cursors *cursor.Signer
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
@@ -56,8 +59,8 @@ func New(cfg config.Config, clients awsclients.Clients) *Deps {
 // Wire wires dependencies from a configuration and clients on the clock now (tests fix
 // it, or meter a client first).
 func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
-	st := store.New(clients.DynamoDB, cfg.TableName, now)
-	queue := jobs.NewQueue(clients.SQS, cfg.JobsQueueURL)
+	st := dynamo.New(clients.DynamoDB, cfg.TableName, now)
+	queue := jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL"))
 	files := blobs.New(clients.Config, cfg.ImportBucket)
 	return &Deps{
 		Config:  cfg,
@@ -65,7 +68,7 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 		Store:   st,
 		Cursors: cursor.NewSigner(cfg.CursorSecret),
 		Jobs:    queue,
-		Imports: imports.New(st, files, clients.SQS, cfg.ImportQueueURL, queue, now),
+		Imports: imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), queue, now),
 		Files:   files,
 		Now:     now,
 	}

@@ -1,12 +1,12 @@
-// Package blobs is the S3 adapter of the import pipeline: payload parts are stored
-// under a key per account and import, and the queue messages carry only the key.
+// Package blobs is the S3 implementation of the import pipeline's parts
+// (imports.Parts) and of the activities exports' files (their CSV and its presigned
+// download URL): objects of the import bucket, by key.
 package blobs
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
@@ -36,12 +36,6 @@ func New(cfg aws.Config, bucket string) *Store { return &Store{cfg: cfg, bucket:
 func (s *Store) client() *s3.Client {
 	s.once.Do(func() { s.s3 = awsclients.S3(s.cfg) })
 	return s.s3
-}
-
-// ImportKey is where one part of an import lives: every key starts with the account
-// id, so a key never reaches another account's objects.
-func ImportKey(accountID, dsUUID, importID, part string) string {
-	return fmt.Sprintf("imports/%s/%s/%s/%s.json", accountID, dsUUID, importID, part)
 }
 
 // Put writes a JSON object (overwriting: a retried intake writes the same content).

@@ -101,7 +101,7 @@ func (p *Pipeline) loadParts(ctx context.Context, ds []Delivery) ([]Part, []erro
 		objects[d.Key] = nil
 		wg.Go(func() {
 			var parts []Part
-			raw, err := p.Blobs.Get(ctx, d.Key)
+			raw, err := p.Parts.Get(ctx, d.Key)
 			if err == nil {
 				err = json.Unmarshal(raw, &parts)
 			}

@@ -13,7 +13,22 @@ import (
 // StoreRecords reads a customer's records as the import pipeline stores them: the
 // customer's billing index (one read), then its invoices, subscriptions and
 // subscription events by id (batch reads of 100). Reads grow linearly with the number of invoices.
-type StoreRecords struct{ Store *store.Store }
+type StoreRecords struct{ Store RecordsStorage }
+
+// RecordsStorage is what StoreRecords reads: a customer's billing index and the
+// records it lists, with the plans its subscription events name.
+type RecordsStorage interface {
+	store.BillingIndexes
+	store.Invoices
+	store.Subscriptions
+	eventStorage
+}
+
+// eventStorage is what reading a customer's subscription events needs.
+type eventStorage interface {
+	store.SubscriptionEvents
+	store.Plans
+}
 
 // CustomerRecords implements Source.
 func (sr StoreRecords) CustomerRecords(ctx context.Context, accountID, customerUUID string) (Records, error) {

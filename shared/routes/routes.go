@@ -40,7 +40,7 @@ var Workers = map[string]func(*workers.Deps) sqsworker.Handler{
 }
 
 // Authorizers are the HTTP API Lambda authorizers.
-var Authorizers = map[string]func(*store.Store) auth.AuthorizerHandler{
+var Authorizers = map[string]func(store.KeyResolver) auth.AuthorizerHandler{
 	"AuthorizerFunction": auth.Authorizer,
 }
 

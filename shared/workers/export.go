@@ -13,7 +13,6 @@ import (
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/activityview"
-	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -82,7 +81,7 @@ func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error 
 	if err := w.Error(); err != nil {
 		return err
 	}
-	e.FileKey = blobs.ExportKey(e.AccountID, e.ID)
+	e.FileKey = ExportKey(e.AccountID, e.ID)
 	if err := d.Files.PutFile(ctx, e.FileKey, "text/csv; charset=utf-8", buf.Bytes()); err != nil {
 		return err
 	}
@@ -91,6 +90,13 @@ func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error 
 		return err
 	}
 	return nil
+}
+
+// ExportKey is where an export's CSV lives in the bucket, under its own prefix (the
+// functions that write and read it are granted that prefix only); the key starts with
+// the account id.
+func ExportKey(accountID, exportID string) string {
+	return fmt.Sprintf("exports/%s/%s.csv", accountID, exportID)
 }
 
 // ExportColumns are the export's CSV columns: the fields of an activity of GET

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/accountseries"
-	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/recompute"
@@ -18,13 +17,28 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the workers use: what the recomputation uses,
+// the data sources a purge removes, and the account series.
+type Storage interface {
+	recompute.Storage
+	store.DataSources
+	store.SeriesStore
+	store.Activities
+	store.ActivitiesExports
+}
+
+// Files keeps the activities exports' files (on S3: blobs.Store).
+type Files interface {
+	PutFile(ctx context.Context, key, contentType string, body []byte) error
+}
+
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
-	Store   *store.Store
-	Jobs    *jobs.Queue
+	Store   Storage
+	Jobs    jobs.Sender
 	Imports *imports.Pipeline
-	// Files is the bucket's objects besides import parts (activities exports).
-	Files *blobs.Store
+	// Files are the activities exports' files.
+	Files Files
 	Now   func() time.Time
 
 	recomputeOnce sync.Once
