@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -30,7 +31,14 @@ type Storage interface {
 	store.Connections
 	store.Merges
 	store.Activities
+	store.ActivitiesExports
 	store.SeriesStore
+}
+
+// Downloads signs download URLs of the bucket's objects (an activities export's file;
+// on S3: blobs.Store).
+type Downloads interface {
+	DownloadURL(ctx context.Context, key string, ttl time.Duration) (string, error)
 }
 
 // Deps are what the HTTP operations use, built once per process by the wiring
@@ -40,6 +48,8 @@ type Deps struct {
 	Cursors *cursor.Signer
 	Jobs    jobs.Sender
 	Imports *imports.Pipeline
+	// Files are the activities exports' files.
+	Files Downloads
 	// AppURL is the base URL of the web app (a customer's chartmogul_url).
 	AppURL string
 	// Now is the clock; tests replace it.

@@ -32,6 +32,8 @@ type Deps struct {
 	Cursors *cursor.Signer
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
+	// Files is the bucket (the pipeline's parts are under imports/, exports under exports/).
+	Files *blobs.Store
 	// Now is the clock of every component.
 	Now func() time.Time
 }
@@ -59,25 +61,26 @@ func New(cfg config.Config, clients awsclients.Clients) *Deps {
 func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
 	st := dynamo.New(clients.DynamoDB, cfg.TableName, now)
 	queue := jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL"))
+	files := blobs.New(clients.Config, cfg.ImportBucket)
 	return &Deps{
 		Config:  cfg,
 		Clients: clients,
 		Store:   st,
 		Cursors: cursor.NewSigner(cfg.CursorSecret),
 		Jobs:    queue,
-		Imports: imports.New(st, blobs.New(clients.Config, cfg.ImportBucket),
-			fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), queue, now),
-		Now: now,
+		Imports: imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), queue, now),
+		Files:   files,
+		Now:     now,
 	}
 }
 
 // API is what the HTTP operations use.
 func (d *Deps) API() *api.Deps {
-	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, AppURL: d.Config.AppURL,
-		Now: d.Now}
+	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files,
+		AppURL: d.Config.AppURL, Now: d.Now}
 }
 
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
-	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Now: d.Now}
+	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files, Now: d.Now}
 }

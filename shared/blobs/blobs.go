@@ -1,5 +1,6 @@
 // Package blobs is the S3 implementation of the import pipeline's parts
-// (imports.Parts): objects of the import bucket, by key.
+// (imports.Parts) and of the activities exports' files (their CSV and its presigned
+// download URL): objects of the import bucket, by key.
 package blobs
 
 import (
@@ -37,8 +38,13 @@ func (s *Store) client() *s3.Client {
 	return s.s3
 }
 
-// Put writes an object (overwriting: a retried intake writes the same content).
+// Put writes a JSON object (overwriting: a retried intake writes the same content).
 func (s *Store) Put(ctx context.Context, key string, body []byte) error {
+	return s.PutFile(ctx, key, "application/json", body)
+}
+
+// PutFile writes an object with its content type (overwriting).
+func (s *Store) PutFile(ctx context.Context, key, contentType string, body []byte) error {
 	if s.bucket == "" {
 		return errors.New("blobs: IMPORT_BUCKET is not configured")
 	}
@@ -47,7 +53,7 @@ func (s *Store) Put(ctx context.Context, key string, body []byte) error {
 		Key:           aws.String(key),
 		Body:          bytes.NewReader(body),
 		ContentLength: aws.Int64(int64(len(body))),
-		ContentType:   aws.String("application/json"),
+		ContentType:   aws.String(contentType),
 	})
 	return err
 }

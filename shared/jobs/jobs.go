@@ -22,6 +22,8 @@ const (
 	RecomputeCustomer = "recompute_customer"
 	// MergeCustomers carries out the merges pending into one customer.
 	MergeCustomers = "merge_customers"
+	// ExportActivities writes an account's activities to the CSV file of an export.
+	ExportActivities = "export_activities"
 )
 
 // Purge is the job that deletes a data source and everything imported into it.
@@ -43,21 +45,31 @@ func Merge(accountID, intoUUID, fromUUID string) Message {
 	return Message{Type: MergeCustomers, AccountID: accountID, CustomerUUID: intoUUID, Nonce: fromUUID}
 }
 
+// Export is the job that carries out an activities export request.
+func Export(accountID, exportID string) Message {
+	return Message{Type: ExportActivities, AccountID: accountID, ExportID: exportID}
+}
+
 // Message is one job.
 type Message struct {
 	Type           string `json:"type"`
 	AccountID      string `json:"account_id"`
 	DataSourceUUID string `json:"data_source_uuid,omitempty"`
 	CustomerUUID   string `json:"customer_uuid,omitempty"`
+	ExportID       string `json:"export_id,omitempty"`
 	// Nonce distinguishes two requests for the same work that must both run; empty
 	// lets SQS deduplicate repeats within its five-minute window.
 	Nonce string `json:"nonce,omitempty"`
 }
 
-// Group is the FIFO message group: the customer when there is one, else the data source.
+// Group is the FIFO message group: the customer when there is one, else the export or
+// the data source.
 func (m Message) Group() string {
 	if m.CustomerUUID != "" {
 		return m.AccountID + "#" + m.CustomerUUID
+	}
+	if m.ExportID != "" {
+		return m.AccountID + "#" + m.ExportID
 	}
 	return m.AccountID + "#" + m.DataSourceUUID
 }

@@ -51,7 +51,7 @@ func engineEvent(accountID string, e model.SubscriptionEvent, planUUID string) e
 		SubscriptionExternalID: e.SubscriptionExternalID, PlanUUID: planUUID, EventType: e.EventType,
 		EventDate: e.EventDate.UTC(), EffectiveDate: e.EffectiveDate.UTC(),
 		AmountInCents: derefInt(e.AmountInCents), TaxAmountInCents: derefInt(e.TaxAmountInCents),
-		Quantity: derefInt(e.Quantity), EventOrder: int(derefInt(e.EventOrder))}
+		Quantity: derefInt(e.Quantity), EventOrder: int(derefInt(e.EventOrder)), Disabled: e.Disabled}
 	if e.SubscriptionSetExternalID != nil {
 		out.SubscriptionSetExternalID = *e.SubscriptionSetExternalID
 	}

@@ -76,7 +76,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func engineInvoice(inv model.Invoice) engine.Invoice {
 	out := engine.Invoice{UUID: inv.UUID, ExternalID: inv.ExternalID, DataSourceUUID: inv.DataSourceUUID,
-		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency, Status: inv.Status}
+		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency, Status: inv.Status, Disabled: inv.Disabled}
 	for _, li := range inv.LineItems {
 		out.LineItems = append(out.LineItems, engine.LineItem{UUID: li.UUID, ExternalID: li.ExternalID,
 			Type: li.Type, SubscriptionUUID: li.SubscriptionUUID, SubscriptionExternalID: li.SubscriptionExternalID,
@@ -85,11 +85,11 @@ func engineInvoice(inv model.Invoice) engine.Invoice {
 			AmountInCents: li.AmountInCents, Quantity: li.Quantity, Prorated: li.Prorated,
 			ProrationType: li.ProrationType, DiscountAmountInCents: li.DiscountAmountInCents,
 			TaxAmountInCents: li.TaxAmountInCents, TransactionFeesInCents: li.TransactionFeesInCents,
-			EventOrder: int(derefInt(li.EventOrder)), CancelledAt: deref(li.CancelledAt)})
+			EventOrder: int(derefInt(li.EventOrder)), CancelledAt: deref(li.CancelledAt), Disabled: li.Disabled})
 	}
 	for _, t := range inv.Transactions {
 		out.Transactions = append(out.Transactions, engine.Transaction{UUID: t.UUID, Type: t.Type,
-			Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents})
+			Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents, Disabled: t.Disabled})
 	}
 	return out
 }

@@ -108,6 +108,13 @@ type BillingIndexes interface {
 	// writer changed it meanwhile. Callers index an event before writing it and unindex
 	// it after deleting it: listings and recompute skip an indexed id that is absent.
 	IndexSubscriptionEvents(ctx context.Context, accountID, customerUUID string, add map[int64]int64, drop []int64) error
+	// ReviseBilling brings a customer's index and subscriptions in line with its invoices
+	// after invoices (dropped) or line items (lines: those removed or changed) went: the
+	// subscriptions of those lines that no remaining line item uses go, the others take
+	// their plan, latest period and (unless the subscriptions API set them) cancellation
+	// dates from the remaining ones, and the index drops the invoices, those
+	// subscriptions and the plans nothing uses any more, releasing their references.
+	ReviseBilling(ctx context.Context, accountID, customerUUID string, dropped []string, lines []model.LineItem, now time.Time) error
 }
 
 // Invoices are the invoices with their line items and transactions.
@@ -138,8 +145,22 @@ type Invoices interface {
 	// references. The invoice goes first: a failure after it leaves an index entry that
 	// listings skip and references that err on the safe side, never a missing one.
 	DeleteInvoice(ctx context.Context, inv model.Invoice, now time.Time) error
+	// DeleteInvoices removes several invoices of one customer as DeleteInvoice does, with
+	// one revision of the customer's index for all of them.
+	DeleteInvoices(ctx context.Context, accountID, customerUUID string, invs []model.Invoice, now time.Time) error
 	// DeleteInvoiceItem removes an invoice item if it still belongs to the customer.
 	DeleteInvoiceItem(ctx context.Context, inv model.Invoice) error
+	// SaveInvoice writes next over old (the invoice as read), with its line items and
+	// transactions, conditional on the invoice still belonging to old's customer and being
+	// unchanged since it was read (its UpdatedAt): ErrConflict when another writer got
+	// there first, and the caller re-reads. next.UpdatedAt must be new.
+	SaveInvoice(ctx context.Context, old, next model.Invoice) error
+	// InvoiceOfRecord reads the invoice that holds the line item or transaction with
+	// that uuid, through its locator; ErrNotFound when there is none.
+	InvoiceOfRecord(ctx context.Context, accountID, recordUUID string) (model.Invoice, error)
+	// DeleteRecordLocators removes the locators of deleted line items and transactions. One
+	// left behind is harmless: lookups check that the invoice it names still holds the record.
+	DeleteRecordLocators(ctx context.Context, accountID string, uuids []string) error
 	// ListInvoices reads one page of the account's invoices from start: customer by
 	// customer in the customer listing's order, and within a customer by date, then uuid.
 	// Next is where the next page starts: after the last invoice returned, or where the

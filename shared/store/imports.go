@@ -37,6 +37,9 @@ type ImportStateQuery struct {
 	// a PATCH moved to another event) are read too.
 	EventExternalIDs []ExternalRef
 	Plans            []ExternalRef
+	// Records are the uuids of line items and transactions with an external id, whose
+	// locators tell which invoice already holds that external id.
+	Records []string
 }
 
 // ImportState is what ReadImportState found; absent records are absent from the maps.
@@ -48,6 +51,18 @@ type ImportState struct {
 	// EventClaims maps an external id to the event a PATCH gave it (read with it).
 	EventClaims map[ExternalRef]int64
 	Plans       map[ExternalRef]model.Plan
+	// RecordHolders maps a line item or transaction uuid (of ImportStateQuery.Records)
+	// to the invoice that holds it.
+	RecordHolders map[string]string
+}
+
+// RecordLocator says which invoice holds a line item or transaction: they are packed in
+// their invoice (docs/data-model.md), and the locator is what finds them by uuid (or,
+// through their derived uuid, by data source and external id).
+type RecordLocator struct {
+	AccountID   string
+	UUID        string // li_… or tr_…
+	InvoiceUUID string
 }
 
 // ImportedCustomerState is one customer external id as the import finds it.
@@ -118,6 +133,14 @@ type Imports interface {
 	PutImportCustomerStatuses(ctx context.Context, sts []ImportCustomerStatusWrite) error
 	// ImportCustomerStatuses reads every customer entry recorded so far for an import.
 	ImportCustomerStatuses(ctx context.Context, accountID, importID string) ([]model.ImportCustomerStatus, error)
+	// ListImports reads one page of a data source's json_imports records, in the order of
+	// their external ids.
+	ListImports(ctx context.Context, accountID, dsUUID string, limit int, start PageToken) (Page[model.Import], error)
+	// PutRecordLocators writes the locators of new line items and transactions (25 per
+	// request). The import writes them before the invoices that hold them, so a crash in
+	// between leaves a locator of a record not yet stored, never a stored record without
+	// its locator.
+	PutRecordLocators(ctx context.Context, ls []RecordLocator) error
 	// ReadImportState reads, in two rounds of BatchGetItem: the reservations of the
 	// customers' external ids, the invoices, subscriptions, events and plan external ids;
 	// then the customers, their billing indexes and the plans themselves.

@@ -47,5 +47,6 @@ type Store interface {
 	Connections
 	Merges
 	Activities
+	ActivitiesExports
 	SeriesStore
 }

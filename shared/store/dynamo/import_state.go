@@ -44,7 +44,14 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	for _, p := range q.Plans {
 		first.add(keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID))
 	}
+	for _, u := range q.Records {
+		first.add(keys.RecordLocator(acc, u))
+	}
 	found, err := s.batchGetByKey(ctx, first)
+	if err != nil {
+		return st, err
+	}
+	holders, err := recordHolders(found, acc, q.Records)
 	if err != nil {
 		return st, err
 	}
@@ -99,8 +106,18 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		}
 	}
 
+	for _, invUUID := range holders {
+		if _, read := found[keys.Invoice(acc, invUUID)]; !read {
+			second.add(keys.Invoice(acc, invUUID))
+		}
+	}
+
+	firstFound := found
 	found, err = s.batchGetByKey(ctx, second)
 	if err != nil {
+		return st, err
+	}
+	if st.RecordHolders, err = liveHolders(acc, holders, firstFound, found); err != nil {
 		return st, err
 	}
 	for ref, cs := range st.Customers {

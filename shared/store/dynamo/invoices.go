@@ -33,6 +33,7 @@ type invoiceItem struct {
 	Currency           string             `dynamodbav:"cur"`
 	CollectionMethod   string             `dynamodbav:"cm,omitempty"`
 	Status             string             `dynamodbav:"st,omitempty"`
+	Disabled           *disabled          `dynamodbav:"dis,omitempty"`
 	LineItems          packed[[]lineItem] `dynamodbav:"li"`
 	Transactions       packed[[]txItem]   `dynamodbav:"tr"`
 	CreatedAt          time.Time          `dynamodbav:"ca"`
@@ -64,6 +65,7 @@ type lineItem struct {
 	Description               string     `dynamodbav:"de,omitempty" json:"de,omitempty"`
 	AccountCode               string     `dynamodbav:"ac,omitempty" json:"ac,omitempty"`
 	EventOrder                *int64     `dynamodbav:"eo,omitempty" json:"eo,omitempty"`
+	Disabled                  *disabled  `dynamodbav:"di,omitempty" json:"di,omitempty"`
 }
 
 type txItem struct {
@@ -76,6 +78,7 @@ type txItem struct {
 	AmountInCents           *int64    `dynamodbav:"a,omitempty" json:"a,omitempty"`
 	TransactionFeesInCents  *int64    `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
 	TransactionFeesCurrency *string   `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
+	Disabled                *disabled `dynamodbav:"di,omitempty" json:"di,omitempty"`
 }
 
 func newInvoiceItem(inv model.Invoice) invoiceItem {
@@ -83,7 +86,7 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 	it := invoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvoice, UUID: inv.UUID, DataSourceUUID: inv.DataSourceUUID,
 		CustomerUUID: inv.CustomerUUID, CustomerExternalID: inv.CustomerExternalID, ExternalID: inv.ExternalID,
 		Date: inv.Date, DueDate: inv.DueDate, Currency: inv.Currency, CollectionMethod: inv.CollectionMethod,
-		Status: inv.Status, LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
+		Status: inv.Status, Disabled: disabledOf(inv.DisabledState), LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
 		Transactions: packed[[]txItem]{make([]txItem, len(inv.Transactions))},
 		CreatedAt:    inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
 	for i, li := range inv.LineItems {
@@ -96,12 +99,13 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 			DiscountAmountInCents: li.DiscountAmountInCents, DiscountCode: li.DiscountCode,
 			DiscountDescription: li.DiscountDescription, TaxAmountInCents: li.TaxAmountInCents,
 			TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
-			Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder}
+			Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder,
+			Disabled: disabledOf(li.DisabledState)}
 	}
 	for i, t := range inv.Transactions {
 		it.Transactions.V[i] = txItem{Key: t.Key, UUID: t.UUID, ExternalID: t.ExternalID, Type: t.Type, Result: t.Result,
 			Date: t.Date, AmountInCents: t.AmountInCents, TransactionFeesInCents: t.TransactionFeesInCents,
-			TransactionFeesCurrency: t.TransactionFeesCurrency}
+			TransactionFeesCurrency: t.TransactionFeesCurrency, Disabled: disabledOf(t.DisabledState)}
 	}
 	return it
 }
@@ -110,7 +114,7 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 	inv := model.Invoice{AccountID: accountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
 		CustomerUUID: it.CustomerUUID, CustomerExternalID: it.CustomerExternalID, ExternalID: it.ExternalID,
 		Date: it.Date, DueDate: it.DueDate, Currency: it.Currency, CollectionMethod: it.CollectionMethod,
-		Status: it.Status, LineItems: make([]model.LineItem, len(it.LineItems.V)), Transactions: make([]model.Transaction, len(it.Transactions.V)),
+		Status: it.Status, DisabledState: it.Disabled.state(), LineItems: make([]model.LineItem, len(it.LineItems.V)), Transactions: make([]model.Transaction, len(it.Transactions.V)),
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	for i, li := range it.LineItems.V {
 		inv.LineItems[i] = model.LineItem{UUID: li.UUID, Key: li.Key, SubscriptionUUID: li.SubscriptionUUID,
@@ -122,12 +126,14 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 				DiscountAmountInCents: li.DiscountAmountInCents, DiscountCode: li.DiscountCode,
 				DiscountDescription: li.DiscountDescription, TaxAmountInCents: li.TaxAmountInCents,
 				TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
-				Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder}}
+				Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder},
+			DisabledState: li.Disabled.state()}
 	}
 	for i, t := range it.Transactions.V {
 		inv.Transactions[i] = model.Transaction{UUID: t.UUID, Key: t.Key, TransactionFields: model.TransactionFields{
 			ExternalID: t.ExternalID, Type: t.Type, Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents,
-			TransactionFeesInCents: t.TransactionFeesInCents, TransactionFeesCurrency: t.TransactionFeesCurrency}}
+			TransactionFeesInCents: t.TransactionFeesInCents, TransactionFeesCurrency: t.TransactionFeesCurrency},
+			DisabledState: t.Disabled.state()}
 	}
 	return inv
 }

@@ -25,6 +25,7 @@ type subscriptionEventItem struct {
 	DataSourceUUID string            `dynamodbav:"ds"`
 	CustomerUUID   string            `dynamodbav:"customer_uuid"`
 	Fields         model.EventFields `dynamodbav:"f"`
+	Disabled       *disabled         `dynamodbav:"dis,omitempty"`
 	CreatedAt      time.Time         `dynamodbav:"ca"`
 	UpdatedAt      time.Time         `dynamodbav:"ua"`
 }
@@ -34,12 +35,12 @@ func newSubscriptionEventItem(accountID string, e model.SubscriptionEvent) subsc
 	return subscriptionEventItem{PK: k.PK, SK: k.SK, ET: keys.TypeSubscriptionEvent,
 		GSI1PK: keys.SubscriptionEvents(accountID), GSI1SK: keys.SubscriptionEventOrder(e.ID),
 		ID: e.ID, DataSourceUUID: e.DataSourceUUID, CustomerUUID: e.CustomerUUID, Fields: e.EventFields,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+		Disabled: disabledOf(e.DisabledState), CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
 func (it subscriptionEventItem) event(accountID string) model.SubscriptionEvent {
 	return model.SubscriptionEvent{AccountID: accountID, ID: it.ID, DataSourceUUID: it.DataSourceUUID,
-		CustomerUUID: it.CustomerUUID, EventFields: it.Fields, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+		CustomerUUID: it.CustomerUUID, EventFields: it.Fields, DisabledState: it.Disabled.state(), CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 }
 
 // GetSubscriptionEvents reads events by id; missing ones are absent from the map.
