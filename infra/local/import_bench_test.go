@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/emulator"
@@ -67,12 +69,15 @@ func runImportBenchmark(b *testing.B, customers int) {
 		b.Fatal(err)
 	}
 	var writes ddbmeter.WriteRecorder
+	var heat ddbmeter.Heat
 	workers := maps.Clone(routes.Workers)
-	if os.Getenv("IMPORT_BENCH_RECOMPUTE") != "1" {
+	recompute := os.Getenv("IMPORT_BENCH_RECOMPUTE") != "0"
+	if !recompute {
 		workers["JobsWorkerFunction"] = nil
 	}
+	attach := func(cfg *aws.Config) { writes.Attach(cfg); heat.Attach(cfg) }
 	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
-		motoOutput: io.Discard, workers: workers, awsConfig: writes.Attach, pollers: importBenchPollers})
+		motoOutput: io.Discard, workers: workers, awsConfig: attach, pollers: importBenchPollers})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,6 +90,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	rawItems := customers * 19
 	rawBefore := rawBatchWriteThroughput(b, plain, "raw-before", rawItems)
 	writes.Reset()
+	heat.Reset()
 
 	client := &benchClient{base: s.baseURL, key: s.apiKey}
 	var ds struct {
@@ -124,6 +130,16 @@ func runImportBenchmark(b *testing.B, customers int) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	if recompute {
+		waitForJobs(b, s)
+		report, err := heat.Report(ctx, plain, table, customers, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(report.Projected, "projected_customers/s")
+		// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
+		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
+	}
 	// Measured again after the import. The machine's speed drifts by up to half
 	// between two measurements a few seconds apart, and the import, one long
 	// measurement, runs through that drift: the mean of the measurements on either
@@ -154,6 +170,36 @@ func runImportBenchmark(b *testing.B, customers int) {
 		rate/max(rawBefore, rawAfter), len(items), same.Round(time.Millisecond), wcu, minimum)
 	for _, line := range perType {
 		b.Log(line)
+	}
+}
+
+// waitForJobs waits until the jobs queue has no message left, visible or in flight,
+// and fails if any went to its dead-letter queue.
+func waitForJobs(b *testing.B, s *stack) {
+	ctx := context.Background()
+	count := func(id string) int {
+		out, err := s.deps.Clients.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.resources.Queues[id].URL),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, v := range out.Attributes {
+			x, _ := strconv.Atoi(v)
+			n += x
+		}
+		return n
+	}
+	for idle := 0; idle < 3; time.Sleep(200 * time.Millisecond) {
+		if count("JobsQueue") == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
+	if n := count("JobsDeadLetterQueue"); n > 0 {
+		b.Fatalf("%d recomputations in the jobs dead-letter queue", n)
 	}
 }
 

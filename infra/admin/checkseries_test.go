@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/workers"
+)
+
+// TestCheckSeriesReportsACorruptedItem imports a portfolio, lets the workers compute
+// its series, and runs check-series: no difference. Then one number of one stored
+// month item of the "all" series is changed behind the service's back: check-series
+// fails and names exactly that number, with the stored and the expected value.
+func TestCheckSeriesReportsACorruptedItem(t *testing.T) {
+	te := testenv.New(t)
+	acc := te.NewAccount(t, "Checked")
+	importPortfolio(t, te, acc.ID)
+	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
+	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	e := env{store: te.Deps.Store}
+	if out, err := runCmd(t, e, "check-series", "-account", acc.ID); err != nil || out["ok"] != true || out["customers"] != 3.0 {
+		t.Fatalf("check-series on a healthy account: %v %v", out, err)
+	}
+
+	ctx := context.Background()
+	db := te.Deps.Clients.DynamoDB
+	month := keys.Key{PK: keys.SeriesPartition(acc.ID, "all"), SK: keys.SeriesMonthSK("2024-01")}
+	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &te.TableName, ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{keys.PK: &types.AttributeValueMemberS{Value: month.PK}, keys.SK: &types.AttributeValueMemberS{Value: month.SK}}})
+	if err != nil || got.Item == nil {
+		t.Fatalf("the January month item of the all series: %v %v", got, err)
+	}
+	stored, err := strconv.ParseInt(got.Item["n01"].(*types.AttributeValueMemberN).Value, 10, 64)
+	if err != nil {
+		t.Fatalf("new business on 1 January: %v", got.Item)
+	}
+	got.Item["n01"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(stored+7, 10)}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &te.TableName, Item: got.Item}); err != nil {
+		t.Fatal(err)
+	}
+
+	var out bytes.Buffer
+	e.stdout = &out
+	err = commands["check-series"](ctx, e, []string{"-account", acc.ID})
+	if err == nil {
+		t.Fatalf("check-series accepted a corrupted series:\n%s", out.String())
+	}
+	var report struct {
+		OK          bool     `json:"ok"`
+		Differences []string `json:"differences"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatal(err)
+	}
+	want := "segment all item " + month.SK + " attribute n01: stored " + strconv.FormatInt(stored+7, 10) +
+		", customers add up to " + strconv.FormatInt(stored, 10)
+	if report.OK || len(report.Differences) != 1 || report.Differences[0] != want {
+		t.Fatalf("check-series reported %+v (%v), want exactly %q", report, err, want)
+	}
+	if !strings.Contains(err.Error(), "1 numbers differ") {
+		t.Errorf("error %v", err)
+	}
+	t.Logf("check-series found: %s", report.Differences[0])
+}
