@@ -8,6 +8,7 @@
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
+#   make fault-test  the import under injected DynamoDB faults at 1,000 customers
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -92,7 +93,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test template-check sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -272,6 +273,13 @@ ifeq ($(SAM_SMOKE),1)
 else
 	@echo "sam-smoke: skipped (SAM_SMOKE=$(SAM_SMOKE))"
 endif
+
+# The fault-injection import at full size (infra/local TestImportUnderFaults; make test runs
+# it at 250 customers): 1,000 customers imported and recomputed with 10 % of the DynamoDB
+# request attempts failing, against the same import without faults (docs/benchmarks.md).
+fault-test: venv
+	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-1000} \
+	  $(GO) test -count=1 -timeout 40m -v -run '^TestImportUnderFaults$$' ./infra/local
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,7 +76,8 @@ func runImportBenchmark(b *testing.B, customers int) {
 	if !recompute {
 		workers["JobsWorkerFunction"] = nil
 	}
-	attach := func(cfg *aws.Config) { writes.Attach(cfg); heat.Attach(cfg) }
+	meter := ddbmeter.New()
+	attach := func(cfg *aws.Config) { writes.Attach(cfg); heat.Attach(cfg); meter.Attach(cfg) }
 	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
 		motoOutput: io.Discard, workers: workers, awsConfig: attach, pollers: importBenchPollers})
 	if err != nil {
@@ -91,6 +93,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	rawBefore := rawBatchWriteThroughput(b, plain, "raw-before", rawItems)
 	writes.Reset()
 	heat.Reset()
+	meter.Reset()
 
 	client := &benchClient{base: s.baseURL, key: s.apiKey}
 	var ds struct {
@@ -99,7 +102,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	client.do(b, "POST", "/v1/data_sources", map[string]any{"name": "bench"}, &ds)
 
 	b.StartTimer()
-	start := time.Now()
+	start, cpuStart := time.Now(), processCPU(b)
 	type sent struct {
 		id        string
 		customers int
@@ -128,10 +131,12 @@ func runImportBenchmark(b *testing.B, customers int) {
 			time.Sleep(statusPollWait(imp.customers, st.StatusDetails))
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed, cpuImport := time.Since(start), processCPU(b)-cpuStart
 	b.StopTimer()
+	cpuAll := cpuImport
 	if recompute {
 		waitForJobs(b, s)
+		cpuAll = processCPU(b) - cpuStart
 		report, err := heat.Report(ctx, plain, table, customers, time.Since(start))
 		if err != nil {
 			b.Fatal(err)
@@ -165,6 +170,15 @@ func runImportBenchmark(b *testing.B, customers int) {
 	b.ReportMetric(same.Seconds()/elapsed.Seconds(), "ratio_same_items")
 	b.ReportMetric(wcu/records, "WCU/record")
 	b.ReportMetric(wcu/minimum, "WCU/minimum")
+	// Requests against the fewest that could store the result: every item once, 25 per
+	// BatchWriteItem.
+	calls := meter.Snapshot()
+	b.ReportMetric(float64(calls.TotalRequests())/records, "requests/record")
+	b.ReportMetric(float64(calls.Writes())/(float64(len(items))/25), "write_requests/minimum")
+	b.ReportMetric(float64(cpuImport.Microseconds())/records, "import_CPU_us/record")
+	b.ReportMetric(float64(cpuAll.Microseconds())/records, "CPU_us/record")
+	b.Logf("DynamoDB requests: %s; CPU of this process (router, handlers, workers, SDK): import %v, with the recomputations %v",
+		calls, cpuImport.Round(time.Millisecond), cpuAll.Round(time.Millisecond))
 	b.Logf("customers %d records %.0f intake %v total %v; raw items/s %.0f before, %.0f after (ratio to the better %.2f); the import's %d items by BatchWriteItem %v; WCU %.0f, minimum %.0f",
 		customers, records, intake.Round(time.Millisecond), elapsed.Round(time.Millisecond), rawBefore, rawAfter,
 		rate/max(rawBefore, rawAfter), len(items), same.Round(time.Millisecond), wcu, minimum)
@@ -173,34 +187,46 @@ func runImportBenchmark(b *testing.B, customers int) {
 	}
 }
 
+// processCPU is the user and system CPU time this process has used: the router, the
+// handlers, the workers and their SDK clients (and the benchmark's client); the
+// emulator runs in its own process.
+func processCPU(b testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // waitForJobs waits until the jobs queue has no message left, visible or in flight,
 // and fails if any went to its dead-letter queue.
-func waitForJobs(b *testing.B, s *stack) {
-	ctx := context.Background()
-	count := func(id string) int {
-		out, err := s.deps.Clients.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.resources.Queues[id].URL),
-			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for _, v := range out.Attributes {
-			x, _ := strconv.Atoi(v)
-			n += x
-		}
-		return n
-	}
+func waitForJobs(b testing.TB, s *stack) {
 	for idle := 0; idle < 3; time.Sleep(200 * time.Millisecond) {
-		if count("JobsQueue") == 0 {
+		if queueLength(b, s, "JobsQueue") == 0 {
 			idle++
 		} else {
 			idle = 0
 		}
 	}
-	if n := count("JobsDeadLetterQueue"); n > 0 {
+	if n := queueLength(b, s, "JobsDeadLetterQueue"); n > 0 {
 		b.Fatalf("%d recomputations in the jobs dead-letter queue", n)
 	}
+}
+
+// queueLength is the number of messages in a queue of the template, visible or in flight.
+func queueLength(b testing.TB, s *stack, id string) int {
+	out, err := s.deps.Clients.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.resources.Queues[id].URL),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		x, _ := strconv.Atoi(v)
+		n += x
+	}
+	return n
 }
 
 // statusPollWait is how long to wait before the next status request of an import of
@@ -219,7 +245,7 @@ func statusPollWait(customers int, details map[string]json.RawMessage) time.Dura
 	return min(max(time.Duration(left)*10*time.Millisecond, 100*time.Millisecond), time.Second)
 }
 
-func mustConfig(b *testing.B, s *stack) aws.Config {
+func mustConfig(b testing.TB, s *stack) aws.Config {
 	cfg, err := s.moto.AWSConfig(context.Background())
 	if err != nil {
 		b.Fatal(err)
@@ -341,7 +367,7 @@ type benchClient struct {
 }
 
 // send calls the API and returns the status and body; a failed round trip fails b.
-func (c *benchClient) send(b *testing.B, method, path string, body any) (int, []byte) {
+func (c *benchClient) send(b testing.TB, method, path string, body any) (int, []byte) {
 	b.Helper()
 	var r io.Reader
 	if body != nil {
@@ -374,7 +400,7 @@ func (c *benchClient) send(b *testing.B, method, path string, body any) (int, []
 }
 
 // do sends a request that must succeed (2xx) and decodes its answer into out.
-func (c *benchClient) do(b *testing.B, method, path string, body, out any) {
+func (c *benchClient) do(b testing.TB, method, path string, body, out any) {
 	b.Helper()
 	status, raw := c.send(b, method, path, body)
 	if status >= 300 {

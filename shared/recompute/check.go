@@ -4,11 +4,17 @@ import (
 	"context"
 
 	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
-// checkPage is the customer listing's page size while checking.
-const checkPage = 200
+// checkPage is the customer listing's page size while checking, checkConcurrency how
+// many customers of a page are recomputed at once.
+const (
+	checkPage        = 200
+	checkConcurrency = 8
+)
 
 // CheckSeries recomputes every customer of the account from its stored records, as
 // the next recomputation would (writing nothing), sums what they contribute to the
@@ -27,12 +33,19 @@ func (r *Recomputer) CheckSeries(ctx context.Context, series *accountseries.Seri
 		if err != nil {
 			return accountseries.Verification{}, err
 		}
-		for _, c := range page.Items {
-			res, plans, err := r.compute(ctx, acc, c.UUID)
-			if err != nil {
-				return accountseries.Verification{}, err
+		results := make([]engine.Result, len(page.Items))
+		attrs := make([]accountseries.CustomerAttrs, len(page.Items))
+		errs := make([]error, len(page.Items))
+		parallel.For(len(page.Items), checkConcurrency, func(i int) {
+			var plans map[string]engine.Plan
+			results[i], plans, errs[i] = r.compute(ctx, acc, page.Items[i].UUID)
+			attrs[i] = seriesAttrs(page.Items[i], plans)
+		})
+		for i := range page.Items {
+			if errs[i] != nil {
+				return accountseries.Verification{}, errs[i]
 			}
-			tally.Add(&res, seriesAttrs(c, plans))
+			tally.Add(&results[i], attrs[i])
 		}
 		if !page.HasMore || page.Next == nil {
 			break
