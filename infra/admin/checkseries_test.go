@@ -34,13 +34,26 @@ func TestCheckSeriesReportsACorruptedItem(t *testing.T) {
 
 	ctx := context.Background()
 	db := te.Deps.Clients.DynamoDB
-	month := keys.Key{PK: keys.SeriesPartition(acc.ID, "all"), SK: keys.SeriesMonthSK("2024-01")}
-	got, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &te.TableName, ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{keys.PK: &types.AttributeValueMemberS{Value: month.PK}, keys.SK: &types.AttributeValueMemberS{Value: month.SK}}})
-	if err != nil || got.Item == nil {
-		t.Fatalf("the January month item of the all series: %v %v", got, err)
+	// The January month item of the all series in one of its shards.
+	var got *dynamodb.GetItemOutput
+	month := keys.Key{SK: keys.SeriesMonthSK("2024-01")}
+	for shard := 0; shard < keys.SeriesShards && (got == nil || got.Item == nil); shard++ {
+		month.PK = keys.SeriesShardPartition(acc.ID, "all", shard)
+		var err error
+		got, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &te.TableName, ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{keys.PK: &types.AttributeValueMemberS{Value: month.PK}, keys.SK: &types.AttributeValueMemberS{Value: month.SK}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	stored, err := strconv.ParseInt(got.Item["n01"].(*types.AttributeValueMemberN).Value, 10, 64)
+	if got.Item == nil {
+		t.Fatal("no shard of the all series has a January month item")
+	}
+	n01, _ := got.Item["n01"].(*types.AttributeValueMemberN)
+	if n01 == nil {
+		t.Fatalf("no new business on 1 January in %v", got.Item)
+	}
+	stored, err := strconv.ParseInt(n01.Value, 10, 64)
 	if err != nil {
 		t.Fatalf("new business on 1 January: %v", got.Item)
 	}

@@ -34,6 +34,11 @@ const (
 	attrCustomers    = "c" // customers gained minus lost (also the year and index items' customer nets)
 	attrFirstPaying  = "f"
 	attrMRRNet       = "m" // year and index items: net MRR change of a month / a year
+	// attrContributors, in the index item: customers contributing to the segment. Every
+	// customer adds it to the segment's index item in its own shard (the store spreads
+	// each segment over keys.SeriesShards partitions), before any other item of the
+	// segment, so a shard without an index item holds nothing and readers skip it.
+	attrContributors = "k"
 )
 
 // Attributes of the lost-customer counts (customer churn rate numerators), stored in the
@@ -90,6 +95,14 @@ func customerCells(c series.Customer, cal series.Calendar) Cells {
 		addAggregate(out, geoSegment(country), base)
 	}
 	addPlanParts(out, planParts(c, cal), country)
+	segments := map[string]bool{}
+	for k := range out {
+		seg, _, _ := splitCell(k)
+		segments[seg] = true
+	}
+	for seg := range segments {
+		out.add(cellKey(seg, keys.SeriesIndexSK, attrContributors), 1)
+	}
 	return out
 }
 
