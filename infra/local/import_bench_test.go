@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/subsight/subsight/infra/awscost"
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/shared/routes"
@@ -134,11 +135,11 @@ func runImportBenchmark(b *testing.B, customers int) {
 	elapsed, cpuImport := time.Since(start), processCPU(b)-cpuStart
 	b.StopTimer()
 	cpuAll := cpuImport
+	var report ddbmeter.HeatReport
 	if recompute {
 		waitForJobs(b, s)
 		cpuAll = processCPU(b) - cpuStart
-		report, err := heat.Report(ctx, plain, table, customers, time.Since(start))
-		if err != nil {
+		if report, err = heat.Report(ctx, plain, table, customers, time.Since(start)); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(report.Projected, "projected_customers/s")
@@ -173,18 +174,56 @@ func runImportBenchmark(b *testing.B, customers int) {
 	// Requests against the fewest that could store the result: every item once, 25 per
 	// BatchWriteItem.
 	calls := meter.Snapshot()
-	b.ReportMetric(float64(calls.TotalRequests())/records, "requests/record")
+	b.ReportMetric(float64(calls.DynamoDBRequests())/records, "DynamoDB_requests/record")
 	b.ReportMetric(float64(calls.Writes())/(float64(len(items))/25), "write_requests/minimum")
 	b.ReportMetric(float64(cpuImport.Microseconds())/records, "import_CPU_us/record")
 	b.ReportMetric(float64(cpuAll.Microseconds())/records, "CPU_us/record")
-	b.Logf("DynamoDB requests: %s; CPU of this process (router, handlers, workers, SDK): import %v, with the recomputations %v",
+	b.Logf("requests: %s; CPU of this process (router, handlers, workers, SDK): import %v, with the recomputations %v",
 		calls, cpuImport.Round(time.Millisecond), cpuAll.Round(time.Millisecond))
+	if recompute {
+		perMillion := importUsage(calls, report, wcu, cpuAll, customers).Scale(1e6 / records)
+		fmt.Printf("Cost of a million records imported and recomputed: %s\n", perMillion)
+		b.ReportMetric(perMillion.Total(), "$/million_records")
+	}
 	b.Logf("customers %d records %.0f intake %v total %v; raw items/s %.0f before, %.0f after (ratio to the better %.2f); the import's %d items by BatchWriteItem %v; WCU %.0f, minimum %.0f",
 		customers, records, intake.Round(time.Millisecond), elapsed.Round(time.Millisecond), rawBefore, rawAfter,
 		rate/max(rawBefore, rawAfter), len(items), same.Round(time.Millisecond), wcu, minimum)
 	for _, line := range perType {
 		b.Log(line)
 	}
+}
+
+// requestLatency is what each AWS request adds to a function's billed duration on
+// AWS: DynamoDB answers in single-digit milliseconds, SQS and S3 in about as much.
+const requestLatency = 5 * time.Millisecond
+
+// importUsage is what the whole run used on AWS's bill: DynamoDB units as measured;
+// Lambda duration as this process's CPU time plus requestLatency per AWS request, all
+// taken one after the other (an upper bound), at the workers' 1,024 MB; an import
+// batch and a jobs batch of ten customers per invocation, one intake request per
+// json_import; SQS and S3 requests as counted (the pollers' included, as Lambda's
+// event source mappings make them on AWS).
+func importUsage(calls ddbmeter.Snapshot, heat ddbmeter.HeatReport, wcu float64, cpu time.Duration, customers int) awscost.Usage {
+	rcu := 0.0
+	for _, p := range heat.Partitions {
+		rcu += p.RCU
+	}
+	var sqsCalls, puts, gets float64
+	for op, n := range calls.Requests {
+		switch {
+		case strings.Contains(op, "Message"):
+			sqsCalls += float64(n)
+		case op == "PutObject":
+			puts += float64(n)
+		case op == "GetObject":
+			gets += float64(n)
+		}
+	}
+	awsRequests := float64(calls.DynamoDBRequests()) + sqsCalls + puts + gets
+	seconds := cpu.Seconds() + awsRequests*requestLatency.Seconds()
+	intake := float64((customers + importBenchChunk - 1) / importBenchChunk)
+	return awscost.Usage{WRU: wcu, RRU: rcu, LambdaGBSeconds: seconds * 1.0, LambdaInvocations: float64(customers)/10*2 + intake,
+		HTTPRequests: intake, SQSRequests: sqsCalls, S3Puts: puts, S3Gets: gets}
 }
 
 // processCPU is the user and system CPU time this process has used: the router, the
