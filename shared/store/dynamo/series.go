@@ -234,23 +234,38 @@ func (ss SeriesStorage) DeleteSeriesRecord(ctx context.Context, accountID, custo
 	return err
 }
 
-// SeriesBuckets reads bucket items of a segment by sort key (eventually consistent,
-// like every read of the buckets, which many customers write at once), summed over
-// the segment's shards: one BatchGetItem per 100 keys; absent items are left out.
-func (ss SeriesStorage) SeriesBuckets(ctx context.Context, accountID, segment string, sks ...string) ([]accountseries.Bucket, error) {
+// SeriesWindow reads the items sks and the items in [from, to] of a segment
+// (eventually consistent, like every read of the buckets, which many customers write at
+// once), summed over its shards, finding the live shards once: one BatchGetItem of every shard's
+// index item (which also tells which shards hold the segment), one of the other sks in
+// the live shards, and one Query per live shard.
+func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment string, sks []string, from, to string) (points, window []accountseries.Bucket, err error) {
 	s := ss.store
-	keyList := make([]map[string]types.AttributeValue, 0, keys.SeriesShards*len(sks))
-	for shard := range keys.SeriesShards {
-		pk := keys.SeriesShardPartition(accountID, segment, shard)
-		for _, sk := range sks {
-			keyList = append(keyList, keyAttrs(keys.Key{PK: pk, SK: sk}))
+	indexes, live, err := s.shardIndexes(ctx, accountID, segment)
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []map[string]types.AttributeValue
+	var keyList []map[string]types.AttributeValue
+	for _, sk := range sks {
+		if sk == keys.SeriesIndexSK {
+			items = append(items, indexes...)
+			continue
+		}
+		for _, shard := range live {
+			keyList = append(keyList, keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, segment, shard), SK: sk}))
 		}
 	}
-	items, err := s.batchRead(ctx, keyList, false)
+	others, err := s.batchRead(ctx, keyList, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return seriesBuckets(items)
+	if points, err = seriesBuckets(append(items, others...)); err != nil {
+		return nil, nil, err
+	}
+	window, err = s.queryShards(ctx, accountID, segment, live, "SK BETWEEN :lo AND :hi",
+		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)})
+	return points, window, err
 }
 
 // SeriesBucketsBetween reads the bucket items of a segment whose sort keys lie in
@@ -273,10 +288,16 @@ const shardReadConcurrency = 8
 // queryBuckets runs one Query per live shard of the segment (sortCond on the sort
 // key), shardReadConcurrency at a time.
 func (s *Store) queryBuckets(ctx context.Context, accountID, segment, sortCond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
-	shards, err := s.liveShards(ctx, accountID, segment)
+	_, shards, err := s.shardIndexes(ctx, accountID, segment)
 	if err != nil {
 		return nil, err
 	}
+	return s.queryShards(ctx, accountID, segment, shards, sortCond, values)
+}
+
+// queryShards runs one Query per shard given, shardReadConcurrency at a time, and sums
+// the items by sort key.
+func (s *Store) queryShards(ctx context.Context, accountID, segment string, shards []int, sortCond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
 	pages := make([][]map[string]types.AttributeValue, len(shards))
 	errs := make([]error, len(shards))
 	parallel.For(len(shards), shardReadConcurrency, func(i int) {
@@ -298,34 +319,32 @@ func (s *Store) queryBuckets(ctx context.Context, accountID, segment, sortCond s
 	return seriesBuckets(items)
 }
 
-// liveShards are the shards of a segment that may hold buckets: shard 0, where the
-// buckets lived before they were sharded, and every shard whose index item exists
-// (accountseries adds to a segment's index item in a shard before any other item of
-// the segment there). One BatchGetItem of the index keys.
-func (s *Store) liveShards(ctx context.Context, accountID, segment string) ([]int, error) {
+// shardIndexes reads the index item of every shard of a segment (one BatchGetItem) and
+// returns them with the live shards: shard 0, where the buckets lived before they were
+// sharded, and every shard whose index item exists (accountseries adds to a segment's
+// index item in a shard before any other item of the segment there).
+func (s *Store) shardIndexes(ctx context.Context, accountID, segment string) ([]map[string]types.AttributeValue, []int, error) {
 	byPK := make(map[string]int, keys.SeriesShards)
-	keyList := make([]map[string]types.AttributeValue, 0, keys.SeriesShards-1)
-	for shard := 1; shard < keys.SeriesShards; shard++ {
+	keyList := make([]map[string]types.AttributeValue, 0, keys.SeriesShards)
+	for shard := range keys.SeriesShards {
 		pk := keys.SeriesShardPartition(accountID, segment, shard)
 		byPK[pk] = shard
 		keyList = append(keyList, keyAttrs(keys.Key{PK: pk, SK: keys.SeriesIndexSK}))
 	}
 	items, err := s.batchRead(ctx, keyList, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	live := []int{0}
 	for _, item := range items {
-		if pk, ok := item[keys.PK].(*types.AttributeValueMemberS); ok {
+		if pk, ok := item[keys.PK].(*types.AttributeValueMemberS); ok && byPK[pk.Value] != 0 {
 			live = append(live, byPK[pk.Value])
 		}
 	}
 	slices.Sort(live)
-	return live, nil
+	return items, live, nil
 }
 
-// seriesBuckets decodes bucket items and sums those of one sort key (the same item of
-// several shards), in sort key order.
 func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
 	bySK := map[string]accountseries.Bucket{}
 	for _, item := range items {
