@@ -59,16 +59,22 @@ type heatRead struct {
 
 // Attach makes every client built from cfg afterwards report to h.
 func (h *Heat) Attach(cfg *aws.Config) {
+	attach(cfg, "ddbmeter-heat", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+		middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if err == nil {
+			h.record(in.Parameters, out.Result)
+		}
+		return out, md, err
+	})
+}
+
+// attach adds an Initialize-step middleware to every client built from cfg afterwards
+// (the one way the recorders of this package hook into the SDK).
+func attach(cfg *aws.Config, name string, f func(context.Context, middleware.InitializeInput, middleware.InitializeHandler) (
+	middleware.InitializeOutput, middleware.Metadata, error)) {
 	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("ddbmeter-heat",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
-				middleware.InitializeOutput, middleware.Metadata, error) {
-				out, md, err := next.HandleInitialize(ctx, in)
-				if err == nil {
-					h.record(in.Parameters, out.Result)
-				}
-				return out, md, err
-			}), middleware.After)
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc(name, f), middleware.After)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/subsight/subsight/infra/ddbmeter"
@@ -41,12 +42,7 @@ func BenchmarkApplyChange(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			env := testenv.New(b)
 			meter, writes := ddbmeter.New(), &ddbmeter.WriteRecorder{}
-			cfg := env.AWS.Copy()
-			meter.Attach(&cfg)
-			writes.Attach(&cfg)
-			series := accountseries.New(dynamo.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-				o.DisableValidateResponseChecksum = true
-			}), env.TableName, env.Deps.Now).Series())
+			series := meteredSeries(env, meter.Attach, writes.Attach)
 			ctx := context.Background()
 			acc := env.NewAccount(b, "Apply bench").ID
 			var seed []accountseries.SeedCustomer
@@ -89,12 +85,7 @@ func BenchmarkLoadShards(b *testing.B) {
 	env := testenv.New(b)
 	var reads ddbmeter.ReadRecorder
 	meter := ddbmeter.New()
-	cfg := env.AWS.Copy()
-	reads.Attach(&cfg)
-	meter.Attach(&cfg)
-	series := accountseries.New(dynamo.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.DisableValidateResponseChecksum = true
-	}), env.TableName, env.Deps.Now).Series())
+	series := meteredSeries(env, reads.Attach, meter.Attach)
 	ctx := context.Background()
 	acc := env.NewAccount(b, "Shards bench").ID
 	p := portfolio()
@@ -118,4 +109,16 @@ func BenchmarkLoadShards(b *testing.B) {
 	b.ReportMetric(float64(r.Items), "items")
 	b.ReportMetric(r.Units, "RCU")
 	b.Logf("one segment over two years: %s, %d items, %.1f RCU", meter.Snapshot(), r.Items, r.Units)
+}
+
+// meteredSeries is the series on env's table through a DynamoDB client the meters are
+// attached to.
+func meteredSeries(env *testenv.Env, meters ...func(*aws.Config)) *accountseries.Series {
+	cfg := env.AWS.Copy()
+	for _, attach := range meters {
+		attach(&cfg)
+	}
+	return accountseries.New(dynamo.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.DisableValidateResponseChecksum = true
+	}), env.TableName, env.Deps.Now).Series())
 }
