@@ -107,7 +107,8 @@ func TestImportUnderFaults(t *testing.T) {
 	if w, g := getJSON(t, reference, "/v1/metrics/all?"+q.Encode()), getJSON(t, faulty, "/v1/metrics/all?"+q.Encode()); !reflect.DeepEqual(g, w) {
 		t.Errorf("metrics under faults:\n%v\nwithout:\n%v", g, w)
 	}
-	wantItems, gotItems := itemCounts(t, s, s.accountID), itemCounts(t, s, faultyAccount)
+	counts := itemCounts(t, s, s.accountID, faultyAccount)
+	wantItems, gotItems := counts[s.accountID], counts[faultyAccount]
 	if !reflect.DeepEqual(gotItems, wantItems) {
 		t.Errorf("items per kind under faults %v, without %v", gotItems, wantItems)
 	}
@@ -201,12 +202,13 @@ func getJSON(t *testing.T, c *benchClient, path string) map[string]any {
 	return out
 }
 
-// itemCounts counts the account's items per entity type (a scan of the table); the
-// items that name the account's own API key or data source's id are the same in kind
-// and number in both accounts.
-func itemCounts(t *testing.T, s *stack, accountID string) map[string]int {
+// itemCounts counts the accounts' items per entity type, in one scan of the table.
+func itemCounts(t *testing.T, s *stack, accountIDs ...string) map[string]map[string]int {
 	db := dynamodb.NewFromConfig(mustConfig(t, s))
-	out := map[string]int{}
+	out := map[string]map[string]int{}
+	for _, acc := range accountIDs {
+		out[acc] = map[string]int{}
+	}
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(s.deps.Config.TableName)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(context.Background())
@@ -216,14 +218,19 @@ func itemCounts(t *testing.T, s *stack, accountID string) map[string]int {
 		for _, it := range page.Items {
 			pk, _ := it["PK"].(*types.AttributeValueMemberS)
 			et, _ := it["et"].(*types.AttributeValueMemberS)
-			if pk == nil || !strings.HasPrefix(pk.Value, accountID) {
+			if pk == nil {
+				continue
+			}
+			acc, _, _ := strings.Cut(pk.Value, "#")
+			counts, ok := out[acc]
+			if !ok {
 				continue
 			}
 			kind := "?"
 			if et != nil {
 				kind = et.Value
 			}
-			out[kind]++
+			counts[kind]++
 		}
 	}
 	return out
