@@ -140,9 +140,9 @@ func (s *Series) finishPending(ctx context.Context, accountID, customerUUID stri
 }
 
 // cellsLayout names what customerCells stores (version 2: plan-combination segments;
-// 3: exchange-rate impacts; 4: the contributor counts that mark a segment's shards);
-// changing it re-buckets every customer on its next application.
-const cellsLayout = 4
+// 3: exchange-rate impacts); changing it re-buckets every customer on its next
+// application.
+const cellsLayout = 3
 
 // versionOf hashes everything the stored state depends on (impacts: the real
 // exchange-rate impacts, none for a customer billed in the account currency).

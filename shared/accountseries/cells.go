@@ -34,11 +34,6 @@ const (
 	attrCustomers    = "c" // customers gained minus lost (also the year and index items' customer nets)
 	attrFirstPaying  = "f"
 	attrMRRNet       = "m" // year and index items: net MRR change of a month / a year
-	// attrContributors, in the index item: customers contributing to the segment. Every
-	// customer adds it to the segment's index item in its own shard (the store spreads
-	// each segment over keys.SeriesShards partitions), before any other item of the
-	// segment, so a shard without an index item holds nothing and readers skip it.
-	attrContributors = "k"
 )
 
 // Attributes of the lost-customer counts (customer churn rate numerators), stored in the
@@ -95,14 +90,6 @@ func customerCells(c series.Customer, cal series.Calendar) Cells {
 		addAggregate(out, geoSegment(country), base)
 	}
 	addPlanParts(out, planParts(c, cal), country)
-	segments := map[string]bool{}
-	for k := range out {
-		seg, _, _ := splitCell(k)
-		segments[seg] = true
-	}
-	for seg := range segments {
-		out.add(cellKey(seg, keys.SeriesIndexSK, attrContributors), 1)
-	}
 	return out
 }
 
@@ -172,7 +159,10 @@ func addAggregate(out Cells, segment string, a *series.Aggregate) {
 	}
 }
 
-// updates groups cells by bucket item, in a stable order.
+// updates groups cells by bucket item, in a stable order. Every segment's index item
+// is among them, with nothing to add if need be, and sorts first among the segment's
+// items: whatever shard the additions go to then has the segment's index item before
+// any other item of the segment (readers skip shards without one).
 func (c Cells) updates() []BucketAdd {
 	byItem := map[[2]string]map[string]int64{}
 	for k, v := range c {
@@ -182,6 +172,9 @@ func (c Cells) updates() []BucketAdd {
 			byItem[id] = map[string]int64{}
 		}
 		byItem[id][attr] = v
+		if index := [2]string{seg, keys.SeriesIndexSK}; byItem[index] == nil {
+			byItem[index] = map[string]int64{}
+		}
 	}
 	ids := slices.SortedFunc(maps.Keys(byItem), func(a, b [2]string) int {
 		return strings.Compare(a[0]+"|"+a[1], b[0]+"|"+b[1])

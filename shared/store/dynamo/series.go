@@ -172,10 +172,14 @@ func (s *Store) bucketUpdate(accountID string, shard int, a accountseries.Bucket
 		values[":v"+p] = nAttr(a.Add[attr])
 		adds = append(adds, "#a"+p+" :v"+p)
 	}
+	expr := "SET #et = :et"
+	if len(adds) > 0 {
+		expr += " ADD " + strings.Join(adds, ", ")
+	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &s.table,
 		Key:                       keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, a.Segment, shard), SK: a.SK}),
-		UpdateExpression:          aws.String("SET #et = :et ADD " + strings.Join(adds, ", ")),
+		UpdateExpression:          aws.String(expr),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}}
