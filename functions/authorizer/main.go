@@ -6,4 +6,4 @@ import (
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.Start(auth.Authorizer) }
+func main() { lambdaapp.Authorizer(auth.Authorizer) }

@@ -7,4 +7,4 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-func main() { lambdaapp.Start(workers.MetricsWakeSweeper) }
+func main() { lambdaapp.Scheduled(workers.MetricsWakeSweeper) }

@@ -31,12 +31,12 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 	for _, acc := range []string{changed.ID, reference.ID} {
 		importPortfolio(t, te, acc)
 	}
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Deps))
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Deps))
+	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
+	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
 
 	metrics := func(account, interval string) map[string]any {
 		q := url.Values{"start-date": {"2023-12-01"}, "end-date": {"2024-04-30"}, "interval": {interval}}
-		status, body := apigwtest.Do(t, api.MetricsAll(te.Deps), apigwtest.Call{Method: http.MethodGet,
+		status, body := apigwtest.Do(t, api.MetricsAll(te.API), apigwtest.Call{Method: http.MethodGet,
 			Route: "/v1/metrics/all", Query: q, AccountID: account})
 		if status != http.StatusOK {
 			t.Fatalf("%s %s: %d %v", account, interval, status, body)
@@ -60,7 +60,7 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 	if acc, _ := te.Deps.Store.GetAccount(ctx, changed.ID); acc.TimeZone != "America/New_York" || acc.WeekStartOn != "sunday" {
 		t.Fatalf("calendar stored as %q %q", acc.TimeZone, acc.WeekStartOn)
 	}
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Deps))
+	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
 	for _, iv := range intervals {
 		if got, want := metrics(changed.ID, iv), metrics(reference.ID, iv); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s after the change:\n got %v\nwant %v", iv, got, want)
@@ -123,7 +123,7 @@ func importMonthly(t *testing.T, te *testenv.Env, accountID, externalID string, 
 	}
 	payload := map[string]any{"external_id": externalID, "customers": customers, "invoices": invoices, "line_items": items,
 		"plans": []any{map[string]any{"external_id": "monthly", "name": "Monthly", "interval_count": 1, "interval_unit": "month"}}}
-	status, body := apigwtest.Do(t, api.CreateJSONImport(te.Deps), apigwtest.Call{Method: http.MethodPost,
+	status, body := apigwtest.Do(t, api.CreateJSONImport(te.API), apigwtest.Call{Method: http.MethodPost,
 		Route: "/v1/data_sources/{data_source_uuid}/json_imports", PathParams: map[string]string{"data_source_uuid": ds.UUID},
 		Body: payload, AccountID: accountID})
 	if status != http.StatusOK {

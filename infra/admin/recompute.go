@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -44,22 +42,21 @@ func recomputeAccount(ctx context.Context, e env, accountID string) (int, error)
 	}
 	nonce := "admin:" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	n := 0
-	var start map[string]types.AttributeValue
+	var start store.PageToken
 	for {
 		page, err := e.store.ListCustomers(ctx, accountID, store.CustomerFilter{}, customersPerPage, start)
 		if err != nil {
 			return n, err
 		}
 		for _, c := range page.Items {
-			if err := e.jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: accountID,
-				CustomerUUID: c.UUID, Nonce: nonce}); err != nil {
+			if err := e.jobs.Send(ctx, jobs.Recompute(accountID, c.UUID, nonce)); err != nil {
 				return n, err
 			}
 			n++
 		}
-		if !page.HasMore || page.LastKey == nil {
+		if !page.HasMore || page.Next == nil {
 			return n, nil
 		}
-		start = page.LastKey
+		start = page.Next
 	}
 }

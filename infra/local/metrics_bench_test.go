@@ -33,7 +33,7 @@ import (
 // moto's capacity figures are placeholders). A table of every case is printed at the
 // end (docs/benchmarks.md, "Metrics API").
 //
-// The series are stored with accountseries.Seed, which leaves what accountseries.Apply
+// The series are stored with accountseries.Series.Seed, which leaves what Series.Apply
 // leaves for each customer (TestSeedEqualsApply) without moto's per-transaction table
 // copies; the import and recompute chain has benchmarks of its own.
 func BenchmarkMetricsHTTP(b *testing.B) {
@@ -154,7 +154,7 @@ func seedMetricsBench(b *testing.B, s *stack, customers int) {
 		res, attrs := syntheticCustomer(i, plans)
 		batch[i] = accountseries.SeedCustomer{Result: res, Attrs: attrs}
 	}
-	if err := accountseries.Seed(ctx, s.deps, s.accountID, batch); err != nil {
+	if err := s.deps.API().Series().Seed(ctx, s.accountID, batch); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%d customers seeded in %s", customers, time.Since(start).Round(time.Second))

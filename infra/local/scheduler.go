@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/samtemplate"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/routes"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // scheduler plays EventBridge for one Schedule event: it invokes the function every
@@ -56,7 +56,7 @@ func (s *scheduler) invoke(ctx context.Context) (err error) {
 // buildSchedulers makes one scheduler per enabled Schedule event. every, when set,
 // replaces every period (LOCAL_SCHEDULE_EVERY, for tests and demos); cron and at
 // expressions run only with it, as there is no calendar emulation.
-func buildSchedulers(tpl *samtemplate.Template, d *app.Deps, schedules map[string]routes.Scheduled, every time.Duration) ([]*scheduler, error) {
+func buildSchedulers(tpl *samtemplate.Template, d *workers.Deps, schedules map[string]routes.Scheduled, every time.Duration) ([]*scheduler, error) {
 	var out []*scheduler
 	for _, m := range tpl.Schedules() {
 		if !m.Enabled {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/samtemplate"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/routes"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // TestStackRunsTheSweeperSchedule: the template's MetricsSweeperFunction schedule runs
@@ -83,7 +83,7 @@ func TestBuildSchedulers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(*app.Deps) func(context.Context) error { return func(context.Context) error { return nil } }
+	nop := func(*workers.Deps) func(context.Context) error { return func(context.Context) error { return nil } }
 	all := map[string]routes.Scheduled{"RateFunction": nop, "CronFunction": nop}
 	tests := []struct {
 		name      string

@@ -27,8 +27,11 @@ import (
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/config"
+	"github.com/subsight/subsight/shared/dashboard"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // options configure a stack; main fills them from the environment, tests directly.
@@ -51,10 +54,12 @@ type options struct {
 	// stackFile is where stack.json goes; "" writes none.
 	stackFile string
 
-	apis        map[string]func(*app.Deps) apigw.Endpoint
-	workers     map[string]func(*app.Deps) sqsworker.Handler
-	authorizers map[string]func(*app.Deps) auth.AuthorizerHandler
+	apis        map[string]routes.API
+	workers     map[string]func(*workers.Deps) sqsworker.Handler
+	authorizers map[string]func(*store.Store) auth.AuthorizerHandler
 	schedules   map[string]routes.Scheduled
+	// public serves the routes the template leaves without an authorizer.
+	public map[string]func() dashboard.Handler
 	// scheduleEvery replaces the period of every Schedule event when positive.
 	scheduleEvery time.Duration
 	// awsConfig, when set, may change the AWS configuration before the functions'
@@ -119,6 +124,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	}
 	if o.schedules == nil {
 		o.schedules = routes.Schedules
+	}
+	if o.public == nil {
+		o.public = routes.Public
 	}
 	if o.apiKey == "" {
 		if o.apiKey, err = auth.NewAPIKey(); err != nil {
@@ -191,7 +199,7 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	if s.pollers, err = buildPollers(tpl, s.deps, s.resources, o); err != nil {
 		return nil, err
 	}
-	if s.schedules, err = buildSchedulers(tpl, s.deps, o.schedules, o.scheduleEvery); err != nil {
+	if s.schedules, err = buildSchedulers(tpl, s.deps.Workers(), o.schedules, o.scheduleEvery); err != nil {
 		return nil, err
 	}
 
@@ -247,14 +255,24 @@ func functionsEnv(tpl *samtemplate.Template, r *samtemplate.Resolver) (map[strin
 
 func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region string) (*router, error) {
 	rt := &router{region: region}
+	apiDeps := d.API()
 	authorizers := map[string]auth.AuthorizerHandler{}
+	public := map[string]apigw.LambdaHandler{}
 	for _, r := range tpl.Routes() {
+		if r.Authorizer == "" {
+			rte, err := publicRoute(tpl, r, o.public, public)
+			if err != nil {
+				return nil, err
+			}
+			rt.routes = append(rt.routes, rte)
+			continue
+		}
 		build, ok := o.apis[r.Function]
 		if !ok {
 			return nil, fmt.Errorf("template route %s: %s is not in shared/routes.APIs", r.Key(), r.Function)
 		}
 		rte := &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"),
-			handler: apigw.Wrap(build(d)), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
+			handler: apigw.Wrap(build(apiDeps)), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
 		if r.Authorizer != "" {
 			h, ok := authorizers[r.Authorizer]
 			if !ok {
@@ -262,7 +280,7 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 				if !ok {
 					return nil, fmt.Errorf("authorizer %s is not in shared/routes.Authorizers", r.Authorizer)
 				}
-				h = build(d)
+				h = build(d.Store)
 				authorizers[r.Authorizer] = h
 			}
 			rte.authorizer = h
@@ -271,6 +289,22 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 		rt.routes = append(rt.routes, rte)
 	}
 	return rt, nil
+}
+
+// publicRoute binds a route the template leaves without an authorizer (`Auth: Authorizer:
+// NONE`) to its function in shared/routes.Public, called as API Gateway calls it: without
+// an authorizer and without ChartMogul's 401 wrapper. Each function's handler is built once.
+func publicRoute(tpl *samtemplate.Template, r samtemplate.Route, registry map[string]func() dashboard.Handler,
+	built map[string]apigw.LambdaHandler) (*route, error) {
+	build, ok := registry[r.Function]
+	if !ok {
+		return nil, fmt.Errorf("template route %s has no authorizer, but %s is not in shared/routes.Public", r.Key(), r.Function)
+	}
+	if built[r.Function] == nil {
+		built[r.Function] = apigw.LambdaHandler(build())
+	}
+	return &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"), handler: built[r.Function],
+		timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}, nil
 }
 
 func identityHeaders(tpl *samtemplate.Template, function string) []string {
@@ -308,7 +342,7 @@ func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resourc
 			out = append(out, &poller{
 				sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, region: res.Region,
 				function: m.Function, batchSize: m.BatchSize, reportFailures: m.ReportBatchItemFailures,
-				handler: build(d), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
+				handler: build(d.Workers()), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
 				retryDelay: o.retryDelay, wait: 1,
 			})
 		}

@@ -23,10 +23,10 @@ import (
 
 	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/infra/samtemplate"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // testStack is one whole local stack for the package's tests. The import queue's
@@ -68,14 +68,14 @@ func runTests(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(stackDir)
-	workers := map[string]func(*app.Deps) sqsworker.Handler{}
+	builders := map[string]func(*workers.Deps) sqsworker.Handler{}
 	for k, v := range routes.Workers {
-		workers[k] = v
+		builders[k] = v
 	}
-	workers["ImportWorkerFunction"] = func(*app.Deps) sqsworker.Handler { return testWorker.handle }
+	builders["ImportWorkerFunction"] = func(*workers.Deps) sqsworker.Handler { return testWorker.handle }
 	schedules := map[string]routes.Scheduled{}
 	for k, build := range routes.Schedules {
-		schedules[k] = func(d *app.Deps) func(context.Context) error {
+		schedules[k] = func(d *workers.Deps) func(context.Context) error {
 			h := build(d)
 			return func(ctx context.Context) error {
 				defer sweeps.Add(1)
@@ -86,7 +86,7 @@ func runTests(m *testing.M) (int, error) {
 	t0 := time.Now()
 	testStack, err = newStack(context.Background(), options{
 		root: root, addr: "127.0.0.1:0", apiKey: testKey, retryDelay: 100 * time.Millisecond,
-		stackFile: filepath.Join(stackDir, "stack.json"), workers: workers,
+		stackFile: filepath.Join(stackDir, "stack.json"), workers: builders,
 		schedules: schedules, scheduleEvery: 500 * time.Millisecond,
 	})
 	if err != nil {

@@ -108,8 +108,8 @@ func newFixture(t *testing.T, env *testenv.Env) *fixture {
 	f.importID = imp["id"].(string)
 
 	// What the workers would do on AWS: apply the import, recompute the metrics.
-	testenv.Drain(t, env.Deps, env.ImportQueueURL, routes.Workers["ImportWorkerFunction"](env.Deps))
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](env.Deps))
+	testenv.Drain(t, env.Deps, env.ImportQueueURL, routes.Workers["ImportWorkerFunction"](env.Workers))
+	testenv.Drain(t, env.Deps, env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](env.Workers))
 	return f
 }
 
@@ -132,7 +132,7 @@ func (f *fixture) try(id string, params map[string]string, q url.Values, body an
 		f.t.Fatalf("fixture: %s is not in routes.APIs", id)
 	}
 	route := f.env.Template.Functions[id].HttpEvents[0]
-	return apigwtest.Do(f.t, build(f.env.Deps), apigwtest.Call{Method: route.Method, Route: route.Path,
+	return apigwtest.Do(f.t, build(f.env.API), apigwtest.Call{Method: route.Method, Route: route.Path,
 		PathParams: params, Query: q, Body: body, AccountID: f.acc.ID})
 }
 

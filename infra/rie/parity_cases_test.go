@@ -18,6 +18,7 @@ import (
 // to the fixture if the case deletes or rewrites one.
 var parityCases = map[string]parityCase{
 	"AuthorizerFunction":     {run: authorizerCase},
+	"DashboardFunction":      {run: dashboardCase},
 	"ImportWorkerFunction":   {run: importWorkerCase, ownResources: true},
 	"JobsWorkerFunction":     {run: jobsWorkerCase, ownResources: true},
 	"MetricsSweeperFunction": {run: sweeperCase, ownResources: true},
@@ -117,7 +118,7 @@ var parityCases = map[string]parityCase{
 		return apiCase{Body: map[string]any{"from": map[string]any{"customer_uuid": f.custFrom}, "into": map[string]any{"customer_uuid": f.custInto}},
 			Status: 202, Check: func(t *testing.T, f *fixture, b map[string]any) {
 				// The merge itself is the jobs worker's: run the queued jobs.
-				testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Deps))
+				testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
 				into := f.get(t, "GetCustomerFunction", map[string]string{"customer_uuid": f.custInto}, nil)
 				if !contains(into["external_ids"], "cus-from") {
 					t.Errorf("merged customer: %v", into)

@@ -5,7 +5,9 @@
 //   - every function is built from functions/<folder> (makefile build, bootstrap on
 //     provided.al2023, arm64 by default) and starts the handler shared/routes gives the
 //     local stack; nothing exists in only one of template, registry and folders;
-//   - routes are unique, each behind the authorizer;
+//   - routes are unique; the routes of the public functions (shared/routes.Public) go
+//     without the authorizer, every other route behind it, and a public function has
+//     no IAM policy;
 //   - routes are on the template's one HttpApi in payload format 2.0, whose default
 //     authorizer is the registered API-key authorizer (payload 2.0, simple responses,
 //     the Authorization header);

@@ -30,12 +30,17 @@ import (
 	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/infra/provision"
 	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // Env is one test's set of resources and the dependencies wired to them.
 type Env struct {
-	Deps      *app.Deps
+	Deps *app.Deps
+	// API and Workers are what the HTTP operations and the workers get from Deps.
+	API       *api.Deps
+	Workers   *workers.Deps
 	Resources *provision.Resources
 	Template  *samtemplate.Template
 	// AWS is the SDK configuration for the emulator; Endpoint its URL.
@@ -146,8 +151,22 @@ func New(t testing.TB) *Env {
 		t.Fatalf("testenv: %v", err)
 	}
 	e.Deps = app.New(cfg, emulator.Clients(shared.aws))
+	e.API, e.Workers = e.Deps.API(), e.Deps.Workers()
 	t.Cleanup(func() { e.cleanup() })
 	return e
+}
+
+// With wires the Env's dependencies again on another DynamoDB client (a metered one)
+// and clock; nil keeps the Env's.
+func (e *Env) With(db *dynamodb.Client, now func() time.Time) *app.Deps {
+	clients := e.Deps.Clients
+	if db != nil {
+		clients.DynamoDB = db
+	}
+	if now == nil {
+		now = e.Deps.Now
+	}
+	return app.Wire(e.Deps.Config, clients, now)
 }
 
 // S3 returns an S3 client for the emulator (path style).

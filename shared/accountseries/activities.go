@@ -8,30 +8,17 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// activityItem is one movement in the account activity log. It lives in the
-// customer's activity partition; GSI1 lists the account's activities by date and
-// GSI2 those of one type.
-type activityItem struct {
-	PK     string `dynamodbav:"PK"`
-	SK     string `dynamodbav:"SK"`
-	ET     string `dynamodbav:"et"`
-	GSI1PK string `dynamodbav:"GSI1PK"`
-	GSI1SK string `dynamodbav:"GSI1SK"`
-	GSI2PK string `dynamodbav:"GSI2PK"`
-	GSI2SK string `dynamodbav:"GSI2SK"`
-	Activity
-	Hash string `dynamodbav:"-"`
-}
-
-// Activity is what the activity log shows of one movement.
+// Activity is what the activity log shows of one movement. It lives in the customer's
+// activity partition; GSI1 lists the account's activities by date and GSI2 those of
+// one type. Its JSON encoding, with these field names, is what tells a changed
+// activity (activityOf's hash).
 type Activity struct {
 	UUID                      string    `dynamodbav:"uuid"`
 	Date                      time.Time `dynamodbav:"date"`
@@ -48,19 +35,25 @@ type Activity struct {
 	DataSourceUUID            string    `dynamodbav:"data_source_uuid"`
 }
 
+// Order is the activity's place in the log (its index sort keys): by time, then uuid.
+func (a Activity) Order() string { return keys.ActivityOrder(timefmt.Nanos(a.Date), a.UUID) }
+
+// activity is an activity with its sort key and a hash of its content.
+type activity struct {
+	Activity
+	sk, hash string
+}
+
 // activityNamespace makes activity uuids deterministic: the same movement keeps its
 // uuid across recomputations, whatever its type becomes.
 var activityNamespace = uuid.MustParse("5b0f3a52-9d43-4e55-9c1f-3f7c2a6d8e10")
 
-// OrderTime renders an instant so that string order is time order.
-func OrderTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
-
-// activitiesOf builds the customer's activity items from its real movements.
-func activitiesOf(accountID string, c CustomerAttrs, ms []engine.Movement) []activityItem {
-	out := make([]activityItem, 0, len(ms))
+// activitiesOf builds the customer's activities from its real movements.
+func activitiesOf(accountID string, c CustomerAttrs, ms []engine.Movement) []activity {
+	out := make([]activity, 0, len(ms))
 	seen := map[string]int{}
 	for _, m := range ms {
-		identity := fmt.Sprintf("%s|%s|%s|%s", accountID, c.UUID, OrderTime(m.At), m.SubscriptionUUID)
+		identity := fmt.Sprintf("%s|%s|%s|%s", accountID, c.UUID, timefmt.Nanos(m.At), m.SubscriptionUUID)
 		seq := seen[identity]
 		seen[identity]++
 		id := uuid.NewSHA1(activityNamespace, fmt.Appendf(nil, "%s|%d", identity, seq)).String()
@@ -68,48 +61,39 @@ func activitiesOf(accountID string, c CustomerAttrs, ms []engine.Movement) []act
 			Description: m.Description, SubscriptionExternalID: m.SubscriptionExternalID,
 			SubscriptionSetExternalID: m.SubscriptionSetExternalID, PlanExternalID: c.PlanExternalIDs[m.PlanUUID],
 			CustomerUUID: c.UUID, CustomerName: c.Name, CustomerExternalID: c.ExternalID, DataSourceUUID: c.DataSourceUUID}
-		order := keys.ActivityOrder(OrderTime(m.At), id)
-		k := keys.Activity(accountID, c.UUID, order)
 		b, _ := json.Marshal(a)
 		sum := sha256.Sum256(b)
-		out = append(out, activityItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivity,
-			GSI1PK: keys.ActivitiesByAccount(accountID), GSI1SK: order,
-			GSI2PK: keys.ActivitiesByType(accountID, m.Type), GSI2SK: order,
-			Activity: a, Hash: hex.EncodeToString(sum[:8])})
+		out = append(out, activity{Activity: a, sk: keys.Activity(accountID, c.UUID, a.Order()).SK,
+			hash: hex.EncodeToString(sum[:8])})
 	}
 	return out
 }
 
-func activityHashes(acts []activityItem) []string {
+func activityHashes(acts []activity) []string {
 	out := make([]string, len(acts))
 	for i, a := range acts {
-		out[i] = a.SK + "=" + a.Hash
+		out[i] = a.sk + "=" + a.hash
 	}
 	return out
 }
 
 // writeActivities puts the activities whose content differs from prev and deletes
-// those of prev that are gone (all in the customer's partition pk). Puts and deletes
-// are idempotent, so a retry is safe.
-func (db *db) writeActivities(ctx context.Context, pk string, prev map[string]string, acts []activityItem) error {
-	var reqs []types.WriteRequest
+// those of prev that are gone. Puts and deletes are idempotent, so a retry is safe.
+func (s *Series) writeActivities(ctx context.Context, accountID, customerUUID string, prev map[string]string, acts []activity) error {
+	var put []Activity
 	current := map[string]bool{}
 	for _, a := range acts {
-		current[a.SK] = true
-		if h, ok := prev[a.SK]; ok && h == a.Hash {
+		current[a.sk] = true
+		if h, ok := prev[a.sk]; ok && h == a.hash {
 			continue
 		}
-		av, err := attributevalue.MarshalMap(a)
-		if err != nil {
-			return err
-		}
-		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+		put = append(put, a.Activity)
 	}
+	var drop []string
 	for _, sk := range sortedKeys(prev) {
 		if !current[sk] {
-			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{
-				Key: keyOf(keys.Key{PK: pk, SK: sk})}})
+			drop = append(drop, sk)
 		}
 	}
-	return db.store.BatchWrite(ctx, reqs)
+	return s.store.WriteActivities(ctx, accountID, customerUUID, put, drop)
 }

@@ -8,12 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
 	// The Lambda runtime (provided.al2023) has no zone database: without this every
 	// account calendar would silently fall back to UTC.
 	_ "time/tzdata"
 
-	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/model"
@@ -32,25 +31,36 @@ type CustomerAttrs struct {
 	PlanExternalIDs map[string]string
 }
 
+// Series keeps the account series and activity log.
+type Series struct{ store Storage }
+
+// New returns the series kept in st.
+func New(st Storage) *Series { return &Series{store: st} }
+
 // Apply makes the account's series and activity log reflect the customer's result
 // (nil = no movements at all). It is idempotent and safe to retry after any failure.
-func Apply(ctx context.Context, d *app.Deps, accountID string, result *engine.Result, c CustomerAttrs) error {
+func (s *Series) Apply(ctx context.Context, accountID string, result *engine.Result, c CustomerAttrs) error {
 	if c.UUID == "" {
 		return errors.New("accountseries: customer uuid is required")
 	}
-	acc, err := d.Store.GetAccount(ctx, accountID)
+	acc, err := s.store.GetAccount(ctx, accountID)
 	if err != nil {
 		return fmt.Errorf("accountseries: read account: %w", err)
 	}
-	return apply(ctx, newDB(d), accountID, Calendar(acc), seriesCustomer(result, c), c)
+	return s.apply(ctx, accountID, Calendar(acc), seriesCustomer(result, c), c)
 }
 
 // Remove takes a deleted customer out of the series and the activity log.
-func Remove(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
-	if err := Apply(ctx, d, accountID, nil, CustomerAttrs{UUID: customerUUID}); err != nil {
+func (s *Series) Remove(ctx context.Context, accountID, customerUUID string) error {
+	if err := s.Apply(ctx, accountID, nil, CustomerAttrs{UUID: customerUUID}); err != nil {
 		return err
 	}
-	return newDB(d).deleteEmptyApplied(ctx, accountID, customerUUID)
+	st, err := s.store.GetSeriesRecord(ctx, accountID, customerUUID)
+	if err != nil || !st.Exists || len(st.Cells) > 0 || len(st.Acts) > 0 || len(st.Pending) > 0 || !st.ActsDone {
+		return err
+	}
+	// A record changed meanwhile stays: its customer contributes again.
+	return s.store.DeleteSeriesRecord(ctx, accountID, customerUUID, st.Version)
 }
 
 // Calendar is the account's time zone and week start; an unknown zone falls back to UTC
@@ -87,33 +97,46 @@ func seriesCustomer(r *engine.Result, c CustomerAttrs) series.Customer {
 	return out
 }
 
-func apply(ctx context.Context, db *db, accountID string, cal series.Calendar, sc series.Customer, c CustomerAttrs) error {
-	st, err := db.loadApplied(ctx, accountID, c.UUID)
+func (s *Series) apply(ctx context.Context, accountID string, cal series.Calendar, sc series.Customer, c CustomerAttrs) error {
+	st, err := s.store.GetSeriesRecord(ctx, accountID, c.UUID)
 	if err != nil {
 		return err
 	}
-	if err := db.finishPending(ctx, accountID, c.UUID, st); err != nil {
+	if err := s.finishPending(ctx, accountID, c.UUID, st); err != nil {
 		return err
 	}
 	acts := activitiesOf(accountID, c, sc.Movements)
 	version := versionOf(cal, c, sc.Movements, acts, sc.ExchangeRateImpacts...)
 	if st.Version != version {
 		next := st.successor(version, customerCells(sc, cal), acts)
-		if err := db.switchVersion(ctx, accountID, c.UUID, st, next); err != nil {
-			return err
+		if err := s.store.ReplaceSeriesRecord(ctx, accountID, c.UUID, st, next); err != nil {
+			return fmt.Errorf("accountseries: %w", err)
 		}
 		st = next
-		if err := db.finishPending(ctx, accountID, c.UUID, st); err != nil {
+		if err := s.finishPending(ctx, accountID, c.UUID, st); err != nil {
 			return err
 		}
 	}
 	if st.ActsDone {
 		return nil
 	}
-	if err := db.writeActivities(ctx, keys.ActivityPartition(accountID, c.UUID), st.ActsPrev, acts); err != nil {
+	if err := s.writeActivities(ctx, accountID, c.UUID, st.ActsPrev, acts); err != nil {
 		return err
 	}
-	return db.markActivitiesDone(ctx, accountID, c.UUID, version)
+	if err := s.store.MarkSeriesActivitiesDone(ctx, accountID, c.UUID, version); err != nil {
+		return fmt.Errorf("accountseries: %w", err)
+	}
+	return nil
+}
+
+// finishPending adds every pending chunk to the buckets, each exactly once.
+func (s *Series) finishPending(ctx context.Context, accountID, customerUUID string, st Applied) error {
+	for _, id := range sortedKeys(st.Pending) {
+		if err := s.store.AddSeriesChunk(ctx, accountID, customerUUID, id, st.Pending[id]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // cellsLayout names what customerCells stores (version 2: plan-combination segments;
@@ -123,7 +146,7 @@ const cellsLayout = 3
 
 // versionOf hashes everything the stored state depends on (impacts: the real
 // exchange-rate impacts, none for a customer billed in the account currency).
-func versionOf(cal series.Calendar, c CustomerAttrs, ms []engine.Movement, acts []activityItem, impacts ...engine.ExchangeRateImpact) string {
+func versionOf(cal series.Calendar, c CustomerAttrs, ms []engine.Movement, acts []activity, impacts ...engine.ExchangeRateImpact) string {
 	b, _ := json.Marshal(struct {
 		Layout    int
 		Zone      string

@@ -1,4 +1,4 @@
-package accountseries
+package accountseries_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -21,10 +22,10 @@ func BenchmarkApplyChange(b *testing.B) {
 	p := portfolio()
 	a, d := p[0], p[3] // A (US, P1), D (US, P1)
 	withExpansion := a
-	withExpansion.movements = append(append([]engine.Movement{}, a.movements...),
+	withExpansion.Movements = append(append([]engine.Movement{}, a.Movements...),
 		mv("2024-04-10", engine.Expansion, 1500, 2000, "P1"))
 	switched := d
-	switched.movements = append(append([]engine.Movement{}, d.movements...),
+	switched.Movements = append(append([]engine.Movement{}, d.Movements...),
 		subMove("2024-04-12", engine.Expansion, 3000, 3500, "P2", "P1", 3000, 3500))
 	cases := []struct {
 		name     string
@@ -41,21 +42,20 @@ func BenchmarkApplyChange(b *testing.B) {
 			cfg := env.AWS.Copy()
 			meter.Attach(&cfg)
 			writes.Attach(&cfg)
-			deps := *env.Deps
-			deps.Store = store.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+			series := accountseries.New(store.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 				o.DisableValidateResponseChecksum = true
-			}), env.TableName, deps.Now)
+			}), env.TableName, env.Deps.Now).Series())
 			ctx := context.Background()
 			acc := env.NewAccount(b, "Apply bench").ID
-			var seed []SeedCustomer
+			var seed []accountseries.SeedCustomer
 			for _, c := range append(p, multiPlanPortfolio()...) {
-				seed = append(seed, SeedCustomer{&engine.Result{Movements: c.movements}, c.attrs})
+				seed = append(seed, accountseries.SeedCustomer{Result: &engine.Result{Movements: c.Movements}, Attrs: c.Attrs})
 			}
-			if err := Seed(ctx, &deps, acc, seed); err != nil {
+			if err := series.Seed(ctx, acc, seed); err != nil {
 				b.Fatal(err)
 			}
 			apply := func(c customer) {
-				if err := Apply(ctx, &deps, acc, &engine.Result{Movements: c.movements}, c.attrs); err != nil {
+				if err := series.Apply(ctx, acc, &engine.Result{Movements: c.Movements}, c.Attrs); err != nil {
 					b.Fatal(err)
 				}
 			}

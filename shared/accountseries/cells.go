@@ -159,15 +159,8 @@ func addAggregate(out Cells, segment string, a *series.Aggregate) {
 	}
 }
 
-// itemUpdate is the numbers to add to one bucket item.
-type itemUpdate struct {
-	Segment string           `json:"g"`
-	SK      string           `json:"k"`
-	Add     map[string]int64 `json:"a"`
-}
-
 // updates groups cells by bucket item, in a stable order.
-func (c Cells) updates() []itemUpdate {
+func (c Cells) updates() []BucketAdd {
 	byItem := map[[2]string]map[string]int64{}
 	for k, v := range c {
 		seg, sk, attr := splitCell(k)
@@ -180,9 +173,9 @@ func (c Cells) updates() []itemUpdate {
 	ids := slices.SortedFunc(maps.Keys(byItem), func(a, b [2]string) int {
 		return strings.Compare(a[0]+"|"+a[1], b[0]+"|"+b[1])
 	})
-	out := make([]itemUpdate, len(ids))
+	out := make([]BucketAdd, len(ids))
 	for i, id := range ids {
-		out[i] = itemUpdate{Segment: id[0], SK: id[1], Add: byItem[id]}
+		out[i] = BucketAdd{Segment: id[0], SK: id[1], Add: byItem[id]}
 	}
 	return out
 }

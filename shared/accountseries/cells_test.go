@@ -14,7 +14,7 @@ var utc = series.Calendar{Location: time.UTC, WeekStart: time.Monday}
 
 func TestCustomerCellsSegments(t *testing.T) {
 	a := portfolio()[0]
-	cells := customerCells(series.Customer{UUID: a.attrs.UUID, Country: "US", Movements: a.movements}, utc)
+	cells := customerCells(series.Customer{UUID: a.Attrs.UUID, Country: "US", Movements: a.Movements}, utc)
 	tests := []struct {
 		segment, sk, attr string
 		want              int64
@@ -37,7 +37,7 @@ func TestCustomerCellsSegments(t *testing.T) {
 		}
 	}
 	// Without a valid country, only "all" and plan segments.
-	cells = customerCells(series.Customer{UUID: "x", Country: "usa", Movements: a.movements}, utc)
+	cells = customerCells(series.Customer{UUID: "x", Country: "usa", Movements: a.Movements}, utc)
 	for k := range cells {
 		if seg, _, _ := splitCell(k); seg != segmentAll && seg != "plan:P1" {
 			t.Errorf("unexpected segment %s", seg)

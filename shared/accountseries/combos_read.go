@@ -5,11 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 )
 
@@ -18,12 +13,12 @@ import (
 // that some customer contributes to (in the asked countries). Finding them costs one
 // Query of the combination registry, whose size depends on the plan combinations the
 // account's customers have, not on their number.
-func FilterSegments(ctx context.Context, d *app.Deps, accountID string, countries, planUUIDs []string) ([]string, error) {
+func (s *Series) FilterSegments(ctx context.Context, accountID string, countries, planUUIDs []string) ([]string, error) {
 	out := Segments(countries, planUUIDs)
 	if len(planUUIDs) < 2 {
 		return out, nil
 	}
-	combos, err := newDB(d).combinations(ctx, accountID)
+	combos, err := s.combinations(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -64,37 +59,21 @@ type combination struct {
 
 // combinations reads the account's combination registry (eventually consistent: a
 // combination registered a moment ago is, like its buckets, visible a moment later).
-func (db *db) combinations(ctx context.Context, accountID string) ([]combination, error) {
-	p := dynamodb.NewQueryPaginator(db.client, &dynamodb.QueryInput{
-		TableName:              &db.table,
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": s(keys.SeriesPartition(accountID, segmentAll)), ":prefix": s(keys.SeriesComboPrefix)},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	var out []combination
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, item := range page.Items {
-			sk, _ := item[keys.SK].(*types.AttributeValueMemberS)
-			if sk == nil {
-				continue
+func (s *Series) combinations(ctx context.Context, accountID string) ([]combination, error) {
+	registry, err := s.store.SeriesBucketsWithPrefix(ctx, accountID, segmentAll, keys.SeriesComboPrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]combination, 0, len(registry))
+	for _, b := range registry {
+		c := combination{plans: strings.Split(strings.TrimPrefix(b.SK, keys.SeriesComboPrefix), "+"),
+			customers: map[string]int64{}}
+		for attr, x := range b.Values {
+			if strings.HasPrefix(attr, comboAttrAll) {
+				c.customers[attr] = x
 			}
-			c := combination{plans: strings.Split(strings.TrimPrefix(sk.Value, keys.SeriesComboPrefix), "+"),
-				customers: map[string]int64{}}
-			for attr, v := range item {
-				if !strings.HasPrefix(attr, comboAttrAll) {
-					continue
-				}
-				if x, err := number(v); err == nil {
-					c.customers[attr] = x
-				}
-			}
-			out = append(out, c)
 		}
+		out = append(out, c)
 	}
 	return out, nil
 }

@@ -1,52 +1,18 @@
-package accountseries
+package accountseries_test
 
 import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/shared/keys"
-	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
 )
-
-// subMove is a movement of one subscription (plan, previous plan and the subscription's
-// MRR before and after) that moves the customer's MRR from before to after.
-func subMove(when, typ string, before, after int64, plan, prevPlan string, subBefore, subAfter int64) engine.Movement {
-	return engine.Movement{At: at(when), Type: typ, CustomerMRRBefore: before, CustomerMRR: after, Amount: after - before,
-		PlanUUID: plan, PreviousPlanUUID: prevPlan, SubscriptionMRRBefore: subBefore, SubscriptionMRRAfter: subAfter,
-		PayingBefore: before > 0, PayingAfter: after > 0, FirstPayment: typ == engine.NewBusiness,
-		SubscriptionUUID: "sub-" + plan, SubscriptionExternalID: "ext-" + plan, Description: typ + " " + plan}
-}
-
-// multiPlanPortfolio: customers paying on several plans (hand computations below).
-//
-//	E (US): P1 1000 from 10 Jan; adds P2 500 on 20 Jan; cancels P1 on 5 Mar.
-//	F (DE): P1 2000 from 1 Feb; switches to P2 at 2500 on 1 Mar.
-//	G (US): P3 800 from 5 Jan; adds P2 300 on 15 Feb; cancels P2 on 20 Mar.
-func multiPlanPortfolio() []customer {
-	c := func(id, country string, ms ...engine.Movement) customer {
-		return customer{CustomerAttrs{UUID: "cus_" + id, Name: "Customer " + id, ExternalID: "x-" + id, DataSourceUUID: "ds_1",
-			Country: country, PlanExternalIDs: map[string]string{"P1": "gold", "P2": "silver", "P3": "bronze"}}, ms}
-	}
-	return []customer{
-		c("E", "US", subMove("2024-01-10", engine.NewBusiness, 0, 1000, "P1", "", 0, 1000),
-			subMove("2024-01-20", engine.Expansion, 1000, 1500, "P2", "", 0, 500),
-			subMove("2024-03-05", engine.Contraction, 1500, 500, "P1", "P1", 1000, 0)),
-		c("F", "DE", subMove("2024-02-01", engine.NewBusiness, 0, 2000, "P1", "", 0, 2000),
-			subMove("2024-03-01", engine.Expansion, 2000, 2500, "P2", "P1", 2000, 2500)),
-		c("G", "US", subMove("2024-01-05", engine.NewBusiness, 0, 800, "P3", "", 0, 800),
-			subMove("2024-02-15", engine.Expansion, 800, 1100, "P2", "", 0, 300),
-			subMove("2024-03-20", engine.Contraction, 1100, 800, "P2", "P2", 300, 0)),
-	}
-}
 
 // filtered answers a query the way the Metrics API does for these filters.
 func (f *fixture) filtered(countries, plans []string, q series.Query) series.Response {
 	f.t.Helper()
-	segs, err := FilterSegments(f.ctx, f.d, f.acc, countries, plans)
+	segs, err := f.series.FilterSegments(f.ctx, f.acc, countries, plans)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -138,28 +104,6 @@ func TestMultiPlanStoredEqualsInMemory(t *testing.T) {
 	}
 }
 
-// TestPlanPartsSumToEveryFilter: for every subset P of the customer's plans (and plans
-// it does not have), the parts T ⊆ P add up to its contribution restricted to P.
-func TestPlanPartsSumToEveryFilter(t *testing.T) {
-	for _, c := range multiPlanPortfolio() {
-		sc := series.Customer{UUID: c.attrs.UUID, Country: c.attrs.Country, Movements: c.movements}
-		parts := planParts(sc, utc)
-		all := []string{"P1", "P2", "P3", "P9"}
-		for mask := 1; mask < 1<<len(all); mask++ {
-			plans := subset(all, mask)
-			sum := series.NewAggregate()
-			for _, p := range parts {
-				if allIn(p.plans, plans) {
-					sum.Add(p.agg, 1)
-				}
-			}
-			if want := series.Contribution(sc, utc, series.Filter{Plans: plans}); !reflect.DeepEqual(sum, want) {
-				t.Errorf("%s %v:\n parts %+v\n want  %+v", c.attrs.UUID, plans, sum, want)
-			}
-		}
-	}
-}
-
 // TestCombinationRegistry: only customers whose plans interact register combinations,
 // per country; a change that removes the interaction unregisters it.
 func TestCombinationRegistry(t *testing.T) {
@@ -169,13 +113,9 @@ func TestCombinationRegistry(t *testing.T) {
 		f.apply(c)
 	}
 	registered := func() map[string]map[string]int64 {
-		combos, err := newDB(f.d).combinations(f.ctx, f.acc)
+		out, err := f.series.Combinations(f.ctx, f.acc)
 		if err != nil {
 			t.Fatal(err)
-		}
-		out := map[string]map[string]int64{}
-		for _, c := range combos {
-			out[comboName(c.plans)] = c.customers
 		}
 		return out
 	}
@@ -183,41 +123,18 @@ func TestCombinationRegistry(t *testing.T) {
 	if got := registered(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("registry %v, want %v", got, want)
 	}
-	f.apply(customer{cs[1].attrs, cs[1].movements[:1]}) // F never switched to P2
+	neverSwitched := cs[1]
+	neverSwitched.Movements = neverSwitched.Movements[:1] // F never switched to P2
+	f.apply(neverSwitched)
 	want["P1+P2"] = map[string]int64{"n": 1, "nUS": 1, "nDE": 0}
 	if got := registered(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the change: registry %v, want %v", got, want)
 	}
-	segs, err := FilterSegments(f.ctx, f.d, f.acc, []string{"DE", "FR"}, []string{"P1", "P2"})
+	segs, err := f.series.FilterSegments(f.ctx, f.acc, []string{"DE", "FR"}, []string{"P1", "P2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := Segments([]string{"DE", "FR"}, []string{"P1", "P2"}); !slices.Equal(segs, want) {
+	if want := segments([]string{"DE", "FR"}, []string{"P1", "P2"}); !slices.Equal(segs, want) {
 		t.Fatalf("segments %v, want only the plan segments %v", segs, want)
-	}
-}
-
-// TestManyPlansKeepPlanSegmentsOnly: beyond maxCombinedPlans a customer has no
-// combination segments (bounded writes; see docs/metrics-api.md).
-func TestManyPlansKeepPlanSegmentsOnly(t *testing.T) {
-	var ms []engine.Movement
-	var mrr int64
-	for i := range maxCombinedPlans + 1 {
-		typ := engine.Expansion
-		if i == 0 {
-			typ = engine.NewBusiness
-		}
-		ms = append(ms, subMove(fmt.Sprintf("2024-01-%02d", i+1), typ, mrr, mrr+100, fmt.Sprint("P", i), "", 0, 100))
-		mrr += 100
-	}
-	cells := customerCells(series.Customer{UUID: "many", Country: "US", Movements: ms}, utc)
-	for k := range cells {
-		if seg, sk, _ := splitCell(k); strings.HasPrefix(sk, keys.SeriesComboPrefix) || strings.Contains(seg, "plans:") {
-			t.Fatalf("combination cell %s for a customer of %d plans", k, len(ms))
-		}
-	}
-	parts := planParts(series.Customer{Movements: ms[:2]}, utc)
-	if len(parts) != 3 {
-		t.Fatalf("two interacting plans: %d parts, want P0, P1 and P0+P1", len(parts))
 	}
 }

@@ -1,13 +1,19 @@
-// Package accountseries stores the account-level Metrics API series and the account
-// activity log in DynamoDB, and keeps them up to date one customer at a time.
+// Package accountseries keeps the account-level Metrics API series and the account
+// activity log up to date, one customer at a time. It computes what each customer adds
+// to the pre-aggregated buckets and leaves their storage to Storage (package store), so
+// it has no AWS code.
 //
-// The jobs worker calls, after recomputing a customer with the metrics engine:
+// The series are built once per process on the store (its Storage):
 //
-//	err := accountseries.Apply(ctx, d, accountID, result, accountseries.CustomerAttrs{...})
+//	series := accountseries.New(st.Series())
+//
+// The recomputation calls, after recomputing a customer with the metrics engine:
+//
+//	err := series.Apply(ctx, accountID, result, accountseries.CustomerAttrs{...})
 //
 // and, when a customer is deleted (or merged away):
 //
-//	err := accountseries.Remove(ctx, d, accountID, customerUUID)
+//	err := series.Remove(ctx, accountID, customerUUID)
 //
 // Apply needs no "before" result and no version from the caller: it records, per
 // customer, the exact numbers it added to the buckets and a hash of its inputs (the

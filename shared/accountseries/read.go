@@ -7,11 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/parallel"
@@ -59,12 +54,11 @@ func WindowStart(cal series.Calendar, interval string, start time.Time) time.Tim
 // before the window folded into one opening bucket on the day before its first month.
 // Per segment: one BatchGetItem (index and one year item) and one Query (the months).
 // Segments are read loadConcurrency at a time.
-func Load(ctx context.Context, d *app.Deps, accountID string, segments []string, from, to time.Time) (*series.Aggregate, error) {
-	db := newDB(d)
+func (s *Series) Load(ctx context.Context, accountID string, segments []string, from, to time.Time) (*series.Aggregate, error) {
 	parts := make([]*series.Aggregate, len(segments))
 	errs := make([]error, len(segments))
 	parallel.For(len(segments), loadConcurrency, func(i int) {
-		parts[i], errs[i] = db.loadSegment(ctx, keys.SeriesPartition(accountID, segments[i]), from, to)
+		parts[i], errs[i] = s.loadSegment(ctx, accountID, segments[i], from, to)
 	})
 	agg := series.NewAggregate()
 	for i, a := range parts {
@@ -80,9 +74,9 @@ func Load(ctx context.Context, d *app.Deps, accountID string, segments []string,
 // countries and plans reads one segment per pair).
 const loadConcurrency = 8
 
-func (db *db) loadSegment(ctx context.Context, pk string, from, to time.Time) (*series.Aggregate, error) {
+func (s *Series) loadSegment(ctx context.Context, accountID, segment string, from, to time.Time) (*series.Aggregate, error) {
 	firstMonth := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
-	openingMRR, openingCustomers, err := db.opening(ctx, pk, firstMonth)
+	openingMRR, openingCustomers, err := s.opening(ctx, accountID, segment, firstMonth)
 	if err != nil {
 		return nil, err
 	}
@@ -91,22 +85,14 @@ func (db *db) loadSegment(ctx context.Context, pk string, from, to time.Time) (*
 		a.Days[firstMonth.AddDate(0, 0, -1).Format(time.DateOnly)] = series.DayTotals{
 			NewBusiness: openingMRR, CustomersChange: openingCustomers}
 	}
-	p := dynamodb.NewQueryPaginator(db.client, &dynamodb.QueryInput{
-		TableName:              &db.table,
-		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(pk),
-			":lo": s(keys.SeriesMonthSK(firstMonth.Format("2006-01"))), ":hi": s(keys.SeriesMonthSK(to.Format("2006-01")))},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
+	months, err := s.store.SeriesBucketsBetween(ctx, accountID, segment,
+		keys.SeriesMonthSK(firstMonth.Format("2006-01")), keys.SeriesMonthSK(to.Format("2006-01")))
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range months {
+		if err := addMonthItem(a, m); err != nil {
 			return nil, err
-		}
-		for _, item := range page.Items {
-			if err := addMonthItem(a, item); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return a, nil
@@ -114,35 +100,22 @@ func (db *db) loadSegment(ctx context.Context, pk string, from, to time.Time) (*
 
 // opening sums the net MRR and customer changes of every month before firstMonth from
 // the index item (whole years) and the year item of firstMonth's year (its months).
-func (db *db) opening(ctx context.Context, pk string, firstMonth time.Time) (mrr, customers int64, err error) {
+func (s *Series) opening(ctx context.Context, accountID, segment string, firstMonth time.Time) (mrr, customers int64, err error) {
 	year := firstMonth.Format("2006")
-	out, err := db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-		RequestItems: map[string]types.KeysAndAttributes{db.table: {Keys: []map[string]types.AttributeValue{
-			keyOf(keys.Key{PK: pk, SK: keys.SeriesIndexSK}), keyOf(keys.Key{PK: pk, SK: keys.SeriesYearSK(year)}),
-		}}},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
+	buckets, err := s.store.SeriesBuckets(ctx, accountID, segment, keys.SeriesIndexSK, keys.SeriesYearSK(year))
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(out.UnprocessedKeys) > 0 {
-		return 0, 0, fmt.Errorf("accountseries: series read throttled")
-	}
-	for _, item := range out.Responses[db.table] {
-		sk := item[keys.SK].(*types.AttributeValueMemberS).Value
+	for _, b := range buckets {
 		// Index attributes are m<yyyy>/c<yyyy>, year attributes m<mm>/c<mm>: both
 		// before the window when their suffix sorts before the window's.
 		limit := year
-		if sk != keys.SeriesIndexSK {
+		if b.SK != keys.SeriesIndexSK {
 			limit = firstMonth.Format("01")
 		}
-		for attr, v := range item {
+		for attr, x := range b.Values {
 			if len(attr) < 2 || (attr[0] != attrMRRNet[0] && attr[0] != attrCustomers[0]) || attr[1:] >= limit {
 				continue
-			}
-			x, err := number(v)
-			if err != nil {
-				return 0, 0, err
 			}
 			if attr[0] == attrMRRNet[0] {
 				mrr += x
@@ -155,11 +128,10 @@ func (db *db) opening(ctx context.Context, pk string, firstMonth time.Time) (mrr
 }
 
 // addMonthItem adds a month item's day sums and lost-customer counts to a.
-func addMonthItem(a *series.Aggregate, item map[string]types.AttributeValue) error {
-	sk := item[keys.SK].(*types.AttributeValueMemberS).Value
-	month, err := time.Parse("2006-01", strings.TrimPrefix(sk, keys.SeriesMonthPrefix))
+func addMonthItem(a *series.Aggregate, item Bucket) error {
+	month, err := time.Parse("2006-01", strings.TrimPrefix(item.SK, keys.SeriesMonthPrefix))
 	if err != nil {
-		return fmt.Errorf("accountseries: bad month item %q", sk)
+		return fmt.Errorf("accountseries: bad month item %q", item.SK)
 	}
 	day := func(dd string) (time.Time, bool) {
 		n, err := strconv.Atoi(dd)
@@ -168,14 +140,7 @@ func addMonthItem(a *series.Aggregate, item map[string]types.AttributeValue) err
 		}
 		return month.AddDate(0, 0, n-1), true
 	}
-	for attr, v := range item {
-		if attr == keys.PK || attr == keys.SK || attr == keys.EntityType {
-			continue
-		}
-		x, err := number(v)
-		if err != nil {
-			return err
-		}
+	for attr, x := range item.Values {
 		if interval, dd, ok := lostOf(attr); ok {
 			start := month
 			if dd != "" {
@@ -223,12 +188,4 @@ func lostOf(attr string) (interval, dd string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-func number(v types.AttributeValue) (int64, error) {
-	nv, ok := v.(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, fmt.Errorf("accountseries: bucket attribute is not a number")
-	}
-	return strconv.ParseInt(nv.Value, 10, 64)
 }

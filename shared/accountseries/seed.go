@@ -5,12 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
 )
@@ -29,55 +23,36 @@ var ErrNotEmpty = errors.New("accountseries: the account already has series")
 // writing each bucket item once with BatchWriteItem (no transactions). It is for
 // backfills and benchmarks, never concurrently with Apply on the same account; an
 // account whose "all" index item exists is refused with ErrNotEmpty.
-func Seed(ctx context.Context, d *app.Deps, accountID string, customers []SeedCustomer) error {
-	db := newDB(d)
-	probe, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &db.table, ConsistentRead: aws.Bool(true),
-		Key: keyOf(keys.Key{PK: keys.SeriesPartition(accountID, segmentAll), SK: keys.SeriesIndexSK})})
+func (s *Series) Seed(ctx context.Context, accountID string, customers []SeedCustomer) error {
+	exists, err := s.store.SeriesBucketExists(ctx, accountID, segmentAll, keys.SeriesIndexSK)
 	if err != nil {
 		return err
 	}
-	if probe.Item != nil {
+	if exists {
 		return ErrNotEmpty
 	}
-	acc, err := d.Store.GetAccount(ctx, accountID)
+	acc, err := s.store.GetAccount(ctx, accountID)
 	if err != nil {
 		return fmt.Errorf("accountseries: read account: %w", err)
 	}
 	cal := Calendar(acc)
 	total := Cells{}
-	var reqs []types.WriteRequest
-	put := func(item map[string]types.AttributeValue) {
-		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
-	}
+	records := map[string]Applied{}
+	var acts []Activity
 	for _, c := range customers {
 		sc := seriesCustomer(c.Result, c.Attrs)
-		acts := activitiesOf(accountID, c.Attrs, sc.Movements)
+		customerActs := activitiesOf(accountID, c.Attrs, sc.Movements)
 		cells := customerCells(sc, cal)
 		for k, v := range cells {
 			total.add(k, v)
 		}
-		st := state{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, sc.Movements, acts, sc.ExchangeRateImpacts...), cells, acts)
+		st := Applied{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, sc.Movements, customerActs, sc.ExchangeRateImpacts...),
+			cells, customerActs)
 		st.Pending, st.ActsPrev, st.ActsDone = nil, nil, true
-		record, err := encodeState(accountID, c.Attrs.UUID, st)
-		if err != nil {
-			return err
-		}
-		put(record)
-		for _, a := range acts {
-			av, err := attributevalue.MarshalMap(a)
-			if err != nil {
-				return err
-			}
-			put(av)
+		records[c.Attrs.UUID] = st
+		for _, a := range customerActs {
+			acts = append(acts, a.Activity)
 		}
 	}
-	for _, u := range total.updates() {
-		item := keyOf(keys.Key{PK: keys.SeriesPartition(accountID, u.Segment), SK: u.SK})
-		item[keys.EntityType] = s(entityOf(u.SK))
-		for attr, v := range u.Add {
-			item[attr] = n(v)
-		}
-		put(item)
-	}
-	return db.store.BatchWrite(ctx, reqs)
+	return s.store.PutSeries(ctx, accountID, records, acts, total.updates())
 }

@@ -1,12 +1,9 @@
 package accountseries
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
+	"slices"
 )
 
 // maxActionsPerTx leaves room, under DynamoDB's 100 actions, for the guard on the
@@ -16,24 +13,25 @@ const maxActionsPerTx = 99
 // maxAttrsPerUpdate keeps an update expression far below DynamoDB's 4 KB.
 const maxAttrsPerUpdate = 100
 
-// state is the customer's record of what it has added (item SeriesApplied).
-type state struct {
+// Applied is a customer's record of what it has added to the series and the activity
+// log (item keys.SeriesApplied).
+type Applied struct {
 	Exists   bool
 	Version  string
 	Cells    Cells
-	Pending  map[string][]itemUpdate // chunk id -> updates not yet added to the buckets
-	Acts     map[string]string       // activity sort key -> content hash, as written (or being written)
-	ActsPrev map[string]string       // activities possibly stored before Acts; "" hash = unknown content
+	Pending  map[string][]BucketAdd // chunk id -> additions not yet made to the buckets
+	Acts     map[string]string      // activity sort key -> content hash, as written (or being written)
+	ActsPrev map[string]string      // activities possibly stored before Acts; "" hash = unknown content
 	ActsDone bool
 }
 
-// successor is the state that replaces st for a new version: the difference of the
+// successor is the record that replaces st for a new version: the difference of the
 // cells as pending chunks, and the activities to reconcile with what may be stored.
-func (st state) successor(version string, cells Cells, acts []activityItem) state {
-	next := state{Exists: true, Version: version, Cells: cells, Pending: chunk(version, cells.minus(st.Cells).updates()),
+func (st Applied) successor(version string, cells Cells, acts []activity) Applied {
+	next := Applied{Exists: true, Version: version, Cells: cells, Pending: chunk(version, cells.minus(st.Cells).updates()),
 		Acts: map[string]string{}, ActsPrev: map[string]string{}}
 	for _, a := range acts {
-		next.Acts[a.SK] = a.Hash
+		next.Acts[a.sk] = a.hash
 	}
 	if st.ActsDone || !st.Exists {
 		maps.Copy(next.ActsPrev, st.Acts)
@@ -49,23 +47,23 @@ func (st state) successor(version string, cells Cells, acts []activityItem) stat
 	return next
 }
 
-// chunk splits updates into transactions: at most maxActionsPerTx actions, an item at
-// most once per transaction, at most maxAttrsPerUpdate attributes per action. Chunk ids
-// carry the version, so a chunk of one version can never stand for another's.
-func chunk(version string, us []itemUpdate) map[string][]itemUpdate {
-	var parts []itemUpdate
+// chunk splits additions into transactions: at most maxActionsPerTx actions, an item
+// at most once per transaction, at most maxAttrsPerUpdate attributes per action. Chunk
+// ids carry the version, so a chunk of one version can never stand for another's.
+func chunk(version string, us []BucketAdd) map[string][]BucketAdd {
+	var parts []BucketAdd
 	for _, u := range us {
 		attrs := sortedKeys(u.Add)
 		for i := 0; i < len(attrs); i += maxAttrsPerUpdate {
-			p := itemUpdate{Segment: u.Segment, SK: u.SK, Add: map[string]int64{}}
+			p := BucketAdd{Segment: u.Segment, SK: u.SK, Add: map[string]int64{}}
 			for _, a := range attrs[i:min(i+maxAttrsPerUpdate, len(attrs))] {
 				p.Add[a] = u.Add[a]
 			}
 			parts = append(parts, p)
 		}
 	}
-	out := map[string][]itemUpdate{}
-	var cur []itemUpdate
+	out := map[string][]BucketAdd{}
+	var cur []BucketAdd
 	seen := map[[2]string]bool{}
 	flush := func() {
 		if len(cur) > 0 {
@@ -85,26 +83,4 @@ func chunk(version string, us []itemUpdate) map[string][]itemUpdate {
 	return out
 }
 
-func gz(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func ungz(b []byte, v any) error {
-	r, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -7,14 +7,13 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 )
 
 // GetAccount is GET /v1/account[?include=...].
-func GetAccount(d *app.Deps) apigw.Endpoint {
+func GetAccount(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var include []string
 		if raw := r.Query("include"); raw != "" {

@@ -10,11 +10,11 @@ import (
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -24,38 +24,37 @@ var activityTypes = []string{engine.NewBusiness, engine.Expansion, engine.Contra
 // start-date, end-date (inclusive; a date alone means the whole day, UTC) and type,
 // ordered by date (order=date, the default) or newest first (order=-date), with
 // signed cursors.
-func ListActivities(d *app.Deps) apigw.Endpoint {
+func ListActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		q, err := parseActivityQuery(r)
+		f, perPage, err := parseActivityQuery(r)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		scope := fmt.Sprintf("activities?from=%s&to=%s&type=%s&desc=%t", q.From, q.To, q.Type, q.Descending)
-		start, err := cursorStart(d, r, scope)
+		pg, err := readCursor(d, r, fmt.Sprintf("activities?from=%s&to=%s&type=%s&desc=%t",
+			orderBound(f.From), orderBound(f.To), f.Type, f.Descending))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		q.Start = start
 		acc, err := d.Store.GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := accountseries.ListActivities(ctx, d, r.AccountID, q)
+		page, err := d.Store.ListActivities(ctx, r.AccountID, f, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		cursor, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		loc := accountseries.Calendar(acc).Location
-		entries := make([]jsonobj.Object, len(page.Activities))
-		for i, a := range page.Activities {
+		entries := make([]jsonobj.Object, len(page.Items))
+		for i, a := range page.Items {
 			entries[i] = activityJSON(a, acc, loc)
 		}
 		body := jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: page.HasMore}}
-		if start == nil {
-			body = append(body, jsonobj.Field{Key: "per_page", Value: q.Limit})
+		if pg.first() {
+			body = append(body, jsonobj.Field{Key: "per_page", Value: perPage})
 		}
 		return apigw.JSON(http.StatusOK, append(body, jsonobj.Field{Key: "cursor", Value: cursor}))
 	}}
@@ -92,50 +91,50 @@ func setExternalID(set, subscription string) string {
 	return set
 }
 
-func parseActivityQuery(r *apigw.Request) (accountseries.ActivityQuery, error) {
-	var q accountseries.ActivityQuery
+// parseActivityQuery reads the filter and per_page (also spelled per-page).
+func parseActivityQuery(r *apigw.Request) (store.ActivityFilter, int, error) {
+	var f store.ActivityFilter
 	if err := rejectPage(r); err != nil {
-		return q, err
+		return f, 0, err
 	}
 	if !r.HasQuery("per_page") && r.HasQuery("per-page") {
 		r.Event.QueryStringParameters["per_page"] = r.Query("per-page") // the legacy spelling
 	}
 	limit, err := r.PerPage()
 	if err != nil {
-		return q, err
+		return f, 0, err
 	}
-	q.Limit = limit
-	from, err := activityTime(r, "start-date", false)
-	if err != nil {
-		return q, err
+	if f.From, err = activityTime(r, "start-date", false); err != nil {
+		return f, 0, err
 	}
-	to, err := activityTime(r, "end-date", true)
-	if err != nil {
-		return q, err
+	if f.To, err = activityTime(r, "end-date", true); err != nil {
+		return f, 0, err
 	}
-	if !from.IsZero() && !to.IsZero() && to.Before(from) {
-		return q, apperr.BadRequest("end-date", "Parameter \"end-date\" must not be before \"start-date\"")
-	}
-	if !from.IsZero() {
-		q.From = accountseries.OrderTime(from)
-	}
-	if !to.IsZero() {
-		q.To = accountseries.OrderTime(to)
+	if !f.From.IsZero() && !f.To.IsZero() && f.To.Before(f.From) {
+		return f, 0, apperr.BadRequest("end-date", "Parameter \"end-date\" must not be before \"start-date\"")
 	}
 	if t := r.Query("type"); t != "" {
 		if !slices.Contains(activityTypes, t) {
-			return q, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q (one of %s)", t, strings.Join(activityTypes, ", "))
+			return f, 0, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q (one of %s)", t, strings.Join(activityTypes, ", "))
 		}
-		q.Type = t
+		f.Type = t
 	}
 	switch r.Query("order") {
 	case "", "date":
 	case "-date":
-		q.Descending = true
+		f.Descending = true
 	default:
-		return q, apperr.BadRequest("order", "Invalid value for parameter \"order\": %q (date or -date)", r.Query("order"))
+		return f, 0, apperr.BadRequest("order", "Invalid value for parameter \"order\": %q (date or -date)", r.Query("order"))
 	}
-	return q, nil
+	return f, limit, nil
+}
+
+// orderBound renders a date bound of the activities filter for the cursor scope.
+func orderBound(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return timefmt.Nanos(t)
 }
 
 // activityTime parses an optional ISO 8601 bound; a date alone as an upper bound

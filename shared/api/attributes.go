@@ -7,14 +7,13 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/optional"
 )
 
 // GetCustomerAttributes is GET /v1/customers/{customer_uuid}/attributes.
-func GetCustomerAttributes(d *app.Deps) apigw.Endpoint {
+func GetCustomerAttributes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
@@ -53,7 +52,7 @@ type tagsJSON struct {
 }
 
 // AddTags is POST /v1/customers/{customer_uuid}/attributes/tags.
-func AddTags(d *app.Deps) apigw.Endpoint {
+func AddTags(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("customer_uuid")
 		_, tags, err := decodeTags(r)
@@ -69,7 +68,7 @@ func AddTags(d *app.Deps) apigw.Endpoint {
 }
 
 // RemoveTags is DELETE /v1/customers/{customer_uuid}/attributes/tags.
-func RemoveTags(d *app.Deps) apigw.Endpoint {
+func RemoveTags(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("customer_uuid")
 		_, tags, err := decodeTags(r)
@@ -86,7 +85,7 @@ func RemoveTags(d *app.Deps) apigw.Endpoint {
 
 // byEmail applies change to every customer with the e-mail and answers the reduced
 // customers; a 404 when none has it.
-func byEmail(ctx context.Context, d *app.Deps, accountID, email string, change func(*model.Customer) error) (apigw.Response, error) {
+func byEmail(ctx context.Context, d *Deps, accountID, email string, change func(*model.Customer) error) (apigw.Response, error) {
 	customers, err := d.Store.CustomersByEmail(ctx, accountID, email, false)
 	if err != nil {
 		return apigw.Response{}, err
@@ -106,7 +105,7 @@ func byEmail(ctx context.Context, d *app.Deps, accountID, email string, change f
 }
 
 // AddTagsByEmail is POST /v1/customers/attributes/tags.
-func AddTagsByEmail(d *app.Deps) apigw.Endpoint {
+func AddTagsByEmail(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		b, tags, err := decodeTags(r)
 		if err != nil {
@@ -126,7 +125,7 @@ type typedCustomBody struct {
 }
 
 // decodeTypedCustom reads {"custom":[{type,key,value}]} and defines new keys.
-func decodeTypedCustom(ctx context.Context, d *app.Deps, r *apigw.Request) (typedCustomBody, map[string]model.AttrValue, error) {
+func decodeTypedCustom(ctx context.Context, d *Deps, r *apigw.Request) (typedCustomBody, map[string]model.AttrValue, error) {
 	var b typedCustomBody
 	if err := r.Decode(&b); err != nil {
 		return b, nil, err
@@ -148,7 +147,7 @@ type customJSON struct {
 }
 
 // AddCustomAttributes is POST /v1/customers/{customer_uuid}/attributes/custom.
-func AddCustomAttributes(d *app.Deps) apigw.Endpoint {
+func AddCustomAttributes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("customer_uuid")
 		if _, err := loadCustomer(ctx, d, r.AccountID, uuid); err != nil {
@@ -163,7 +162,7 @@ func AddCustomAttributes(d *app.Deps) apigw.Endpoint {
 }
 
 // AddCustomAttributesByEmail is POST /v1/customers/attributes/custom.
-func AddCustomAttributesByEmail(d *app.Deps) apigw.Endpoint {
+func AddCustomAttributesByEmail(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var probe typedCustomBody
 		if err := r.Decode(&probe); err != nil {
@@ -186,7 +185,7 @@ func AddCustomAttributesByEmail(d *app.Deps) apigw.Endpoint {
 
 // UpdateCustomAttributes is PUT /v1/customers/{customer_uuid}/attributes/custom with
 // {"custom":{key:value}}: the keys must be defined; other keys are kept.
-func UpdateCustomAttributes(d *app.Deps) apigw.Endpoint {
+func UpdateCustomAttributes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("customer_uuid")
 		if _, err := loadCustomer(ctx, d, r.AccountID, uuid); err != nil {
@@ -209,7 +208,7 @@ func UpdateCustomAttributes(d *app.Deps) apigw.Endpoint {
 
 // RemoveCustomAttributes is DELETE /v1/customers/{customer_uuid}/attributes/custom
 // with {"custom":["key",…]}: 204.
-func RemoveCustomAttributes(d *app.Deps) apigw.Endpoint {
+func RemoveCustomAttributes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("customer_uuid")
 		if _, err := loadCustomer(ctx, d, r.AccountID, uuid); err != nil {
@@ -239,7 +238,7 @@ func RemoveCustomAttributes(d *app.Deps) apigw.Endpoint {
 
 // GetCustomAttributes is GET /v1/customers/{customer_uuid}/attributes/custom
 // (what chartmogul-node's CustomAttribute.retrieve calls).
-func GetCustomAttributes(d *app.Deps) apigw.Endpoint {
+func GetCustomAttributes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
@@ -251,7 +250,7 @@ func GetCustomAttributes(d *app.Deps) apigw.Endpoint {
 
 // saveCustomAttrs merges values into the customer's custom attributes and answers with
 // all of them, as ChartMogul does for both POST and PUT.
-func saveCustomAttrs(ctx context.Context, d *app.Deps, accountID, uuid string, values map[string]model.AttrValue) (apigw.Response, error) {
+func saveCustomAttrs(ctx context.Context, d *Deps, accountID, uuid string, values map[string]model.AttrValue) (apigw.Response, error) {
 	c, err := updateCustomer(ctx, d, accountID, uuid, func(c *model.Customer) error {
 		c.Custom = mergeAttrs(c.Custom, values)
 		return nil

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -59,7 +58,7 @@ func badValue(key string, err error) *apperr.Error {
 // customers on first use (one conditional write per new key). A key already defined
 // with another type, an unknown type or a value that does not fit is a 422; nothing
 // is defined unless every entry is valid.
-func defineTyped(ctx context.Context, d *app.Deps, accountID string, entries []typedAttr) (map[string]model.AttrValue, error) {
+func defineTyped(ctx context.Context, d *Deps, accountID string, entries []typedAttr) (map[string]model.AttrValue, error) {
 	out := map[string]model.AttrValue{}
 	types := map[string]model.AttrType{}
 	for _, e := range entries {
@@ -128,7 +127,7 @@ func coerceDefined(defs map[string]model.AttrDefinition, values map[string]json.
 
 // customMapFromBody reads a custom attribute body that is either a map of key to
 // value or an array of {type?, key, value}, checked against existing definitions.
-func customMapFromBody(ctx context.Context, d *app.Deps, accountID, object string, raw json.RawMessage) (map[string]model.AttrValue, error) {
+func customMapFromBody(ctx context.Context, d *Deps, accountID, object string, raw json.RawMessage) (map[string]model.AttrValue, error) {
 	values := map[string]json.RawMessage{}
 	trimmed := bytes.TrimSpace(raw)
 	switch {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
@@ -21,7 +20,7 @@ func errContactNotFound(uuid string) *apperr.Error {
 	return apperr.NotFound("contact_uuid", "Contact %q does not exist", ids.Bare(uuid, ids.Contact))
 }
 
-func loadContact(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Contact, error) {
+func loadContact(ctx context.Context, d *Deps, accountID, uuid string) (model.Contact, error) {
 	get := func(ctx context.Context, id string) (model.Contact, error) {
 		return d.Store.GetContact(ctx, accountID, id)
 	}
@@ -30,7 +29,7 @@ func loadContact(ctx context.Context, d *app.Deps, accountID, uuid string) (mode
 
 // refreshLastSeen keeps the customer's last_seen equal to the latest of its
 // contacts', so that customer listings need no read per row.
-func refreshLastSeen(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
+func refreshLastSeen(ctx context.Context, d *Deps, accountID, customerUUID string) error {
 	contacts, err := d.Store.CustomerContacts(ctx, accountID, customerUUID)
 	if err != nil {
 		return err
@@ -65,7 +64,7 @@ func sameTime(a, b *time.Time) bool {
 }
 
 // createContact creates a contact of the customer uuid from a body.
-func createContact(ctx context.Context, d *app.Deps, accountID, customerUUID string, b contactBody) (apigw.Response, error) {
+func createContact(ctx context.Context, d *Deps, accountID, customerUUID string, b contactBody) (apigw.Response, error) {
 	if !b.DataSourceUUID.Present() || strings.TrimSpace(b.DataSourceUUID.V) == "" {
 		return apigw.Response{}, apperr.MissingParam("data_source_uuid")
 	}
@@ -103,7 +102,7 @@ func createContact(ctx context.Context, d *app.Deps, accountID, customerUUID str
 }
 
 // CreateContact is POST /v1/contacts.
-func CreateContact(d *app.Deps) apigw.Endpoint {
+func CreateContact(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b contactBody
 		if err := r.Decode(&b); err != nil {
@@ -117,7 +116,7 @@ func CreateContact(d *app.Deps) apigw.Endpoint {
 }
 
 // CreateCustomerContact is POST /v1/customers/{customer_uuid}/contacts.
-func CreateCustomerContact(d *app.Deps) apigw.Endpoint {
+func CreateCustomerContact(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b contactBody
 		if err := r.Decode(&b); err != nil {
@@ -128,7 +127,7 @@ func CreateCustomerContact(d *app.Deps) apigw.Endpoint {
 }
 
 // GetContact is GET /v1/contacts/{contact_uuid}.
-func GetContact(d *app.Deps) apigw.Endpoint {
+func GetContact(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadContact(ctx, d, r.AccountID, r.PathParam("contact_uuid"))
 		if err != nil {
@@ -139,7 +138,7 @@ func GetContact(d *app.Deps) apigw.Endpoint {
 }
 
 // UpdateContact is PATCH /v1/contacts/{contact_uuid}: 200 with the contact.
-func UpdateContact(d *app.Deps) apigw.Endpoint {
+func UpdateContact(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("contact_uuid")
 		old, err := loadContact(ctx, d, r.AccountID, uuid)
@@ -175,7 +174,7 @@ func UpdateContact(d *app.Deps) apigw.Endpoint {
 }
 
 // DeleteContact is DELETE /v1/contacts/{contact_uuid}: 200 with {}.
-func DeleteContact(d *app.Deps) apigw.Endpoint {
+func DeleteContact(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("contact_uuid")
 		c, err := loadContact(ctx, d, r.AccountID, uuid)
@@ -199,7 +198,7 @@ func DeleteContact(d *app.Deps) apigw.Endpoint {
 
 // MergeContacts is POST /v1/contacts/{contact_uuid}/merge/{from_uuid}: the empty
 // fields of the first contact are filled from the second, which is deleted.
-func MergeContacts(d *app.Deps) apigw.Endpoint {
+func MergeContacts(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		into, err := loadContact(ctx, d, r.AccountID, r.PathParam("contact_uuid"))
 		if err != nil {

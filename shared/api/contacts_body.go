@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/optional"
@@ -74,7 +73,7 @@ func applyContactText(c *model.Contact, b primaryContactBody) error {
 }
 
 // applyContactFields applies a contact body (all but customer and data source).
-func applyContactFields(ctx context.Context, d *app.Deps, c *model.Contact, b contactBody) error {
+func applyContactFields(ctx context.Context, d *Deps, c *model.Contact, b contactBody) error {
 	if err := applyContactText(c, b.primaryContactBody); err != nil {
 		return err
 	}
@@ -122,7 +121,7 @@ func checkPrimaryContact(v optional.Value[primaryContactBody]) (*primaryContactB
 }
 
 // upsertPrimaryContact creates or updates the customer's contact at position 1.
-func upsertPrimaryContact(ctx context.Context, d *app.Deps, c model.Customer, p primaryContactBody) error {
+func upsertPrimaryContact(ctx context.Context, d *Deps, c model.Customer, p primaryContactBody) error {
 	contacts, err := d.Store.CustomerContacts(ctx, c.AccountID, c.UUID)
 	if err != nil {
 		return err

@@ -6,33 +6,29 @@ import (
 	"encoding/binary"
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // ListCustomerSubscriptions is GET /v1/customers/{customer_uuid}/subscriptions, the
 // Metrics-API view (docs/api.md, "Objects"): rows written by the recomputation, by
 // start date; cursor and per_page; the first page adds per_page and page.
-func ListCustomerSubscriptions(d *app.Deps) apigw.Endpoint {
+func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		cust, perPage, start, scope, err := customerPage(ctx, d, r, "customer_subscriptions")
+		cust, perPage, pg, err := customerPage(ctx, d, r, "customer_subscriptions")
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListMetricsSubscriptions(ctx, r.AccountID, cust.UUID, perPage, start)
+		page, err := d.Store.ListMetricsSubscriptions(ctx, r.AccountID, cust.UUID, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		entries := make([]jsonobj.Object, len(page.Rows))
-		for i, s := range page.Rows {
+		entries := make([]jsonobj.Object, len(page.Items))
+		for i, s := range page.Items {
 			var end *string
 			if s.EndDate != nil {
 				v := timefmt.Offset(s.EndDate.UTC())
@@ -49,15 +45,15 @@ func ListCustomerSubscriptions(d *app.Deps) apigw.Endpoint {
 				{Key: "currency", Value: s.Currency}, {Key: "currency-sign", Value: model.CurrencySigns[s.Currency]},
 			}
 		}
-		return pageResponse(d, r, scope, start == nil, perPage, entries, page.LastKey, page.HasMore)
+		return pageResponse(d, r, pg, perPage, entries, page.Next, page.HasMore)
 	}}
 }
 
 // ListCustomerActivities is GET /v1/customers/{customer_uuid}/activities: the
 // customer's MRR movements as the account series keep them, oldest first.
-func ListCustomerActivities(d *app.Deps) apigw.Endpoint {
+func ListCustomerActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		cust, perPage, start, scope, err := customerPage(ctx, d, r, "customer_activities")
+		cust, perPage, pg, err := customerPage(ctx, d, r, "customer_activities")
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -65,16 +61,12 @@ func ListCustomerActivities(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.CustomerActivityItems(ctx, r.AccountID, cust.UUID, perPage, start)
+		page, err := d.Store.ListCustomerActivities(ctx, r.AccountID, cust.UUID, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		var acts []accountseries.Activity
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &acts); err != nil {
-			return apigw.Response{}, err
-		}
-		entries := make([]jsonobj.Object, len(acts))
-		for i, a := range acts {
+		entries := make([]jsonobj.Object, len(page.Items))
+		for i, a := range page.Items {
 			entries[i] = jsonobj.Object{
 				{Key: "id", Value: stableNumber(a.UUID)}, {Key: "description", Value: a.Description},
 				{Key: "activity-mrr-movement", Value: a.Movement}, {Key: "activity-mrr", Value: a.MRR},
@@ -84,34 +76,33 @@ func ListCustomerActivities(d *app.Deps) apigw.Endpoint {
 				{Key: "subscription-external-id", Value: a.SubscriptionExternalID},
 			}
 		}
-		return pageResponse(d, r, scope, start == nil, perPage, entries, page.LastKey, page.HasMore)
+		return pageResponse(d, r, pg, perPage, entries, page.Next, page.HasMore)
 	}}
 }
 
 // customerPage reads what both per-customer listings need: the customer (404 when it is
-// not the account's), per_page, and the cursor's start key, bound to this customer.
-func customerPage(ctx context.Context, d *app.Deps, r *apigw.Request, listing string) (
-	model.Customer, int, map[string]types.AttributeValue, string, error) {
+// not the account's), per_page, and the cursor, bound to this customer.
+func customerPage(ctx context.Context, d *Deps, r *apigw.Request, listing string) (model.Customer, int, paging, error) {
 	perPage, err := r.PerPage()
 	if err != nil {
-		return model.Customer{}, 0, nil, "", err
+		return model.Customer{}, 0, paging{}, err
 	}
 	cust, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 	if err != nil {
-		return model.Customer{}, 0, nil, "", err
+		return model.Customer{}, 0, paging{}, err
 	}
-	scope := listing + "?" + cust.UUID
-	start, err := cursorStart(d, r, scope)
-	return cust, perPage, start, scope, err
+	pg, err := readCursor(d, r, listing+"?"+cust.UUID)
+	return cust, perPage, pg, err
 }
 
 // pageResponse renders {"entries", "has_more", "per_page", "page", "cursor"} (the first
-// page) or {"entries", "cursor", "has_more"} (later pages), as recorded.
-func pageResponse(d *app.Deps, r *apigw.Request, scope string, first bool, perPage int, entries []jsonobj.Object,
-	lastKey map[string]types.AttributeValue, hasMore bool) (apigw.Response, error) {
+// page) or {"entries", "cursor", "has_more"} (later pages), as recorded; the cursor
+// only when there is more.
+func pageResponse(d *Deps, r *apigw.Request, pg paging, perPage int, entries []jsonobj.Object,
+	nextPage store.PageToken, hasMore bool) (apigw.Response, error) {
 	var next *string
 	if hasMore {
-		c, err := d.Cursors.Encode(r.AccountID, scope, lastKey)
+		c, err := pg.nextCursor(d, r, nextPage)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -120,7 +111,7 @@ func pageResponse(d *app.Deps, r *apigw.Request, scope string, first bool, perPa
 	if entries == nil {
 		entries = []jsonobj.Object{}
 	}
-	if first {
+	if pg.first() {
 		return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: hasMore},
 			{Key: "per_page", Value: perPage}, {Key: "page", Value: 1}, {Key: "cursor", Value: next}})
 	}

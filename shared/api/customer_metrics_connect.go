@@ -7,13 +7,11 @@ import (
 	"strconv"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -32,7 +30,7 @@ type connectBody struct {
 // ConnectSubscriptions is POST /v1/customers/{customer_uuid}/connect_subscriptions
 // (docs/metrics-engine.md §4.5): the pair is recorded now and the metrics follow
 // asynchronously (202 {}).
-func ConnectSubscriptions(d *app.Deps) apigw.Endpoint {
+func ConnectSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		cust, subs, err := connectRequest(ctx, d, r)
 		if err != nil {
@@ -55,7 +53,7 @@ func ConnectSubscriptions(d *app.Deps) apigw.Endpoint {
 
 // DisconnectSubscriptions is POST /v1/customers/{customer_uuid}/disconnect_subscriptions:
 // every connection among the named subscriptions is undone (202 {}, asynchronous).
-func DisconnectSubscriptions(d *app.Deps) apigw.Endpoint {
+func DisconnectSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		cust, subs, err := connectRequest(ctx, d, r)
 		if err != nil {
@@ -74,13 +72,12 @@ func DisconnectSubscriptions(d *app.Deps) apigw.Endpoint {
 
 // accepted enqueues the customer's recomputation and answers 202 {}. The request id is
 // the nonce, so two quick changes both get their recomputation.
-func accepted(ctx context.Context, d *app.Deps, r *apigw.Request, customerUUID string) (apigw.Response, error) {
+func accepted(ctx context.Context, d *Deps, r *apigw.Request, customerUUID string) (apigw.Response, error) {
 	nonce := r.Event.RequestContext.RequestID
 	if nonce == "" {
 		nonce = strconv.FormatInt(d.Now().UnixNano(), 10)
 	}
-	if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.RecomputeCustomerJob, AccountID: r.AccountID,
-		CustomerUUID: customerUUID, Nonce: nonce}); err != nil {
+	if err := d.Jobs.Send(ctx, jobs.Recompute(r.AccountID, customerUUID, nonce)); err != nil {
 		return apigw.Response{}, err
 	}
 	return apigw.JSON(http.StatusAccepted, jsonobj.Object{})
@@ -91,7 +88,7 @@ func cancelled(s model.Subscription) bool { return len(s.CancellationDates) > 0 
 // connectRequest validates the body and resolves every subscription of the customer:
 // 400 for a malformed body or an ambiguous external id, 404 for an unknown customer or
 // subscription (another customer's counts as unknown), 422 for the same one twice.
-func connectRequest(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Customer, []model.Subscription, error) {
+func connectRequest(ctx context.Context, d *Deps, r *apigw.Request) (model.Customer, []model.Subscription, error) {
 	var b connectBody
 	if err := r.Decode(&b); err != nil {
 		return model.Customer{}, nil, err
@@ -122,7 +119,7 @@ func connectRequest(ctx context.Context, d *app.Deps, r *apigw.Request) (model.C
 }
 
 // customerSubscriptions reads the customer's subscriptions through its billing index.
-func customerSubscriptions(ctx context.Context, d *app.Deps, cust model.Customer) ([]model.Subscription, error) {
+func customerSubscriptions(ctx context.Context, d *Deps, cust model.Customer) ([]model.Subscription, error) {
 	idx, err := d.Store.GetBillingIndex(ctx, cust.AccountID, cust.UUID)
 	if err != nil {
 		return nil, err

@@ -6,12 +6,10 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
-	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -30,7 +28,7 @@ type mergeBody struct {
 // MergeCustomers is POST /v1/customers/merges (docs/metrics-engine.md §4.5): both
 // customers are checked now, the merge runs in the jobs worker (grouped with the into
 // customer's other jobs), and the answer is 202 {}.
-func MergeCustomers(d *app.Deps) apigw.Endpoint {
+func MergeCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b mergeBody
 		if err := r.Decode(&b); err != nil {
@@ -57,8 +55,7 @@ func MergeCustomers(d *app.Deps) apigw.Endpoint {
 			FromUUID: from, RequestedAt: d.Now()}); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.MergeCustomersJob, AccountID: r.AccountID,
-			CustomerUUID: into, Nonce: from}); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Merge(r.AccountID, into, from)); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusAccepted, jsonobj.Object{})
@@ -67,7 +64,7 @@ func MergeCustomers(d *app.Deps) apigw.Endpoint {
 
 // resolveCustomer finds a customer of the account; 400 when the reference is
 // incomplete, the customer 404 when there is no such customer.
-func resolveCustomer(ctx context.Context, d *app.Deps, accountID string, ref customerRef) (string, error) {
+func resolveCustomer(ctx context.Context, d *Deps, accountID string, ref customerRef) (string, error) {
 	if ref.CustomerUUID != "" {
 		c, err := loadCustomer(ctx, d, accountID, ref.CustomerUUID)
 		return c.UUID, err

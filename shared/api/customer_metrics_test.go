@@ -6,11 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/recompute/recomputetest"
 )
 
 const (
@@ -21,7 +20,7 @@ const (
 	mergesRoute     = "/v1/customers/merges"
 )
 
-func call(t *testing.T, d *app.Deps, build func(*app.Deps) apigw.Endpoint, method, route, account, customer string,
+func call(t *testing.T, d *api.Deps, build func(*api.Deps) apigw.Endpoint, method, route, account, customer string,
 	q url.Values, body any) (int, map[string]any) {
 	t.Helper()
 	c := apigwtest.Call{Method: method, Route: route, Query: q, Body: body, AccountID: account}
@@ -47,7 +46,7 @@ func entries(t *testing.T, body map[string]any) []map[string]any {
 // the history shows one new business and the real price change only.
 func TestMigrationMergedThenConnected(t *testing.T) {
 	f := recomputetest.New(t, recomputetest.At("2024-04-15T00:00:00Z"), true)
-	d, acc := f.D, f.Acc.ID
+	d, acc := f.D.API(), f.Acc.ID
 	ctx := context.Background()
 	old := f.Cust
 	f.AddInvoices(
@@ -89,8 +88,8 @@ func TestMigrationMergedThenConnected(t *testing.T) {
 		t.Fatalf("merge: %d %v", status, body)
 	}
 	// The jobs worker's part.
-	recomputetest.Must(t, f.Rec.Merges(ctx, d, acc, old.UUID))
-	recomputetest.Must(t, f.Rec.Merges(ctx, d, acc, old.UUID)) // a redelivery changes nothing
+	recomputetest.Must(t, f.Rec.Merges(ctx, acc, old.UUID))
+	recomputetest.Must(t, f.Rec.Merges(ctx, acc, old.UUID)) // a redelivery changes nothing
 	f.Select(old)
 	merged := f.Customer()
 	if !slices.Equal(merged.ExternalIDs, []string{"c1", "c2"}) || !slices.Contains(merged.Tags, "merged-customer") ||
@@ -169,7 +168,7 @@ func activityTypes(t *testing.T, body map[string]any) []string {
 
 func TestCustomerSubscriptionsPagesAndErrors(t *testing.T) {
 	f := recomputetest.New(t, recomputetest.At("2024-02-15T00:00:00Z"), true)
-	d, acc := f.D, f.Acc.ID
+	d, acc := f.D.API(), f.Acc.ID
 	f.AddInvoices(
 		recomputetest.Invoice{Ext: "a", Sub: "s1", Start: recomputetest.At("2024-01-01T00:00:00Z"), Amount: 1000, Paid: true},
 		recomputetest.Invoice{Ext: "b", Sub: "s2", Start: recomputetest.At("2024-02-01T00:00:00Z"), Amount: 500, Paid: true})
@@ -209,7 +208,7 @@ func TestCustomerSubscriptionsPagesAndErrors(t *testing.T) {
 		{"unknown customer", acc, "cus_00000000-0000-0000-0000-000000000000", nil, 404},
 		{"another account", "acc_other", f.Cust.UUID, nil, 404},
 	} {
-		for _, ep := range []func(*app.Deps) apigw.Endpoint{api.ListCustomerSubscriptions, api.ListCustomerActivities} {
+		for _, ep := range []func(*api.Deps) apigw.Endpoint{api.ListCustomerSubscriptions, api.ListCustomerActivities} {
 			if status, body := call(t, d, ep, "GET", custSubsRoute, tc.account, tc.customer, tc.q, nil); status != tc.want {
 				t.Errorf("%s: %d %v", tc.name, status, body)
 			}

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"strconv"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -22,12 +21,11 @@ func seriesAttrsChanged(before, after model.Customer) bool {
 // is deduplicated by SQS, a later edit is not. A failed send is logged, not returned:
 // the edit is saved, a retry of the request would find nothing left to change, and the
 // customer's next recomputation (import, wake-up) picks the change up anyway.
-func recomputeAfterEdit(ctx context.Context, d *app.Deps, before, after model.Customer) {
+func recomputeAfterEdit(ctx context.Context, d *Deps, before, after model.Customer) {
 	if !seriesAttrsChanged(before, after) {
 		return
 	}
-	err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: after.AccountID,
-		CustomerUUID: after.UUID, Nonce: "edit:v" + strconv.FormatInt(after.Version, 10)})
+	err := d.Jobs.Send(ctx, jobs.Recompute(after.AccountID, after.UUID, "edit:v"+strconv.FormatInt(after.Version, 10)))
 	if err != nil {
 		slog.ErrorContext(ctx, "recomputation after a customer edit not enqueued", "customer_uuid", after.UUID, "error", err.Error())
 	}

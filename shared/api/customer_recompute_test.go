@@ -1,44 +1,11 @@
 package api_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/jobs"
 )
-
-// drainJobs receives and deletes every message of the jobs queue.
-func drainJobs(t *testing.T, d *app.Deps) []jobs.Message {
-	t.Helper()
-	ctx := context.Background()
-	var out []jobs.Message
-	for {
-		res, err := d.Clients.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(d.Config.JobsQueueURL),
-			MaxNumberOfMessages: 10, WaitTimeSeconds: 0})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Messages) == 0 {
-			return out
-		}
-		for _, m := range res.Messages {
-			job, err := jobs.Decode(aws.ToString(m.Body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, job)
-			if _, err := d.Clients.SQS.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(d.Config.JobsQueueURL),
-				ReceiptHandle: m.ReceiptHandle}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
 
 // TestCustomerEditEnqueuesRecompute: an edit that changes what the account series keep
 // of a customer (country: geo segments; name: activities) enqueues one recomputation
@@ -47,7 +14,7 @@ func TestCustomerEditEnqueuesRecompute(t *testing.T) {
 	e := newResourceEnv(t)
 	c := e.createCustomer(map[string]any{"data_source_uuid": e.ds.UUID, "external_id": "geo", "name": "Geo", "country": "US"})
 	uuid := c["uuid"].(string)
-	drainJobs(t, e.d)
+	e.env.ReceiveJobs(t)
 	tests := []struct {
 		name    string
 		method  string
@@ -67,7 +34,7 @@ func TestCustomerEditEnqueuesRecompute(t *testing.T) {
 			if rejected := tc.name == "rejected edit"; rejected != (status >= 400 && status < 500) || !rejected && status != 200 {
 				t.Fatalf("%d %v", status, got)
 			}
-			sent := drainJobs(t, e.d)
+			sent := e.env.ReceiveJobs(t)
 			if !tc.enqueue {
 				if len(sent) != 0 {
 					t.Fatalf("enqueued %+v", sent)

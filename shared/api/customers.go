@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
@@ -22,7 +21,7 @@ func errCustomerNotFound(uuid string) *apperr.Error {
 }
 
 // loadCustomer reads a customer of the account; anything else is the customer 404.
-func loadCustomer(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Customer, error) {
+func loadCustomer(ctx context.Context, d *Deps, accountID, uuid string) (model.Customer, error) {
 	get := func(ctx context.Context, id string) (model.Customer, error) {
 		return d.Store.GetCustomer(ctx, accountID, id)
 	}
@@ -45,7 +44,7 @@ const maxSaveAttempts = 5
 // re-applying when another writer got there first. before runs once, after the
 // first successful change and before the first save (side writes such as the
 // primary contact, so that a broken rule leaves everything unchanged).
-func updateCustomer(ctx context.Context, d *app.Deps, accountID, uuid string, change func(*model.Customer) error, before func(model.Customer) error) (model.Customer, error) {
+func updateCustomer(ctx context.Context, d *Deps, accountID, uuid string, change func(*model.Customer) error, before func(model.Customer) error) (model.Customer, error) {
 	for attempt := 0; ; attempt++ {
 		old, err := loadCustomer(ctx, d, accountID, uuid)
 		if err != nil {
@@ -76,12 +75,12 @@ func updateCustomer(ctx context.Context, d *app.Deps, accountID, uuid string, ch
 	}
 }
 
-func customerResponse(d *app.Deps, status int, c model.Customer) (apigw.Response, error) {
-	return apigw.JSON(status, newCustomerJSON(c, d.Config.AppURL))
+func customerResponse(d *Deps, status int, c model.Customer) (apigw.Response, error) {
+	return apigw.JSON(status, newCustomerJSON(c, d.AppURL))
 }
 
 // CreateCustomer is POST /v1/customers.
-func CreateCustomer(d *app.Deps) apigw.Endpoint {
+func CreateCustomer(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b customerBody
 		if err := r.Decode(&b); err != nil {
@@ -147,7 +146,7 @@ func CreateCustomer(d *app.Deps) apigw.Endpoint {
 }
 
 // GetCustomer is GET /v1/customers/{customer_uuid}.
-func GetCustomer(d *app.Deps) apigw.Endpoint {
+func GetCustomer(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
@@ -160,7 +159,7 @@ func GetCustomer(d *app.Deps) apigw.Endpoint {
 // UpdateCustomer is PATCH /v1/customers/{customer_uuid} (and PUT, which
 // chartmogul-node's Customer.update sends). Every rule is checked before anything
 // is written, so a rejected request changes nothing.
-func UpdateCustomer(d *app.Deps) apigw.Endpoint {
+func UpdateCustomer(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("customer_uuid")
 		var b customerBody
@@ -193,7 +192,7 @@ func UpdateCustomer(d *app.Deps) apigw.Endpoint {
 }
 
 // DeleteCustomer is DELETE /v1/customers/{customer_uuid}.
-func DeleteCustomer(d *app.Deps) apigw.Endpoint {
+func DeleteCustomer(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {

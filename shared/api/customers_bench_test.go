@@ -7,7 +7,6 @@ import (
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -30,7 +29,7 @@ func BenchmarkCustomersDynamoDB(b *testing.B) {
 	cursorDS := firstDS["cursor"].(string)
 	type op struct {
 		name   string
-		ep     func(*app.Deps) apigw.Endpoint
+		ep     func(*api.Deps) apigw.Endpoint
 		method string
 		route  string
 		params map[string]string

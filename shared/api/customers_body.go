@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/optional"
@@ -91,7 +90,7 @@ func validatedField(dst *string, v text, check func(string) (string, error)) err
 
 // applyCustomerFields applies every scalar field of b to c, checking each rule; it
 // reads the store only to check the owner. It stops at the first broken rule.
-func applyCustomerFields(ctx context.Context, d *app.Deps, accountID string, c *model.Customer, b customerBody) error {
+func applyCustomerFields(ctx context.Context, d *Deps, accountID string, c *model.Customer, b customerBody) error {
 	now := d.Now()
 	if b.Name.Set {
 		name := strings.TrimSpace(b.Name.V)
@@ -156,7 +155,7 @@ func timeField(dst **time.Time, v text, param string, now time.Time) error {
 	return nil
 }
 
-func applyOwner(ctx context.Context, d *app.Deps, accountID string, c *model.Customer, v text) error {
+func applyOwner(ctx context.Context, d *Deps, accountID string, c *model.Customer, v text) error {
 	if !v.Set {
 		return nil
 	}
@@ -178,7 +177,7 @@ func applyOwner(ctx context.Context, d *app.Deps, accountID string, c *model.Cus
 
 // applyCustomerAttributes replaces tags and custom attributes when sent. On update
 // custom keys must be defined already; on create a typed array defines them.
-func applyCustomerAttributes(ctx context.Context, d *app.Deps, accountID string, c *model.Customer, a optional.Value[customerAttrsBody], create bool) error {
+func applyCustomerAttributes(ctx context.Context, d *Deps, accountID string, c *model.Customer, a optional.Value[customerAttrsBody], create bool) error {
 	if !a.Present() {
 		return nil
 	}

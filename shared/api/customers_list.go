@@ -3,45 +3,14 @@ package api
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
-
-// listScope names a listing and its filters, so that a cursor only continues the
-// listing that made it.
-func listScope(name string, filters map[string]string) string {
-	v := url.Values{}
-	for k, f := range filters {
-		if f != "" {
-			v.Set(k, f)
-		}
-	}
-	return name + "?" + v.Encode()
-}
-
-// startKey decodes the request's cursor for scope; nil without a cursor.
-func startKey(d *app.Deps, r *apigw.Request, scope string) (map[string]types.AttributeValue, error) {
-	raw := r.Query("cursor")
-	if !r.HasQuery("cursor") || raw == "" {
-		return nil, nil
-	}
-	k, err := d.Cursors.Decode(r.AccountID, scope, raw)
-	if err != nil {
-		return nil, apperr.BadRequest("cursor", "Invalid cursor")
-	}
-	return k, nil
-}
 
 func rejectPage(r *apigw.Request) error {
 	if r.HasQuery("page") {
@@ -108,94 +77,57 @@ func (q customerQuery) scope(name string) string {
 		"email": strings.ToLower(q.email), "with_associated_emails": assoc})
 }
 
-// matches applies the listing filters to a customer found by e-mail.
-func (f customerFilter) matches(c model.Customer) bool {
-	return (f.ExternalID == "" || c.ExternalID == f.ExternalID) &&
-		(f.Status == "" || c.Status == f.Status) &&
-		(f.DataSourceUUID == "" || slices.Contains(c.DataSourceUUIDs, f.DataSourceUUID)) &&
-		(f.System == "" || (f.System == model.BillingSystemCustom && c.BillingSystemType == f.System) || slices.Contains(c.Systems, f.System))
-}
-
-type customerFilter store.CustomerFilter
-
-// emailPage pages, in id order, the customers found by e-mail; the cursor carries
-// the sort key of the last customer returned.
-func emailPage(ctx context.Context, d *app.Deps, accountID string, q customerQuery, start map[string]types.AttributeValue) (store.Page[model.Customer], int, error) {
-	all, err := d.Store.CustomersByEmail(ctx, accountID, q.email, q.withAssociated)
-	if err != nil {
-		return store.Page[model.Customer]{}, 0, err
-	}
-	after := ""
-	if s, ok := start[keys.GSI1SK].(*types.AttributeValueMemberS); ok {
-		after = s.Value
-	}
-	var matched []model.Customer
-	for _, c := range all {
-		if customerFilter(q.filter).matches(c) && keys.CustomerOrder(c.ID) > after {
-			matched = append(matched, c)
-		}
-	}
-	p := store.Page[model.Customer]{Items: matched, HasMore: len(matched) > q.perPage}
-	if p.HasMore {
-		p.Items = matched[:q.perPage]
-	}
-	if n := len(p.Items); n > 0 {
-		p.LastKey = map[string]types.AttributeValue{keys.GSI1SK: &types.AttributeValueMemberS{Value: keys.CustomerOrder(p.Items[n-1].ID)}}
-	}
-	return p, len(matched), nil
-}
-
-func customerEntries(d *app.Deps, items []model.Customer) []customerJSON {
+func customerEntries(d *Deps, items []model.Customer) []customerJSON {
 	out := make([]customerJSON, len(items))
 	for i, c := range items {
-		out[i] = newCustomerJSON(c, d.Config.AppURL)
+		out[i] = newCustomerJSON(c, d.AppURL)
 	}
 	return out
 }
 
-func totalPages(hasMore bool, total, perPage int) any {
+// totalPages is the first customers page's total_pages: 1 when everything fits, the
+// exact count when the listing knows it, null otherwise.
+func totalPages[T any](p store.Page[T], perPage int) any {
 	switch {
-	case !hasMore:
+	case !p.HasMore:
 		return 1
-	case total > 0:
-		return (total + perPage - 1) / perPage
+	case p.TotalKnown && p.Total > 0:
+		return (p.Total + perPage - 1) / perPage
 	}
 	return nil
 }
 
 // ListCustomers is GET /v1/customers.
-func ListCustomers(d *app.Deps) apigw.Endpoint {
+func ListCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		q, err := parseCustomerQuery(r)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		scope := q.scope("customers")
-		start, err := startKey(d, r, scope)
+		pg, err := readCursor(d, r, q.scope("customers"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		var page store.Page[model.Customer]
-		total := 0
 		if q.email != "" {
-			page, total, err = emailPage(ctx, d, r.AccountID, q, start)
+			page, err = d.Store.ListCustomersByEmail(ctx, r.AccountID, q.email, q.withAssociated, q.filter, q.perPage, pg.start)
 		} else {
-			page, err = d.Store.ListCustomers(ctx, r.AccountID, q.filter, q.perPage, start)
+			page, err = d.Store.ListCustomers(ctx, r.AccountID, q.filter, q.perPage, pg.start)
 		}
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		cursor, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, pageBody(start == nil, customerEntries(d, page.Items), cursor,
-			page.HasMore, q.perPage, totalPages(page.HasMore, total, q.perPage)))
+		return apigw.JSON(http.StatusOK, pageBody(pg.first(), customerEntries(d, page.Items), cursor,
+			page.HasMore, q.perPage, totalPages(page, q.perPage)))
 	}}
 }
 
 // SearchCustomers is GET /v1/customers/search?email=: a 404 when nothing matches.
-func SearchCustomers(d *app.Deps) apigw.Endpoint {
+func SearchCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		if err := rejectPage(r); err != nil {
 			return apigw.Response{}, err
@@ -209,29 +141,28 @@ func SearchCustomers(d *app.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		q := customerQuery{email: email, perPage: perPage}
-		scope := q.scope("customers/search")
-		start, err := startKey(d, r, scope)
+		pg, err := readCursor(d, r, q.scope("customers/search"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, _, err := emailPage(ctx, d, r.AccountID, q, start)
+		page, err := d.Store.ListCustomersByEmail(ctx, r.AccountID, q.email, false, q.filter, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		if start == nil && len(page.Items) == 0 {
+		if pg.first() && len(page.Items) == 0 {
 			return apigw.Response{}, apperr.NotFound("email", "Can't find any customers with email: %q", email)
 		}
-		cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		cursor, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, pageBody(start == nil, customerEntries(d, page.Items), cursor,
+		return apigw.JSON(http.StatusOK, pageBody(pg.first(), customerEntries(d, page.Items), cursor,
 			page.HasMore, perPage, nil))
 	}}
 }
 
 // contactPage answers one page of contacts.
-func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.ContactFilter) (apigw.Response, error) {
+func contactPage(ctx context.Context, d *Deps, r *apigw.Request, f store.ContactFilter) (apigw.Response, error) {
 	if err := rejectPage(r); err != nil {
 		return apigw.Response{}, err
 	}
@@ -239,17 +170,16 @@ func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.Con
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	scope := listScope("contacts", map[string]string{"customer_uuid": f.CustomerUUID,
-		"data_source_uuid": f.DataSourceUUID, "email": strings.ToLower(f.Email), "customer_external_id": f.CustomerExternalID})
-	start, err := startKey(d, r, scope)
+	pg, err := readCursor(d, r, listScope("contacts", map[string]string{"customer_uuid": f.CustomerUUID,
+		"data_source_uuid": f.DataSourceUUID, "email": strings.ToLower(f.Email), "customer_external_id": f.CustomerExternalID}))
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	page, err := d.Store.ListContacts(ctx, r.AccountID, f, perPage, start)
+	page, err := d.Store.ListContacts(ctx, r.AccountID, f, perPage, pg.start)
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	cursor, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+	cursor, err := pg.nextCursor(d, r, page.Next)
 	if err != nil {
 		return apigw.Response{}, err
 	}
@@ -262,7 +192,7 @@ func contactPage(ctx context.Context, d *app.Deps, r *apigw.Request, f store.Con
 }
 
 // ListContacts is GET /v1/contacts.
-func ListContacts(d *app.Deps) apigw.Endpoint {
+func ListContacts(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		return contactPage(ctx, d, r, store.ContactFilter{CustomerUUID: r.Query("customer_uuid"),
 			DataSourceUUID: r.Query("data_source_uuid"), Email: strings.TrimSpace(r.Query("email")),
@@ -271,7 +201,7 @@ func ListContacts(d *app.Deps) apigw.Endpoint {
 }
 
 // ListCustomerContacts is GET /v1/customers/{customer_uuid}/contacts.
-func ListCustomerContacts(d *app.Deps) apigw.Endpoint {
+func ListCustomerContacts(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {

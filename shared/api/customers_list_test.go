@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -186,6 +187,13 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 	// Cursors: tampered, replayed on another listing or account, garbage: 400.
 	_, body := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, url.Values{"per_page": {"1"}}, nil)
 	cursor := body["cursor"].(string)
+	// Even a correctly signed cursor cannot carry another account's partition.
+	theirs := keys.Customer(e.other, "cus_x")
+	forged, err := e.d.Cursors.Encode(e.acc, "customers?", map[string]string{keys.PK: theirs.PK, keys.SK: theirs.SK,
+		keys.GSI1PK: keys.CustomerList(e.other), keys.GSI1SK: keys.CustomerOrder(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	bad := []struct {
 		acc string
 		q   url.Values
@@ -194,6 +202,7 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 		{e.acc, url.Values{"cursor": {"garbage"}}},
 		{e.acc, url.Values{"cursor": {cursor}, "status": {"New Lead"}}},
 		{e.other, url.Values{"cursor": {cursor}}},
+		{e.acc, url.Values{"cursor": {*forged}}},
 	}
 	for _, tc := range bad {
 		status, body := e.do(tc.acc, api.ListCustomers, "GET", customersRoute, nil, tc.q, nil)

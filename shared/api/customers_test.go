@@ -10,7 +10,6 @@ import (
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 )
 
 const (
@@ -65,7 +64,7 @@ func TestCreateCustomerShape(t *testing.T) {
 		"address":               map[string]any{"country": "United States", "state": "California", "city": "San Francisco", "address_zip": "12345"},
 		"attributes":            map[string]any{"custom": map[string]any{"seats": float64(12)}, "stripe": map[string]any{}, "tags": []any{"managed"}},
 		"mrr":                   float64(0), "arr": float64(0), "billing-system-url": nil,
-		"chartmogul-url":      fmt.Sprintf("%s/#/customers/%d-Pied_Piper", e.d.Config.AppURL, int64(id)),
+		"chartmogul-url":      fmt.Sprintf("%s/#/customers/%d-Pied_Piper", e.d.AppURL, int64(id)),
 		"billing-system-type": "Custom", "currency": "USD", "currency-sign": "$", "owner": nil,
 		"website_url": "https://chartmogul.com", "last_seen": nil,
 	}
@@ -163,7 +162,7 @@ func TestCustomerNotFoundAndIsolation(t *testing.T) {
 	bare := strings.TrimPrefix(uuid, "cus_")
 	want := familyA(404, `Customer "`+bare+`" does not exist`, "customer_id")
 	calls := []struct {
-		ep     func(*app.Deps) apigw.Endpoint
+		ep     func(*api.Deps) apigw.Endpoint
 		method string
 		route  string
 		body   any

@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
@@ -54,7 +50,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Purge")
 	ctx := context.Background()
-	d, now := env.Deps, env.Deps.Now()
+	d, now := env.API, env.Deps.Now()
 	keep, gone := model.NewDataSource(acc.ID, "Keep", now), model.NewDataSource(acc.ID, "Gone", now)
 	for _, ds := range []model.DataSource{keep, gone} {
 		if err := d.Store.CreateDataSource(ctx, ds); err != nil {
@@ -77,7 +73,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		importIDs[in.ds.UUID] = body["id"].(string)
 	}
 	runImportWorker(t, env)
-	runJobs := func() { testenv.Drain(t, d, d.Config.JobsQueueURL, workers.Jobs(d)) }
+	runJobs := func() { testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers)) }
 	runJobs()
 	k := customerByExternalID(t, env, acc.ID, keep.UUID, "k")
 	g := customerByExternalID(t, env, acc.ID, gone.UUID, "g")
@@ -126,12 +122,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 	_, soloErr := d.Store.GetCustomer(ctx, acc.ID, solo)
 	_, extErr := d.Store.CustomerUUIDByExternalID(ctx, acc.ID, gone.UUID, "g")
 	_, dsErr := d.Store.GetDataSource(ctx, acc.ID, gone.UUID)
-	statusItems, err := d.Clients.DynamoDB.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(env.TableName),
-		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: keys.ImportCustomersPartition(acc.ID, importIDs[gone.UUID])}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	statusItems := env.PartitionSize(t, keys.ImportCustomersPartition(acc.ID, importIDs[gone.UUID]))
 	keptInvoice := invs[invoice(keep, "k-i2")]
 	cases := []struct {
 		name string
@@ -149,7 +140,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 			len(idx.Subscriptions) == 1 && len(idx.Events) == 1 && len(idx.Plans) == 1, idx},
 		{"external id of the purged source is released", errors.Is(extErr, store.ErrNotFound), extErr},
 		{"customer of the purged source only is deleted", errors.Is(soloErr, store.ErrNotFound), soloErr},
-		{"import status items are gone", len(statusItems.Items) == 0, len(statusItems.Items)},
+		{"import status items are gone", statusItems == 0, statusItems},
 		{"data source is gone", errors.Is(dsErr, store.ErrNotFound), dsErr},
 		{"customer recomputed without the purged source", kept.MRR == 1000, kept.MRR},
 	}

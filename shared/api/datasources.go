@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
@@ -32,7 +31,7 @@ func newDataSourceJSON(ds model.DataSource) dataSourceJSON {
 const maxNameLength = 255
 
 // CreateDataSource is POST /v1/data_sources.
-func CreateDataSource(d *app.Deps) apigw.Endpoint {
+func CreateDataSource(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var body struct {
 			Name optional.Value[string] `json:"name"`
@@ -60,7 +59,7 @@ func CreateDataSource(d *app.Deps) apigw.Endpoint {
 
 // ListDataSources is GET /v1/data_sources (filters name and system; no pagination, as
 // in ChartMogul: an account has a handful of sources).
-func ListDataSources(d *app.Deps) apigw.Endpoint {
+func ListDataSources(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		all, err := d.Store.ListDataSources(ctx, r.AccountID)
 		if err != nil {
@@ -80,7 +79,7 @@ func ListDataSources(d *app.Deps) apigw.Endpoint {
 }
 
 // GetDataSource is GET /v1/data_sources/{uuid}.
-func GetDataSource(d *app.Deps) apigw.Endpoint {
+func GetDataSource(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		ds, err := liveDataSource(ctx, d, r.AccountID, r.PathParam("uuid"))
 		if err != nil {
@@ -92,7 +91,7 @@ func GetDataSource(d *app.Deps) apigw.Endpoint {
 
 // DeleteDataSource is DELETE /v1/data_sources/{uuid}: the source disappears at once and
 // its data is purged by the jobs worker.
-func DeleteDataSource(d *app.Deps) apigw.Endpoint {
+func DeleteDataSource(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("uuid")
 		ds, err := dataSource(ctx, d, r.AccountID, uuid)
@@ -107,7 +106,7 @@ func DeleteDataSource(d *app.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		if err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.PurgeDataSource, AccountID: r.AccountID, DataSourceUUID: uuid}); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Purge(r.AccountID, uuid)); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.NoContent()
@@ -120,7 +119,7 @@ func errDataSourceNotFound() *apperr.Error {
 }
 
 // dataSource reads a data source of the account, including one being deleted.
-func dataSource(ctx context.Context, d *app.Deps, accountID, uuid string) (model.DataSource, error) {
+func dataSource(ctx context.Context, d *Deps, accountID, uuid string) (model.DataSource, error) {
 	get := func(ctx context.Context, id string) (model.DataSource, error) {
 		return d.Store.GetDataSource(ctx, accountID, id)
 	}
@@ -128,7 +127,7 @@ func dataSource(ctx context.Context, d *app.Deps, accountID, uuid string) (model
 }
 
 // liveDataSource reads a data source of the account that is not being deleted.
-func liveDataSource(ctx context.Context, d *app.Deps, accountID, uuid string) (model.DataSource, error) {
+func liveDataSource(ctx context.Context, d *Deps, accountID, uuid string) (model.DataSource, error) {
 	ds, err := dataSource(ctx, d, accountID, uuid)
 	if err == nil && ds.Status == model.DataSourceDeleting {
 		return model.DataSource{}, errDataSourceNotFound()

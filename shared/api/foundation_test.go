@@ -6,11 +6,10 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
+	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -18,7 +17,7 @@ var msZ = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 func TestPing(t *testing.T) {
 	env := testenv.New(t)
-	status, body := apigwtest.Do(t, api.Ping(env.Deps), apigwtest.Call{Method: "GET", Route: "/v1/ping", AccountID: "acc_x"})
+	status, body := apigwtest.Do(t, api.Ping(env.API), apigwtest.Call{Method: "GET", Route: "/v1/ping", AccountID: "acc_x"})
 	if status != 200 || body["data"] != "pong!" {
 		t.Fatalf("got %d %v", status, body)
 	}
@@ -27,7 +26,7 @@ func TestPing(t *testing.T) {
 func TestGetAccount(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Acme Inc")
-	ep := api.GetAccount(env.Deps)
+	ep := api.GetAccount(env.API)
 	all := "churn_recognition,churn_when_zero_mrr,auto_churn_subscription,refund_handling,proximate_movement_reclassification"
 	tests := []struct {
 		name       string
@@ -73,7 +72,7 @@ func TestAccountSettingsComeFromTheStore(t *testing.T) {
 	if err := env.Deps.Store.UpdateSettings(context.Background(), acc.ID, st); err != nil {
 		t.Fatal(err)
 	}
-	_, body := apigwtest.Do(t, api.GetAccount(env.Deps), apigwtest.Call{Method: "GET", Route: "/v1/account",
+	_, body := apigwtest.Do(t, api.GetAccount(env.API), apigwtest.Call{Method: "GET", Route: "/v1/account",
 		Query: url.Values{"include": {"churn_when_zero_mrr"}}, AccountID: acc.ID})
 	if body["churn_when_zero_mrr"] != true {
 		t.Fatalf("setting not applied: %v", body)
@@ -84,7 +83,7 @@ func TestDataSourceLifecycle(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Acme Inc")
 	other := env.NewAccount(t, "Other Co")
-	d := env.Deps
+	d := env.API
 	call := func(method, route string, params map[string]string, q url.Values, body any, account string) (int, map[string]any) {
 		c := apigwtest.Call{Method: method, Route: route, PathParams: params, Query: q, Body: body, AccountID: account}
 		switch method + " " + route {
@@ -161,9 +160,8 @@ func TestDataSourceLifecycle(t *testing.T) {
 	if _, body := call("GET", "/v1/data_sources", nil, nil, nil, acc.ID); len(body["data_sources"].([]any)) != 1 {
 		t.Fatalf("deleted source still listed: %v", body)
 	}
-	out, err := d.Clients.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &env.JobsQueueURL, MaxNumberOfMessages: 10})
-	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("purge job not queued: %v %v", err, out)
+	if queued := env.ReceiveJobs(t); len(queued) != 1 || queued[0].Type != jobs.PurgeDataSource {
+		t.Fatalf("purge job not queued: %v", queued)
 	}
 }
 
@@ -190,13 +188,13 @@ func TestCreateDataSourceValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, api.CreateDataSource(env.Deps), apigwtest.Call{Method: "POST", Route: "/v1/data_sources", Body: tt.body, AccountID: acc.ID})
+			resp := apigwtest.Raw(t, api.CreateDataSource(env.API), apigwtest.Call{Method: "POST", Route: "/v1/data_sources", Body: tt.body, AccountID: acc.ID})
 			if resp.StatusCode != tt.wantStatus || (tt.wantBody != "" && resp.Body != tt.wantBody) {
 				t.Fatalf("got %d %s", resp.StatusCode, resp.Body)
 			}
 		})
 	}
-	if _, body := apigwtest.Do(t, api.ListDataSources(env.Deps), apigwtest.Call{Method: "GET", Route: "/v1/data_sources", AccountID: acc.ID}); len(body["data_sources"].([]any)) != 0 {
+	if _, body := apigwtest.Do(t, api.ListDataSources(env.API), apigwtest.Call{Method: "GET", Route: "/v1/data_sources", AccountID: acc.ID}); len(body["data_sources"].([]any)) != 0 {
 		t.Fatalf("a refused create stored something: %v", body)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -19,8 +18,7 @@ import (
 
 // CreateJSONImport is POST /v1/data_sources/{data_source_uuid}/json_imports: the
 // whole body is validated, then queued (imports.Pipeline.Accept). 200 with the import.
-func CreateJSONImport(d *app.Deps) apigw.Endpoint {
-	p := imports.New(d)
+func CreateJSONImport(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		body, err := r.Body()
 		if err != nil {
@@ -37,7 +35,7 @@ func CreateJSONImport(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		imp, err := p.Accept(ctx, acc, ds, body)
+		imp, err := d.Imports.Accept(ctx, acc, ds, body)
 		if err != nil {
 			return apigw.Response{}, importError(err)
 		}
@@ -47,8 +45,7 @@ func CreateJSONImport(d *app.Deps) apigw.Endpoint {
 
 // GetJSONImport is GET /v1/data_sources/{data_source_uuid}/json_imports/{import_id};
 // import_id is the external id given at import, or the id the API returned.
-func GetJSONImport(d *app.Deps) apigw.Endpoint {
-	p := imports.New(d)
+func GetJSONImport(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		ds, err := liveDataSource(ctx, d, r.AccountID, r.PathParam("data_source_uuid"))
 		if err != nil {
@@ -67,7 +64,7 @@ func GetJSONImport(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		pr, err := p.Progress(ctx, imp)
+		pr, err := d.Imports.Progress(ctx, imp)
 		if err != nil {
 			return apigw.Response{}, err
 		}

@@ -24,7 +24,7 @@ func importedCustomer(t *testing.T, env *testenv.Env, accountID string) (string,
 	for k, n := range map[string]int{"customers": 1, "invoices": 2, "line_items": 2, "transactions": 2, "subscription_events": 1} {
 		p[k] = p[k].([]any)[:n]
 	}
-	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.Deps), apigwtest.Call{Method: "POST", Route: importsRoute,
+	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: importsRoute,
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: p, AccountID: accountID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
@@ -41,7 +41,7 @@ func TestImportIndexesSubscriptionEventsForRecompute(t *testing.T) {
 	if err != nil || len(idx.Events) != 1 {
 		t.Fatalf("index events %v %v", idx.Events, err)
 	}
-	recs, err := recompute.StoreRecords{}.CustomerRecords(ctx, env.Deps, acc.ID, cus)
+	recs, err := recompute.StoreRecords{Store: env.Deps.Store}.CustomerRecords(ctx, acc.ID, cus)
 	if err != nil || len(recs.Events) != 1 || recs.Events[0].EventType != model.EventSubscriptionCancelled ||
 		recs.Events[0].SubscriptionExternalID != "c00-s" || len(recs.Invoices) != 2 {
 		t.Fatalf("records %+v %v", recs, err)
@@ -63,7 +63,7 @@ func TestDeleteCustomerRemovesBillingRecords(t *testing.T) {
 		subUUIDs = append(subUUIDs, u)
 	}
 	eventIDs := idx.EventIDs()
-	del := api.DeleteCustomer(env.Deps)
+	del := api.DeleteCustomer(env.API)
 	call := apigwtest.Call{Method: "DELETE", Route: "/v1/customers/{customer_uuid}",
 		PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID}
 	for _, want := range []int{http.StatusNoContent, http.StatusNotFound} {

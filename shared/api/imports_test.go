@@ -22,7 +22,7 @@ const importsRoute = "/v1/data_sources/{data_source_uuid}/json_imports"
 // runImportWorker feeds the import queue to the worker until it is empty.
 func runImportWorker(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Deps))
+	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
 }
 
 func fiftyCustomers(externalID string) map[string]any {
@@ -54,7 +54,7 @@ func TestJSONImportEndToEnd(t *testing.T) {
 	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	create, get := api.CreateJSONImport(env.Deps), api.GetJSONImport(env.Deps)
+	create, get := api.CreateJSONImport(env.API), api.GetJSONImport(env.API)
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	status, body := apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: importsRoute, PathParams: params,
 		Body: fiftyCustomers("batch-50"), AccountID: acc.ID})
@@ -79,7 +79,7 @@ func TestJSONImportEndToEnd(t *testing.T) {
 		}
 	}
 	// Every record is readable through the invoice and subscription views.
-	invoices, subs := api.ListImportInvoices(env.Deps), api.ListImportSubscriptions(env.Deps)
+	invoices, subs := api.ListImportInvoices(env.API), api.ListImportSubscriptions(env.API)
 	seen := 0
 	for c := range 50 {
 		cus := customerByExternalID(t, env, acc.ID, ds.UUID, fmt.Sprintf("c%02d", c))
@@ -130,7 +130,7 @@ func TestJSONImportIntakeErrors(t *testing.T) {
 	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	create := api.CreateJSONImport(env.Deps)
+	create := api.CreateJSONImport(env.API)
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	big := `{"external_id":"big","customers":[` + strings.Repeat(`{"external_id":"x"},`, model.MaxImportBytes/20) + `{"external_id":"y"}]}`
 	cases := []struct {
@@ -181,14 +181,14 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 		}
 		p[k] = p[k].([]any)[:n]
 	}
-	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.Deps), apigwtest.Call{Method: "POST", Route: importsRoute,
+	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: importsRoute,
 		PathParams: params, Body: p, AccountID: acc.ID}); status != 200 {
 		t.Fatalf("%d %v", status, body)
 	}
 	runImportWorker(t, env)
 	cus := customerByExternalID(t, env, acc.ID, ds.UUID, "c00")
 	listInv := func(q url.Values) (int, map[string]any) {
-		return apigwtest.Do(t, api.ListImportInvoices(env.Deps), apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/invoices",
+		return apigwtest.Do(t, api.ListImportInvoices(env.API), apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/invoices",
 			PathParams: map[string]string{"customer_uuid": cus}, Query: q, AccountID: acc.ID})
 	}
 	// Pagination with a signed cursor; a tampered one is a 400.
@@ -209,7 +209,7 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 	first := page1["invoices"].([]any)[0].(map[string]any)
 	invUUID := first["uuid"].(string)
 	// GET /v1/invoices/{uuid}, including another account's 404 and a malformed id's 422.
-	get := api.GetInvoice(env.Deps)
+	get := api.GetInvoice(env.API)
 	call := func(ep func() (int, map[string]any)) (int, map[string]any) { return ep() }
 	status, body := call(func() (int, map[string]any) {
 		return apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID})
@@ -225,10 +225,10 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 		t.Fatalf("malformed: %d %v", status, body)
 	}
 	// Cancel the subscription, then replace its history.
-	subs := api.ListImportSubscriptions(env.Deps)
+	subs := api.ListImportSubscriptions(env.API)
 	_, sb := apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
 	subUUID := sb["subscriptions"].([]any)[0].(map[string]any)["uuid"].(string)
-	patch := api.UpdateSubscription(env.Deps)
+	patch := api.UpdateSubscription(env.API)
 	status, body = apigwtest.Do(t, patch, apigwtest.Call{Method: "PATCH", Route: "/v1/import/subscriptions/{subscription_uuid}",
 		PathParams: map[string]string{"subscription_uuid": subUUID}, Body: map[string]any{"cancelled_at": "2024-03-15"}, AccountID: acc.ID})
 	if status != 202 || body["customer_uuid"] != cus || fmt.Sprint(body["cancellation_dates"]) != "[2024-03-15T00:00:00.000Z]" {
@@ -241,7 +241,7 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 	}
 	// Delete both invoices: the subscription goes with the last one, and the plan is
 	// free again.
-	del := api.DeleteInvoice(env.Deps)
+	del := api.DeleteInvoice(env.API)
 	if status, _ = apigwtest.Do(t, del, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 204 {
 		t.Fatalf("delete: %d", status)
 	}
@@ -252,7 +252,7 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 	if len(sb["subscriptions"].([]any)) != 1 {
 		t.Fatalf("subscription removed while an invoice still uses it: %v", sb)
 	}
-	byExt := api.DeleteInvoiceByExternalID(env.Deps)
+	byExt := api.DeleteInvoiceByExternalID(env.API)
 	if status, body = apigwtest.Do(t, byExt, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices",
 		Query: url.Values{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i2"}, "handle_as_user_edit": {"true"}}, AccountID: acc.ID}); status != 204 {
 		t.Fatalf("delete by external id: %d %v", status, body)

@@ -6,10 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
@@ -27,7 +24,7 @@ func errInvalidInvoiceUUID() *apperr.Error {
 }
 
 // importCustomer reads the customer of an Import-API path (family B 404).
-func importCustomer(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Customer, error) {
+func importCustomer(ctx context.Context, d *Deps, accountID, uuid string) (model.Customer, error) {
 	c, err := loadCustomer(ctx, d, accountID, uuid)
 	if _, ok := apperr.As(err); ok {
 		return c, apperr.NotFound("customer_uuid", "Customer not found")
@@ -48,47 +45,29 @@ func validationType(r *apigw.Request) (bool, error) {
 	}
 }
 
-func attrString(v types.AttributeValue) string {
-	if s, ok := v.(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
-
 // ListImportInvoices is GET /v1/import/customers/{customer_uuid}/invoices.
-func ListImportInvoices(d *app.Deps) apigw.Endpoint {
+func ListImportInvoices(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		scope := "import-invoices:" + c.UUID + ":" + r.Query("validation_type")
-		p, err := customerInvoices(ctx, d, r, c, scope)
+		pg, p, err := customerInvoices(ctx, d, r, c, "import-invoices:"+c.UUID+":"+r.Query("validation_type"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		out := make([]jsonobj.Object, len(p.Invoices))
-		for i, inv := range p.Invoices {
+		out := make([]jsonobj.Object, len(p.Items))
+		for i, inv := range p.Items {
 			out[i] = invoiceJSON(inv, false)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, positionKey(p.Next))
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "invoices", Value: out}}
-		if r.Query("cursor") == "" {
-			perPage, _ := r.PerPage()
-			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: invoiceTotalPages(p, perPage)})
-		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: p.HasMore})
-		return apigw.JSON(http.StatusOK, body)
+		perPage, _ := r.PerPage()
+		return importRecordsPage(d, r, pg, perPage, c.UUID, "invoices", out, p)
 	}}
 }
 
 // loadInvoice reads an invoice by uuid: a malformed uuid is ChartMogul's 422, an
 // unknown one its 404.
-func loadInvoice(ctx context.Context, d *app.Deps, accountID, uuid string) (model.Invoice, error) {
+func loadInvoice(ctx context.Context, d *Deps, accountID, uuid string) (model.Invoice, error) {
 	get := func(ctx context.Context, id string) (model.Invoice, error) {
 		return d.Store.GetInvoice(ctx, accountID, id)
 	}
@@ -96,7 +75,7 @@ func loadInvoice(ctx context.Context, d *app.Deps, accountID, uuid string) (mode
 }
 
 // GetInvoice is GET /v1/invoices/{invoice_uuid}.
-func GetInvoice(d *app.Deps) apigw.Endpoint {
+func GetInvoice(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		if _, err := validationType(r); err != nil {
 			return apigw.Response{}, err
@@ -110,7 +89,7 @@ func GetInvoice(d *app.Deps) apigw.Endpoint {
 }
 
 // DeleteInvoice is DELETE /v1/invoices/{invoice_uuid}.
-func DeleteInvoice(d *app.Deps) apigw.Endpoint {
+func DeleteInvoice(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
 		if err != nil {
@@ -123,7 +102,7 @@ func DeleteInvoice(d *app.Deps) apigw.Endpoint {
 // DeleteInvoiceByExternalID is DELETE /v1/invoices?data_source_uuid=&external_id=
 // (chartmogul-node Invoice.destroyByExternalId); handle_as_user_edit is accepted and
 // ignored, as these sources have no user edits.
-func DeleteInvoiceByExternalID(d *app.Deps) apigw.Endpoint {
+func DeleteInvoiceByExternalID(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		inv, err := invoiceByExternalID(ctx, d, r)
 		if err != nil {
@@ -133,7 +112,7 @@ func DeleteInvoiceByExternalID(d *app.Deps) apigw.Endpoint {
 	}}
 }
 
-func invoiceByExternalID(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Invoice, error) {
+func invoiceByExternalID(ctx context.Context, d *Deps, r *apigw.Request) (model.Invoice, error) {
 	dsUUID, ext := r.Query("data_source_uuid"), r.Query("external_id")
 	if dsUUID == "" {
 		return model.Invoice{}, apperr.MissingParam("data_source_uuid")
@@ -151,12 +130,11 @@ func invoiceByExternalID(ctx context.Context, d *app.Deps, r *apigw.Request) (mo
 	return inv, err
 }
 
-func deleteInvoice(ctx context.Context, d *app.Deps, inv model.Invoice) (apigw.Response, error) {
+func deleteInvoice(ctx context.Context, d *Deps, inv model.Invoice) (apigw.Response, error) {
 	if err := d.Store.DeleteInvoice(ctx, inv, d.Now()); err != nil {
 		return apigw.Response{}, err
 	}
-	job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: inv.AccountID, CustomerUUID: inv.CustomerUUID,
-		Nonce: "delete:" + inv.UUID + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+	job := jobs.Recompute(inv.AccountID, inv.CustomerUUID, "delete:"+inv.UUID+":"+strconv.FormatInt(d.Now().UnixNano(), 10))
 	if err := d.Jobs.Send(ctx, job); err != nil {
 		return apigw.Response{}, err
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
@@ -44,18 +43,16 @@ func parseAs(prefix string, payload map[string]any) (model.ImportPayload, error)
 
 // applySync applies one customer's records of one data source and queues its
 // recompute when anything changed; records the worker would report as failed are a 422.
-func applySync(ctx context.Context, d *app.Deps, c model.Customer, dsUUID, customerExternalID string, part imports.Part) error {
-	p := imports.New(d)
+func applySync(ctx context.Context, d *Deps, c model.Customer, dsUUID, customerExternalID string, part imports.Part) error {
 	part.CustomerExternalID = customerExternalID
 	m := imports.Message{AccountID: c.AccountID, DataSourceUUID: dsUUID, CustomerExternalID: customerExternalID,
 		ImportID: "sync:" + strconv.FormatInt(d.Now().UnixNano(), 10)}
-	st, changed, err := p.Apply(ctx, m, part)
+	st, changed, err := d.Imports.Apply(ctx, m, part)
 	if err != nil {
 		return err
 	}
 	if changed != "" {
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: c.AccountID, CustomerUUID: changed, Nonce: m.ImportID}
-		if err := d.Jobs.Send(ctx, job); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, changed, m.ImportID)); err != nil {
 			return err
 		}
 	}
@@ -90,7 +87,7 @@ func without(m map[string]any, drop ...string) map[string]any {
 
 // ImportCustomerInvoices is POST /v1/import/customers/{customer_uuid}/invoices: 201
 // with the stored invoices, each with "errors":{}.
-func ImportCustomerInvoices(d *app.Deps) apigw.Endpoint {
+func ImportCustomerInvoices(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
@@ -160,7 +157,7 @@ func ImportCustomerInvoices(d *app.Deps) apigw.Endpoint {
 
 // invoicePayload turns one invoice of the body (nested line items and transactions,
 // plans by uuid) into json_imports records.
-func invoicePayload(ctx context.Context, d *app.Deps, accountID, dsUUID, customerExternalID, prefix string, inv map[string]any) (map[string]any, error) {
+func invoicePayload(ctx context.Context, d *Deps, accountID, dsUUID, customerExternalID, prefix string, inv map[string]any) (map[string]any, error) {
 	ext := strField(inv, "external_id")
 	record := without(inv, "line_items", "transactions", "data_source_uuid", "customer_uuid")
 	record["customer_external_id"] = customerExternalID
@@ -222,7 +219,7 @@ func invoicePayload(ctx context.Context, d *app.Deps, accountID, dsUUID, custome
 // CreateInvoiceTransaction is POST /v1/import/invoices/{invoice_uuid}/transactions:
 // 201 with the transaction. One sent without an external id takes a position no
 // stored transaction of the invoice uses, so it adds instead of replacing.
-func CreateInvoiceTransaction(d *app.Deps) apigw.Endpoint {
+func CreateInvoiceTransaction(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
 		if err != nil {

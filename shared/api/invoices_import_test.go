@@ -25,7 +25,7 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	route := "/v1/import/customers/{customer_uuid}/invoices"
-	imp := api.ImportCustomerInvoices(env.Deps)
+	imp := api.ImportCustomerInvoices(env.API)
 	invoice := func(ext string, extra map[string]any) map[string]any {
 		inv := map[string]any{"external_id": ext, "date": "2024-03-01 00:00:00", "currency": "USD", "data_source_uuid": ds.UUID,
 			"line_items": []any{map[string]any{"type": "subscription", "subscription_external_id": "c00-s", "plan_uuid": pl.UUID,
@@ -64,7 +64,7 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 		})
 	}
 	// GET /v1/invoices: filters, customer_uuid on each, no legacy page keys (recorded), cursor.
-	list := api.ListInvoices(env.Deps)
+	list := api.ListInvoices(env.API)
 	get := func(q url.Values, account string) (int, map[string]any) {
 		return apigwtest.Do(t, list, apigwtest.Call{Method: "GET", Route: "/v1/invoices", Query: q, AccountID: account})
 	}
@@ -110,7 +110,7 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 	// POST /v1/import/invoices/{uuid}/transactions.
 	_, one := get(url.Values{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i1"}}, acc.ID)
 	invUUID := one["invoices"].([]any)[0].(map[string]any)["uuid"].(string)
-	tx := api.CreateInvoiceTransaction(env.Deps)
+	tx := api.CreateInvoiceTransaction(env.API)
 	txRoute := "/v1/import/invoices/{invoice_uuid}/transactions"
 	txCases := []struct {
 		name    string

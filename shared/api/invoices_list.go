@@ -3,13 +3,8 @@ package api
 import (
 	"context"
 	"net/http"
-	"strconv"
-	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
@@ -20,7 +15,7 @@ import (
 // validation_type, cursor, per_page); invoices carry customer_uuid. A page is a
 // bounded number of DynamoDB requests (store.ListInvoices), so with a selective filter
 // it can come back short, with has_more.
-func ListInvoices(d *app.Deps) apigw.Endpoint {
+func ListInvoices(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {
@@ -43,22 +38,21 @@ func ListInvoices(d *app.Deps) apigw.Endpoint {
 			}
 			f.CustomerUUID = c.UUID
 		}
-		scope := "invoices?" + f.DataSourceUUID + "&" + f.CustomerUUID + "&" + f.ExternalID + "&" + r.Query("validation_type")
-		after, err := invoiceCursor(d, r, scope)
+		pg, err := readCursor(d, r, "invoices?"+f.DataSourceUUID+"&"+f.CustomerUUID+"&"+f.ExternalID+"&"+r.Query("validation_type"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page := store.InvoicePage{TotalKnown: true}
+		page := store.Page[model.Invoice]{TotalKnown: true}
 		if valid {
-			if page, err = d.Store.ListInvoices(ctx, r.AccountID, f, perPage, after); err != nil {
+			if page, err = d.Store.ListInvoices(ctx, r.AccountID, f, perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
-		out := make([]jsonobj.Object, len(page.Invoices))
-		for i, inv := range page.Invoices {
+		out := make([]jsonobj.Object, len(page.Items))
+		for i, inv := range page.Items {
 			out[i] = invoiceJSON(inv, true)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, positionKey(page.Next))
+		cur, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -69,69 +63,22 @@ func ListInvoices(d *app.Deps) apigw.Endpoint {
 	}}
 }
 
-// invoiceTotalPages is the legacy total_pages: null when the count is not known.
-func invoiceTotalPages(p store.InvoicePage, perPage int) any {
-	if !p.TotalKnown {
-		return nil
-	}
-	return (p.Total + perPage - 1) / perPage
-}
-
-// positionKey is the cursor content of a listing position: the customer listing key
-// ("c." attributes), the customer and the last invoice read.
-func positionKey(at *store.InvoicePosition) map[string]types.AttributeValue {
-	if at == nil {
-		return nil
-	}
-	k := map[string]types.AttributeValue{"cu": sv(at.CustomerUUID), "after": sv(at.UUID),
-		"d": sv(strconv.FormatInt(at.Date, 10))}
-	for name, v := range at.CustomerKey {
-		k["c."+name] = v
-	}
-	return k
-}
-
-func sv(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-// invoiceCursor reads the position a cursor continues after (nil: the first page).
-func invoiceCursor(d *app.Deps, r *apigw.Request, scope string) (*store.InvoicePosition, error) {
-	raw := r.Query("cursor")
-	if raw == "" {
-		return nil, nil
-	}
-	bad := apperr.BadRequest("cursor", "Invalid cursor")
-	k, err := d.Cursors.Decode(r.AccountID, scope, raw)
-	if err != nil {
-		return nil, bad
-	}
-	at := &store.InvoicePosition{CustomerUUID: attrString(k["cu"]), UUID: attrString(k["after"])}
-	if at.Date, err = strconv.ParseInt(attrString(k["d"]), 10, 64); err != nil {
-		return nil, bad
-	}
-	for name, v := range k {
-		if rest, ok := strings.CutPrefix(name, "c."); ok {
-			if at.CustomerKey == nil {
-				at.CustomerKey = map[string]types.AttributeValue{}
-			}
-			at.CustomerKey[rest] = v
-		}
-	}
-	return at, nil
-}
-
 // customerInvoices is one page of a customer's invoices for the Import-API view.
-func customerInvoices(ctx context.Context, d *app.Deps, r *apigw.Request, c model.Customer, scope string) (store.InvoicePage, error) {
+func customerInvoices(ctx context.Context, d *Deps, r *apigw.Request, c model.Customer, scope string) (
+	paging, store.Page[model.Invoice], error) {
+	none := store.Page[model.Invoice]{TotalKnown: true}
 	perPage, err := r.PerPage()
 	if err != nil {
-		return store.InvoicePage{}, err
+		return paging{}, none, err
 	}
 	valid, err := validationType(r)
 	if err != nil {
-		return store.InvoicePage{}, err
+		return paging{}, none, err
 	}
-	after, err := invoiceCursor(d, r, scope)
+	pg, err := readCursor(d, r, scope)
 	if err != nil || !valid {
-		return store.InvoicePage{TotalKnown: true}, err
+		return pg, none, err
 	}
-	return d.Store.ListInvoices(ctx, r.AccountID, store.InvoiceFilter{CustomerUUID: c.UUID}, perPage, after)
+	p, err := d.Store.ListInvoices(ctx, r.AccountID, store.InvoiceFilter{CustomerUUID: c.UUID}, perPage, pg.start)
+	return pg, p, err
 }

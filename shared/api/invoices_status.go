@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -22,7 +21,7 @@ const statusAttempts = 3
 // with {"status":"voided"|"written_off"} (chartmogul-node Invoice.updateStatus): 200
 // {"external_id","status"}; a refused transition is a 422 (docs/api.md, "Endpoints"). The
 // customer's metrics are recomputed through the jobs queue, as after a deletion.
-func UpdateInvoiceStatus(d *app.Deps) apigw.Endpoint {
+func UpdateInvoiceStatus(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var b struct {
 			Status *string `json:"status"`
@@ -47,8 +46,8 @@ func UpdateInvoiceStatus(d *app.Deps) apigw.Endpoint {
 		}
 		// Sent also when the status was already set: a retry after a failed send must
 		// still recompute. The nonce is the stored change, so repeats are deduplicated.
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: inv.AccountID, CustomerUUID: inv.CustomerUUID,
-			Nonce: "status:" + inv.UUID + ":" + inv.Status + ":" + strconv.FormatInt(inv.UpdatedAt.UnixNano(), 10)}
+		job := jobs.Recompute(inv.AccountID, inv.CustomerUUID,
+			"status:"+inv.UUID+":"+inv.Status+":"+strconv.FormatInt(inv.UpdatedAt.UnixNano(), 10))
 		if err := d.Jobs.Send(ctx, job); err != nil {
 			return apigw.Response{}, err
 		}
@@ -58,7 +57,7 @@ func UpdateInvoiceStatus(d *app.Deps) apigw.Endpoint {
 
 // setInvoiceStatus applies the transition to the invoice as stored, re-reading it when
 // it changed meanwhile; an unchanged status is not written again.
-func setInvoiceStatus(ctx context.Context, d *app.Deps, invoiceUUID, accountID, status string) (model.Invoice, error) {
+func setInvoiceStatus(ctx context.Context, d *Deps, invoiceUUID, accountID, status string) (model.Invoice, error) {
 	for range statusAttempts {
 		inv, err := d.Store.GetInvoice(ctx, accountID, invoiceUUID)
 		if errors.Is(err, store.ErrNotFound) {

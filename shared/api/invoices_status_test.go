@@ -6,11 +6,11 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/recompute/recomputetest"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -28,7 +28,7 @@ func bodyB(message, param string) string {
 // written-off invoices out of the customer's metrics.
 func TestUpdateInvoiceStatus(t *testing.T) {
 	f := recomputetest.New(t, recomputetest.At("2024-02-10T00:00:00Z"), true)
-	d, acc, ds := f.D, f.Acc.ID, f.DS.UUID
+	d, acc, ds := f.D.API(), f.Acc.ID, f.DS.UUID
 	f.AddInvoices(
 		recomputetest.Invoice{Ext: "jan", Start: recomputetest.At("2024-01-01T00:00:00Z"), Amount: 1000, Paid: true},
 		recomputetest.Invoice{Ext: "feb", Start: recomputetest.At("2024-02-01T00:00:00Z"), Amount: 3000, Paid: true})
@@ -36,7 +36,7 @@ func TestUpdateInvoiceStatus(t *testing.T) {
 	if c := f.Customer(); c.MRR != 3000 || c.Status != "Active" {
 		t.Fatalf("before: mrr %d status %s", c.MRR, c.Status)
 	}
-	drainJobs(t, d)
+	f.Env.ReceiveJobs(t)
 	put := func(account, dsUUID, ext string, body any) (int, map[string]any) {
 		t.Helper()
 		return apigwtest.Do(t, api.UpdateInvoiceStatus(d), apigwtest.Call{Method: "PUT", Route: invoiceStatusRoute,
@@ -71,7 +71,7 @@ func TestUpdateInvoiceStatus(t *testing.T) {
 			}
 		})
 	}
-	if jobs := drainJobs(t, d); len(jobs) != 0 {
+	if jobs := f.Env.ReceiveJobs(t); len(jobs) != 0 {
 		t.Fatalf("a refused request enqueued %+v", jobs)
 	}
 
@@ -80,7 +80,7 @@ func TestUpdateInvoiceStatus(t *testing.T) {
 	if raw, _ := json.Marshal(body); status != 200 || string(raw) != `{"external_id":"feb","status":"voided"}` {
 		t.Fatalf("void: %d %s", status, raw)
 	}
-	sent := drainJobs(t, d)
+	sent := f.Env.ReceiveJobs(t)
 	if len(sent) != 1 || sent[0].Type != jobs.RecomputeCustomer || sent[0].AccountID != acc || sent[0].CustomerUUID != f.Cust.UUID {
 		t.Fatalf("jobs after void: %+v", sent)
 	}

@@ -12,10 +12,8 @@ import (
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/store"
 )
 
 // TestListingPagesAreBoundedInRequests: a page of GET /v1/invoices without a customer
@@ -35,7 +33,7 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.Deps), apigwtest.Call{Method: "POST", Route: importsRoute,
+	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: importsRoute,
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: fiftyCustomers("bounded"), AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
@@ -53,12 +51,11 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 		}
 	}
 	meter := ddbmeter.New()
-	d := *env.Deps
-	d.Store = store.New(meter.Client(env.AWS), env.TableName, d.Now)
+	d := env.With(meter.Client(env.AWS), nil).API()
 
 	cases := []struct {
 		name       string
-		endpoint   func(*app.Deps) apigw.Endpoint
+		endpoint   func(*api.Deps) apigw.Endpoint
 		route, key string
 		query      url.Values
 		want       int // matching items
@@ -86,7 +83,7 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 			most, pages := 0, 0
 			for page := 1; ; page++ {
 				meter.Reset()
-				status, body := apigwtest.Do(t, tc.endpoint(&d), apigwtest.Call{Method: "GET", Route: tc.route, Query: q, AccountID: acc.ID})
+				status, body := apigwtest.Do(t, tc.endpoint(d), apigwtest.Call{Method: "GET", Route: tc.route, Query: q, AccountID: acc.ID})
 				if status != http.StatusOK {
 					t.Fatalf("page %d: %d %v", page, status, body)
 				}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/metrics/series"
@@ -46,7 +45,7 @@ const (
 )
 
 // MetricsAll is GET /v1/metrics/all.
-func MetricsAll(d *app.Deps) apigw.Endpoint {
+func MetricsAll(d *Deps) apigw.Endpoint {
 	return metricsEndpoint(d, rateDefault, func(resp series.Response) jsonobj.Object {
 		entries := make([]jsonobj.Object, len(resp.Entries))
 		for i, e := range resp.Entries {
@@ -74,7 +73,7 @@ const fxImpactKey = "mrr-exchange-rate-impact"
 
 // MetricsMRR is GET /v1/metrics/mrr: MRR with its five movements and, for accounts billing
 // in several currencies, the exchange-rate impact that completes the identity.
-func MetricsMRR(d *app.Deps) apigw.Endpoint {
+func MetricsMRR(d *Deps) apigw.Endpoint {
 	return singleMetric(d, metricMRR, balanceDefault, func(resp series.Response) func(series.Values) jsonobj.Object {
 		withImpact := resp.HasExchangeRateImpact()
 		return func(v series.Values) jsonobj.Object {
@@ -90,35 +89,35 @@ func MetricsMRR(d *app.Deps) apigw.Endpoint {
 }
 
 // MetricsARR is GET /v1/metrics/arr.
-func MetricsARR(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricARR, balanceDefault, nil) }
+func MetricsARR(d *Deps) apigw.Endpoint { return singleMetric(d, metricARR, balanceDefault, nil) }
 
 // MetricsARPA is GET /v1/metrics/arpa.
-func MetricsARPA(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricARPA, balanceDefault, nil) }
+func MetricsARPA(d *Deps) apigw.Endpoint { return singleMetric(d, metricARPA, balanceDefault, nil) }
 
 // MetricsASP is GET /v1/metrics/asp.
-func MetricsASP(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricASP, rateDefault, nil) }
+func MetricsASP(d *Deps) apigw.Endpoint { return singleMetric(d, metricASP, rateDefault, nil) }
 
 // MetricsCustomerCount is GET /v1/metrics/customer-count.
-func MetricsCustomerCount(d *app.Deps) apigw.Endpoint {
+func MetricsCustomerCount(d *Deps) apigw.Endpoint {
 	return singleMetric(d, metricCustomers, balanceDefault, nil)
 }
 
 // MetricsCustomerChurnRate is GET /v1/metrics/customer-churn-rate.
-func MetricsCustomerChurnRate(d *app.Deps) apigw.Endpoint {
+func MetricsCustomerChurnRate(d *Deps) apigw.Endpoint {
 	return singleMetric(d, metricCustomerChurnRate, rateDefault, nil)
 }
 
 // MetricsMRRChurnRate is GET /v1/metrics/mrr-churn-rate (net).
-func MetricsMRRChurnRate(d *app.Deps) apigw.Endpoint {
+func MetricsMRRChurnRate(d *Deps) apigw.Endpoint {
 	return singleMetric(d, metricMRRChurnRate, rateDefault, nil)
 }
 
 // MetricsLTV is GET /v1/metrics/ltv.
-func MetricsLTV(d *app.Deps) apigw.Endpoint { return singleMetric(d, metricLTV, rateDefault, nil) }
+func MetricsLTV(d *Deps) apigw.Endpoint { return singleMetric(d, metricLTV, rateDefault, nil) }
 
 // MetricsUnknown is GET /v1/metrics/{metric} for any other name: a 400, not a 404, as
 // the route exists and only the parameter is wrong.
-func MetricsUnknown(_ *app.Deps) apigw.Endpoint {
+func MetricsUnknown(*Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(_ context.Context, r *apigw.Request) (apigw.Response, error) {
 		return apigw.Response{}, apperr.BadRequest("metric", "Unknown metric %q (one of all, mrr, arr, arpa, asp, "+
 			"customer-count, customer-churn-rate, mrr-churn-rate, ltv)", r.PathParam("metric"))
@@ -128,7 +127,7 @@ func MetricsUnknown(_ *app.Deps) apigw.Endpoint {
 // singleMetric answers entries {date, <key>, percentage-change, extra...} and summary
 // {current, previous, percentage-change}; extra, given the whole answer, renders the
 // additional keys of one entry.
-func singleMetric(d *app.Deps, m metric, defaultInterval string,
+func singleMetric(d *Deps, m metric, defaultInterval string,
 	extra func(series.Response) func(series.Values) jsonobj.Object) apigw.Endpoint {
 	return metricsEndpoint(d, defaultInterval, func(resp series.Response) jsonobj.Object {
 		var more func(series.Values) jsonobj.Object
@@ -152,7 +151,7 @@ func singleMetric(d *app.Deps, m metric, defaultInterval string,
 }
 
 // metricsEndpoint validates the query, reads the account's stored series and renders.
-func metricsEndpoint(d *app.Deps, defaultInterval string, render func(series.Response) jsonobj.Object) apigw.Endpoint {
+func metricsEndpoint(d *Deps, defaultInterval string, render func(series.Response) jsonobj.Object) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		q, err := parseMetricsQuery(r, defaultInterval)
 		if err != nil {
@@ -166,7 +165,7 @@ func metricsEndpoint(d *app.Deps, defaultInterval string, render func(series.Res
 	}}
 }
 
-func computeMetrics(ctx context.Context, d *app.Deps, accountID string, q metricsQuery) (series.Response, error) {
+func computeMetrics(ctx context.Context, d *Deps, accountID string, q metricsQuery) (series.Response, error) {
 	acc, err := d.Store.GetAccount(ctx, accountID)
 	if err != nil {
 		return series.Response{}, err
@@ -182,7 +181,7 @@ func computeMetrics(ctx context.Context, d *app.Deps, accountID string, q metric
 	}
 	// Plans that name nothing leave the aggregate empty: the series of no customer.
 	if len(q.plans) == 0 || len(plans) > 0 {
-		segments, err := accountseries.FilterSegments(ctx, d, accountID, q.countries, plans)
+		segments, err := d.Series().FilterSegments(ctx, accountID, q.countries, plans)
 		if err != nil {
 			return series.Response{}, err
 		}
@@ -191,7 +190,7 @@ func computeMetrics(ctx context.Context, d *app.Deps, accountID string, q metric
 				"(at most %d); ask for fewer plans or countries", len(segments), maxMetricSeriesRead)
 		}
 		from := accountseries.WindowStart(cal, q.interval, q.start)
-		if agg, err = accountseries.Load(ctx, d, accountID, segments, from, q.end); err != nil {
+		if agg, err = d.Series().Load(ctx, accountID, segments, from, q.end); err != nil {
 			return series.Response{}, err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/metrics/series"
@@ -22,7 +21,7 @@ const (
 	maxFilterValues   = 50
 	// maxMetricSeriesRead bounds the stored series one request reads: the country × plan
 	// pairs plus the plan-combination series of the customers paying on several of the
-	// plans (accountseries.FilterSegments).
+	// plans (accountseries.Series.FilterSegments).
 	maxMetricSeriesRead = 300
 )
 
@@ -137,7 +136,7 @@ func appendUnique(list []string, v string) []string {
 // no plan match nothing (the series of an unknown plan is empty). Uuids cost one read,
 // external ids one index query; names, which have no index, one pass over the
 // account's plans, done only if some token was not found otherwise.
-func resolvePlans(ctx context.Context, d *app.Deps, accountID string, tokens []string) ([]string, error) {
+func resolvePlans(ctx context.Context, d *Deps, accountID string, tokens []string) ([]string, error) {
 	var out, byName []string
 	for _, tok := range tokens {
 		if ids.Valid(tok, ids.Plan) {
@@ -179,6 +178,6 @@ func resolvePlans(ctx context.Context, d *app.Deps, accountID string, tokens []s
 		if !page.HasMore {
 			return out, nil
 		}
-		page, err = d.Store.ListPlans(ctx, accountID, store.PlanFilter{}, apigw.MaxPerPage, page.LastKey)
+		page, err = d.Store.ListPlans(ctx, accountID, store.PlanFilter{}, apigw.MaxPerPage, page.Next)
 	}
 }

@@ -11,9 +11,7 @@ import (
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -32,7 +30,8 @@ import (
 // count c1 twice (4 customers) and see c2 churn from gold and start on silver.
 // geo=US&plans=gold,silver: c1 and c3: 1000 (1), 1800 (2), 1800 (2).
 func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
-	d, acc, ds := clockedMetricsDeps(t, time.Date(2024, 3, 15, 12, 0, 0, 0, time.UTC))
+	env, acc, ds := clockedMetricsEnv(t, time.Date(2024, 3, 15, 12, 0, 0, 0, time.UTC))
+	d := env.API
 	type line struct {
 		customer, sub, plan string
 		month               int // 1 = January 2024
@@ -69,8 +68,8 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	testenv.Drain(t, d, d.Config.ImportQueueURL, workers.Import(d))
-	testenv.Drain(t, d, d.Config.JobsQueueURL, workers.Jobs(d))
+	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
+	testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers))
 
 	tests := []struct {
 		geo, plans string
@@ -113,18 +112,17 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 	}
 }
 
-// clockedMetricsDeps is a fresh environment whose clock (and store clock) stands at now,
-// with one account and one data source: the deps, the account id and the data source uuid.
-func clockedMetricsDeps(t *testing.T, now time.Time) (*app.Deps, string, string) {
+// clockedMetricsEnv is a fresh environment whose clock stands at now, with one account
+// and one data source: the environment, the account id and the data source uuid.
+func clockedMetricsEnv(t *testing.T, now time.Time) (*testenv.Env, string, string) {
 	t.Helper()
 	env := testenv.New(t)
-	d := *env.Deps
-	d.Now = func() time.Time { return now }
-	d.Store = store.New(env.Deps.Clients.DynamoDB, env.TableName, d.Now)
+	env.Deps = env.With(nil, func() time.Time { return now })
+	env.API, env.Workers = env.Deps.API(), env.Deps.Workers()
 	acc := env.NewAccount(t, "Metrics plans")
 	ds := model.NewDataSource(acc.ID, "Billing", now)
-	if err := d.Store.CreateDataSource(context.Background(), ds); err != nil {
+	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	return &d, acc.ID, ds.UUID
+	return env, acc.ID, ds.UUID
 }

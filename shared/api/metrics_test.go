@@ -15,14 +15,13 @@ import (
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 )
 
 type metricsEnv struct {
 	t            *testing.T
-	d            *app.Deps
+	d            *api.Deps
 	acc, other   string
 	gold, silver model.Plan
 }
@@ -37,10 +36,10 @@ func metricDate(s string) time.Time {
 
 // newMetricsEnv stores the four-customer portfolio of the hand computation (customers
 // A, C, D in the US and B in Germany; A, B, D on Gold, C on Silver) through
-// accountseries.Apply, as the jobs worker would after recomputing each customer.
+// accountseries.Series.Apply, as the jobs worker would after recomputing each customer.
 func newMetricsEnv(t *testing.T) *metricsEnv {
 	env := testenv.New(t)
-	e := &metricsEnv{t: t, d: env.Deps, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}
+	e := &metricsEnv{t: t, d: env.API, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}
 	ctx := context.Background()
 	ds := model.NewDataSource(e.acc, "Billing", time.Now())
 	if err := e.d.Store.CreateDataSource(ctx, ds); err != nil {
@@ -79,14 +78,14 @@ func newMetricsEnv(t *testing.T) *metricsEnv {
 		attrs := accountseries.CustomerAttrs{UUID: "cus_" + c.id, Name: "Customer " + c.id, ExternalID: "ext-" + c.id,
 			DataSourceUUID: ds.UUID, Country: c.country,
 			PlanExternalIDs: map[string]string{e.gold.UUID: e.gold.ExternalID, e.silver.UUID: e.silver.ExternalID}}
-		if err := accountseries.Apply(ctx, e.d, e.acc, &engine.Result{Movements: c.ms}, attrs); err != nil {
+		if err := e.d.Series().Apply(ctx, e.acc, &engine.Result{Movements: c.ms}, attrs); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return e
 }
 
-func (e *metricsEnv) get(build func(*app.Deps) apigw.Endpoint, route, account string, q url.Values) (int, map[string]any) {
+func (e *metricsEnv) get(build func(*api.Deps) apigw.Endpoint, route, account string, q url.Values) (int, map[string]any) {
 	e.t.Helper()
 	return apigwtest.Do(e.t, build(e.d), apigwtest.Call{Method: http.MethodGet, Route: route, Query: q, AccountID: account})
 }
@@ -134,7 +133,7 @@ func TestMetricsHandComputedMonthly(t *testing.T) {
 		t.Errorf("summary = %v", s)
 	}
 	single := []struct {
-		build func(*app.Deps) apigw.Endpoint
+		build func(*api.Deps) apigw.Endpoint
 		path  string
 		key   string
 		want  []any

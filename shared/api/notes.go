@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
@@ -52,7 +51,7 @@ type noteBody struct {
 // CreateCustomerNote is POST /v1/customer_notes: 201 with the note. A call without
 // call_duration lasts 0 seconds; a note without author_email is the account's first
 // team member's (docs/clients.md).
-func CreateCustomerNote(d *app.Deps) apigw.Endpoint {
+func CreateCustomerNote(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var body noteBody
 		if err := r.Decode(&body); err != nil {
@@ -99,7 +98,7 @@ func CreateCustomerNote(d *app.Deps) apigw.Endpoint {
 
 // applyNoteFields validates the optional fields shared by create and update and
 // sets them on n.
-func applyNoteFields(ctx context.Context, d *app.Deps, accountID string, body noteBody, n *model.Note) error {
+func applyNoteFields(ctx context.Context, d *Deps, accountID string, body noteBody, n *model.Note) error {
 	if body.Text.Set {
 		text, ok := body.Text.V.(string)
 		if !ok && !body.Text.Null {
@@ -139,7 +138,7 @@ func applyNoteFields(ctx context.Context, d *app.Deps, accountID string, body no
 }
 
 // noteAuthor reads the team member a note is attributed to.
-func noteAuthor(ctx context.Context, d *app.Deps, accountID, email string) (model.Member, error) {
+func noteAuthor(ctx context.Context, d *Deps, accountID, email string) (model.Member, error) {
 	errAuthor := apperr.Unprocessable("author_email", "The author_email must be the e-mail of a team member of the account.")
 	if !model.ValidEmail(email) {
 		return model.Member{}, errAuthor
@@ -152,7 +151,7 @@ func noteAuthor(ctx context.Context, d *app.Deps, accountID, email string) (mode
 }
 
 // GetCustomerNote is GET /v1/customer_notes/{note_uuid}.
-func GetCustomerNote(d *app.Deps) apigw.Endpoint {
+func GetCustomerNote(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		n, err := noteOf(ctx, d, r)
 		if err != nil {
@@ -165,7 +164,7 @@ func GetCustomerNote(d *app.Deps) apigw.Endpoint {
 // UpdateCustomerNote is PATCH /v1/customer_notes/{note_uuid}: author_email, text,
 // call_duration, created_at; updated_at becomes now. type cannot change and is ignored,
 // as are read-only fields clients echo back.
-func UpdateCustomerNote(d *app.Deps) apigw.Endpoint {
+func UpdateCustomerNote(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var body noteBody
 		if err := r.Decode(&body); err != nil {
@@ -200,7 +199,7 @@ func laterThan(now, prev time.Time) time.Time {
 }
 
 // DeleteCustomerNote is DELETE /v1/customer_notes/{note_uuid}: 200 {}.
-func DeleteCustomerNote(d *app.Deps) apigw.Endpoint {
+func DeleteCustomerNote(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		n, err := noteOf(ctx, d, r)
 		if err != nil {
@@ -217,7 +216,7 @@ func DeleteCustomerNote(d *app.Deps) apigw.Endpoint {
 }
 
 // noteOf reads the note named by the path, as a 404 when it is not the account's.
-func noteOf(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Note, error) {
+func noteOf(ctx context.Context, d *Deps, r *apigw.Request) (model.Note, error) {
 	uuid := r.PathParam(notePathParam)
 	get := func(ctx context.Context, id string) (model.Note, error) { return d.Store.GetNote(ctx, r.AccountID, id) }
 	return loadByID(ctx, uuid, ids.Note, errNoteNotFound(uuid), errNoteNotFound(uuid), get)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -16,7 +15,7 @@ import (
 
 // ListCustomerNotes is GET /v1/customer_notes: filters customer_uuid, type, author_email;
 // cursor and per_page; newest first; no legacy page keys (as ChartMogul's).
-func ListCustomerNotes(d *app.Deps) apigw.Endpoint {
+func ListCustomerNotes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {
@@ -27,15 +26,14 @@ func ListCustomerNotes(d *app.Deps) apigw.Endpoint {
 		if f.Type != "" && !model.ValidNoteType(f.Type) {
 			return apigw.Response{}, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q", f.Type)
 		}
-		scope := "customer_notes?" + url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}}.Encode()
-		start, err := cursorStart(d, r, scope)
+		pg, err := readCursor(d, r, "customer_notes?"+url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}}.Encode())
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		page := store.Page[model.Note]{Items: []model.Note{}}
 		// An unknown customer, or another account's, simply has no notes here.
 		if (f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)) && len(f.AuthorEmail) <= maxNameLength {
-			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, perPage, start); err != nil {
+			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -43,7 +41,7 @@ func ListCustomerNotes(d *app.Deps) apigw.Endpoint {
 		for i, n := range page.Items {
 			entries[i] = newNoteJSON(n)
 		}
-		next, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		next, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}

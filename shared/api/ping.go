@@ -8,12 +8,11 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 )
 
 // Ping is GET /v1/ping, the clients' connectivity check.
-func Ping(*app.Deps) apigw.Endpoint {
+func Ping(*Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(context.Context, *apigw.Request) (apigw.Response, error) {
 		return apigw.JSON(http.StatusOK, map[string]string{"data": "pong!"})
 	}}

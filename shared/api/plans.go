@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
@@ -45,17 +44,17 @@ type planBody struct {
 }
 
 // CreatePlan is POST /v1/plans.
-func CreatePlan(d *app.Deps) apigw.Endpoint {
+func CreatePlan(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: createPlan(d)}
 }
 
 // ImportPlan is POST /v1/import/plans, the legacy Import-API route: the same
 // operation as POST /v1/plans.
-func ImportPlan(d *app.Deps) apigw.Endpoint {
+func ImportPlan(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: createPlan(d)}
 }
 
-func createPlan(d *app.Deps) apigw.Handler {
+func createPlan(d *Deps) apigw.Handler {
 	return func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var body planBody
 		if err := r.Decode(&body); err != nil {
@@ -131,7 +130,7 @@ func externalIDOf(v optional.Value[any]) (string, bool) {
 }
 
 // GetPlan is GET /v1/plans/{plan_uuid}.
-func GetPlan(d *app.Deps) apigw.Endpoint {
+func GetPlan(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		p, err := planOf(ctx, d, r)
 		if err != nil {
@@ -142,7 +141,7 @@ func GetPlan(d *app.Deps) apigw.Endpoint {
 }
 
 // DeletePlan is DELETE /v1/plans/{plan_uuid}; a plan in use cannot be deleted.
-func DeletePlan(d *app.Deps) apigw.Endpoint {
+func DeletePlan(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		p, err := planOf(ctx, d, r)
 		if err != nil {
@@ -165,7 +164,7 @@ func DeletePlan(d *app.Deps) apigw.Endpoint {
 func errPlanNotFound() *apperr.Error { return apperr.NotFound(planPathParam, "Plan not found") }
 
 // planOf reads the plan named by the path, as a 404 when it is not the account's.
-func planOf(ctx context.Context, d *app.Deps, r *apigw.Request) (model.Plan, error) {
+func planOf(ctx context.Context, d *Deps, r *apigw.Request) (model.Plan, error) {
 	uuid := r.PathParam(planPathParam)
 	get := func(ctx context.Context, id string) (model.Plan, error) { return d.Store.GetPlan(ctx, r.AccountID, id) }
 	return loadByID(ctx, uuid, ids.Plan, errPlanNotFound(), errPlanNotFound(), get)

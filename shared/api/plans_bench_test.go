@@ -11,8 +11,6 @@ import (
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/store"
 )
 
 // benchSeq makes external ids unique across benchmark rounds.
@@ -22,9 +20,8 @@ var benchSeq atomic.Int64
 func meteredEnv(b *testing.B) (*resourceEnv, *ddbmeter.Meter) {
 	env := testenv.New(b)
 	meter := ddbmeter.New()
-	d := *env.Deps
-	d.Store = store.New(meter.Client(env.AWS), env.TableName, d.Now)
-	e := &resourceEnv{t: b, d: &d, ctx: context.Background()}
+	d := env.With(meter.Client(env.AWS), nil).API()
+	e := &resourceEnv{t: b, env: env, d: d, ctx: context.Background()}
 	e.acc, e.other = e.account("Bench"), e.account("Other")
 	e.ds, e.ds2 = e.dataSource(e.acc, "Billing"), e.dataSource(e.acc, "Second")
 	e.member.AccountID, e.member.Email, e.member.Name = e.acc, "bench@example.com", "Bench"
@@ -54,7 +51,7 @@ func BenchmarkPlansAndNotesDynamoDB(b *testing.B) {
 
 	type op struct {
 		name   string
-		ep     func(*app.Deps) apigw.Endpoint
+		ep     func(*api.Deps) apigw.Endpoint
 		method string
 		route  string
 		params map[string]string

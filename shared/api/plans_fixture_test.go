@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -17,7 +17,8 @@ import (
 // note tests.
 type resourceEnv struct {
 	t        testing.TB
-	d        *app.Deps
+	env      *testenv.Env
+	d        *api.Deps
 	acc      string
 	other    string
 	ds       model.DataSource
@@ -31,7 +32,7 @@ type resourceEnv struct {
 func newResourceEnv(t testing.TB) *resourceEnv {
 	t.Helper()
 	env := testenv.New(t)
-	e := &resourceEnv{t: t, d: env.Deps, ctx: context.Background()}
+	e := &resourceEnv{t: t, env: env, d: env.API, ctx: context.Background()}
 	e.acc, e.other = e.account("Acme"), e.account("Other Co")
 	e.ds, e.ds2 = e.dataSource(e.acc, "Billing"), e.dataSource(e.acc, "Second")
 	e.otherDS = e.dataSource(e.other, "Theirs")
@@ -83,7 +84,7 @@ func (e *resourceEnv) newCustomer(accountID string, ds model.DataSource) string 
 }
 
 // do calls an endpoint as the given account.
-func (e *resourceEnv) do(accountID string, ep func(*app.Deps) apigw.Endpoint, method, route string,
+func (e *resourceEnv) do(accountID string, ep func(*api.Deps) apigw.Endpoint, method, route string,
 	params map[string]string, query url.Values, body any) (int, map[string]any) {
 	e.t.Helper()
 	return apigwtest.Do(e.t, ep(e.d), apigwtest.Call{Method: method, Route: route, PathParams: params,
@@ -91,7 +92,7 @@ func (e *resourceEnv) do(accountID string, ep func(*app.Deps) apigw.Endpoint, me
 }
 
 // raw calls an endpoint and returns the raw body, for key-order checks.
-func (e *resourceEnv) raw(accountID string, ep func(*app.Deps) apigw.Endpoint, method, route string,
+func (e *resourceEnv) raw(accountID string, ep func(*api.Deps) apigw.Endpoint, method, route string,
 	params map[string]string, body any) (int, string) {
 	e.t.Helper()
 	resp := apigwtest.Raw(e.t, ep(e.d), apigwtest.Call{Method: method, Route: route, PathParams: params,

@@ -5,10 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -19,7 +16,7 @@ import (
 // ListPlans is GET /v1/plans: filters data_source_uuid, external_id, system; cursor and
 // per_page. Plans come in creation order. The first page also carries the deprecated
 // current_page and total_pages, as ChartMogul's does.
-func ListPlans(d *app.Deps) apigw.Endpoint {
+func ListPlans(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {
@@ -27,8 +24,7 @@ func ListPlans(d *app.Deps) apigw.Endpoint {
 		}
 		f := store.PlanFilter{DataSourceUUID: r.Query("data_source_uuid"), ExternalID: r.Query("external_id"),
 			System: model.SystemFilter(r.Query("system"))}
-		scope := "plans?" + url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode()
-		start, err := cursorStart(d, r, scope)
+		pg, err := readCursor(d, r, "plans?"+url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode())
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -36,7 +32,7 @@ func ListPlans(d *app.Deps) apigw.Endpoint {
 		// A value that no plan can have answers an empty list without a query (and
 		// keeps oversized strings out of key conditions).
 		if plansFilterCanMatch(f) {
-			if page, err = d.Store.ListPlans(ctx, r.AccountID, f, perPage, start); err != nil {
+			if page, err = d.Store.ListPlans(ctx, r.AccountID, f, perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -45,7 +41,7 @@ func ListPlans(d *app.Deps) apigw.Endpoint {
 			plans[i] = newPlanJSON(p)
 		}
 		obj := jsonobj.Object{{Key: "plans", Value: plans}}
-		if start == nil {
+		if pg.first() {
 			total := len(plans)
 			if page.HasMore {
 				if total, err = d.Store.CountPlans(ctx, r.AccountID, f); err != nil {
@@ -55,7 +51,7 @@ func ListPlans(d *app.Deps) apigw.Endpoint {
 			obj = append(obj, jsonobj.Field{Key: "current_page", Value: 1},
 				jsonobj.Field{Key: "total_pages", Value: (total + perPage - 1) / perPage})
 		}
-		next, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		next, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -69,18 +65,4 @@ func plansFilterCanMatch(f store.PlanFilter) bool {
 		return false
 	}
 	return len([]rune(f.ExternalID)) <= model.MaxExternalIDLen && len(f.System) <= maxNameLength
-}
-
-// cursorStart reads the cursor parameter: nil for the first page, a 400 for a cursor
-// this account and listing did not receive.
-func cursorStart(d *app.Deps, r *apigw.Request, scope string) (map[string]types.AttributeValue, error) {
-	raw := r.Query("cursor")
-	if raw == "" {
-		return nil, nil
-	}
-	start, err := d.Cursors.Decode(r.AccountID, scope, raw)
-	if err != nil {
-		return nil, apperr.BadRequest("cursor", "Invalid cursor")
-	}
-	return start, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 )
 
@@ -144,7 +143,7 @@ func TestCreatePlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, route := range []struct {
-			ep   func(*app.Deps) apigw.Endpoint
+			ep   func(*api.Deps) apigw.Endpoint
 			path string
 		}{{api.CreatePlan, plansRoute}, {api.ImportPlan, "/v1/import/plans"}} {
 			t.Run(tt.name+" "+route.path, func(t *testing.T) {

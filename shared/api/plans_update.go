@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -15,7 +14,7 @@ import (
 // UpdatePlan is PATCH /v1/plans/{plan_uuid}: name, interval_count and interval_unit;
 // 202 with the plan. The interval can change only while nothing references the plan.
 // external_id and data_source_uuid are accepted when unchanged (ruby echoes them).
-func UpdatePlan(d *app.Deps) apigw.Endpoint {
+func UpdatePlan(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		var body planBody
 		if err := r.Decode(&body); err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
@@ -104,7 +103,7 @@ func strField(obj map[string]any, name string) string {
 
 // findEvent finds the event a body identifies: by id, or by data_source_uuid and
 // external_id.
-func findEvent(ctx context.Context, d *app.Deps, accountID string, obj map[string]any) (model.SubscriptionEvent, error) {
+func findEvent(ctx context.Context, d *Deps, accountID string, obj map[string]any) (model.SubscriptionEvent, error) {
 	if raw := strField(obj, "id"); raw != "" {
 		id, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
@@ -129,7 +128,7 @@ func findEvent(ctx context.Context, d *app.Deps, accountID string, obj map[strin
 
 // eventOwner resolves the customer of an event's customer_external_id and checks
 // that its plan exists in the data source.
-func eventOwner(ctx context.Context, d *app.Deps, accountID, dsUUID string, f model.EventFields) (string, error) {
+func eventOwner(ctx context.Context, d *Deps, accountID, dsUUID string, f model.EventFields) (string, error) {
 	cus, err := d.Store.CustomerUUIDByExternalID(ctx, accountID, dsUUID, f.CustomerExternalID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", apperr.Unprocessable("customer_external_id", "Customer %q does not exist in this data source", f.CustomerExternalID)
@@ -150,15 +149,15 @@ func eventOwner(ctx context.Context, d *app.Deps, accountID, dsUUID string, f mo
 }
 
 // recomputeEventCustomers queues the recompute of the customers an event change touched.
-func recomputeEventCustomers(ctx context.Context, d *app.Deps, accountID string, eventID int64, customers ...string) error {
+func recomputeEventCustomers(ctx context.Context, d *Deps, accountID string, eventID int64, customers ...string) error {
 	seen := map[string]bool{}
 	for _, c := range customers {
 		if c == "" || seen[c] {
 			continue
 		}
 		seen[c] = true
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: accountID, CustomerUUID: c,
-			Nonce: "subscription_event:" + strconv.FormatInt(eventID, 10) + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+		job := jobs.Recompute(accountID, c,
+			"subscription_event:"+strconv.FormatInt(eventID, 10)+":"+strconv.FormatInt(d.Now().UnixNano(), 10))
 		if err := d.Jobs.Send(ctx, job); err != nil {
 			return err
 		}
@@ -169,7 +168,7 @@ func recomputeEventCustomers(ctx context.Context, d *app.Deps, accountID string,
 // CreateSubscriptionEvent is POST /v1/subscription_events: 201 with the event. The
 // id derives from the external id (or the content), so a retried create returns the
 // same event; another event with that external id is a 422.
-func CreateSubscriptionEvent(d *app.Deps) apigw.Endpoint {
+func CreateSubscriptionEvent(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
@@ -240,7 +239,7 @@ const maxEventAttempts = 3
 // UpdateSubscriptionEvent is PATCH /v1/subscription_events: the sent fields replace
 // the stored ones and the result is validated as a whole. 200 with the event. A new
 // external_id must be free in the data source (422 otherwise, the event unchanged).
-func UpdateSubscriptionEvent(d *app.Deps) apigw.Endpoint {
+func UpdateSubscriptionEvent(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
@@ -274,7 +273,7 @@ func retryChanged(attempt func() error) error {
 
 // updateEvent applies one PATCH to the event as it is now; store.ErrConflict when it
 // changed before the write.
-func updateEvent(ctx context.Context, d *app.Deps, accountID string, obj map[string]any) (ev, old model.SubscriptionEvent, err error) {
+func updateEvent(ctx context.Context, d *Deps, accountID string, obj map[string]any) (ev, old model.SubscriptionEvent, err error) {
 	old, err = findEvent(ctx, d, accountID, obj)
 	if err != nil {
 		return ev, old, err
@@ -348,7 +347,7 @@ func mergeEventFields(old model.EventFields, sent map[string]any) (map[string]an
 
 // DeleteSubscriptionEvent is DELETE /v1/subscription_events (JSON body or query
 // string). 204.
-func DeleteSubscriptionEvent(d *app.Deps) apigw.Endpoint {
+func DeleteSubscriptionEvent(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		obj, err := eventBody(r)
 		if err != nil {
@@ -378,7 +377,7 @@ func DeleteSubscriptionEvent(d *app.Deps) apigw.Endpoint {
 // bounded number of Queries: with a selective filter it can come back short, with
 // has_more and a cursor where the reading stopped. The first page carries meta;
 // total_pages is null when counting would take more than one more Query.
-func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
+func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		perPage, err := r.PerPage()
 		if err != nil {
@@ -388,12 +387,11 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		const scope = "subscription-events"
-		start, err := cursorStart(d, r, scope)
+		pg, err := readCursor(d, r, "subscription-events")
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, perPage, start)
+		page, err := d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -401,12 +399,12 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 		for i, e := range page.Items {
 			out[i] = eventJSON(e)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, page.LastKey)
+		cur, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		body := jsonobj.Object{{Key: "subscription_events", Value: out}}
-		if start == nil {
+		if pg.first() {
 			meta, err := eventsMeta(ctx, d, r.AccountID, match, page, perPage)
 			if err != nil {
 				return apigw.Response{}, err
@@ -420,7 +418,7 @@ func ListSubscriptionEvents(d *app.Deps) apigw.Endpoint {
 
 // eventsMeta is the first page's legacy meta (docs/api.md, "Pagination"); page and
 // total_pages are 0 for an empty listing.
-func eventsMeta(ctx context.Context, d *app.Deps, accountID string, match func(model.SubscriptionEvent) bool,
+func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model.SubscriptionEvent) bool,
 	page store.Page[model.SubscriptionEvent], perPage int) (jsonobj.Object, error) {
 	var nextKey any
 	if page.HasMore && len(page.Items) > 0 {

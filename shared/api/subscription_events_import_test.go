@@ -28,18 +28,18 @@ func TestImportFollowsRenamedEventExternalIDs(t *testing.T) {
 	}
 	created := event("first", 1)
 	created["data_source_uuid"] = ds.UUID
-	status, body := apigwtest.Do(t, api.CreateSubscriptionEvent(env.Deps), apigwtest.Call{Method: "POST", Route: eventsRoute,
+	status, body := apigwtest.Do(t, api.CreateSubscriptionEvent(env.API), apigwtest.Call{Method: "POST", Route: eventsRoute,
 		AccountID: acc.ID, Body: map[string]any{"subscription_event": created}})
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d %v", status, body)
 	}
 	id := int64(body["id"].(float64))
-	if status, body := apigwtest.Do(t, api.UpdateSubscriptionEvent(env.Deps), apigwtest.Call{Method: "PATCH", Route: eventsRoute,
+	if status, body := apigwtest.Do(t, api.UpdateSubscriptionEvent(env.API), apigwtest.Call{Method: "PATCH", Route: eventsRoute,
 		AccountID: acc.ID, Body: map[string]any{"subscription_event": map[string]any{"id": id, "external_id": "renamed"}}}); status != http.StatusOK {
 		t.Fatalf("rename: %d %v", status, body)
 	}
 	countEvents := func() int {
-		status, body := apigwtest.Do(t, api.ListSubscriptionEvents(env.Deps), apigwtest.Call{Method: "GET", Route: eventsRoute,
+		status, body := apigwtest.Do(t, api.ListSubscriptionEvents(env.API), apigwtest.Call{Method: "GET", Route: eventsRoute,
 			AccountID: acc.ID, Query: url.Values{"per_page": {"200"}}})
 		if status != http.StatusOK {
 			t.Fatalf("list: %d %v", status, body)
@@ -60,12 +60,12 @@ func TestImportFollowsRenamedEventExternalIDs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			importID := "events-" + string(rune('a'+i))
 			payload := map[string]any{"external_id": importID, "subscription_events": []any{event(tc.externalID, 7)}}
-			if status, body := apigwtest.Do(t, api.CreateJSONImport(env.Deps), apigwtest.Call{Method: "POST", Route: importsRoute,
+			if status, body := apigwtest.Do(t, api.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: importsRoute,
 				PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: payload, AccountID: acc.ID}); status != http.StatusOK {
 				t.Fatalf("import: %d %v", status, body)
 			}
 			runImportWorker(t, env)
-			_, got := apigwtest.Do(t, api.GetJSONImport(env.Deps), apigwtest.Call{Method: "GET", Route: importsRoute + "/{import_id}",
+			_, got := apigwtest.Do(t, api.GetJSONImport(env.API), apigwtest.Call{Method: "GET", Route: importsRoute + "/{import_id}",
 				PathParams: map[string]string{"data_source_uuid": ds.UUID, "import_id": importID}, AccountID: acc.ID})
 			c00 := got["status_details"].(map[string]any)["c00"].(map[string]any)
 			events := c00["subscription_events"].(map[string]any)

@@ -19,8 +19,8 @@ func TestSubscriptionEventsCRUD(t *testing.T) {
 	other := env.NewAccount(t, "Other")
 	ctx := context.Background()
 	cus, ds := importedCustomer(t, env, acc.ID)
-	create, list := api.CreateSubscriptionEvent(env.Deps), api.ListSubscriptionEvents(env.Deps)
-	update, del := api.UpdateSubscriptionEvent(env.Deps), api.DeleteSubscriptionEvent(env.Deps)
+	create, list := api.CreateSubscriptionEvent(env.API), api.ListSubscriptionEvents(env.API)
+	update, del := api.UpdateSubscriptionEvent(env.API), api.DeleteSubscriptionEvent(env.API)
 	event := func(ext string, extra map[string]any) map[string]any {
 		e := map[string]any{"data_source_uuid": ds.UUID, "customer_external_id": "c00", "event_type": "subscription_start",
 			"event_date": "2024-01-05", "effective_date": "2024-01-05", "subscription_external_id": "c00-s",

@@ -23,7 +23,7 @@ func TestSubscriptionEventExternalIDUniqueOnUpdate(t *testing.T) {
 	acc := env.NewAccount(t, "Unique")
 	ctx := context.Background()
 	_, ds := importedCustomer(t, env, acc.ID)
-	create, update, del := api.CreateSubscriptionEvent(env.Deps), api.UpdateSubscriptionEvent(env.Deps), api.DeleteSubscriptionEvent(env.Deps)
+	create, update, del := api.CreateSubscriptionEvent(env.API), api.UpdateSubscriptionEvent(env.API), api.DeleteSubscriptionEvent(env.API)
 	call := func(ep apigw.Endpoint, method string, event map[string]any) (int, string) {
 		resp := apigwtest.Raw(t, ep, apigwtest.Call{Method: method, Route: eventsRoute, AccountID: acc.ID,
 			Body: map[string]any{"subscription_event": event}})

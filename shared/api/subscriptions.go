@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -9,10 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
@@ -44,7 +40,7 @@ func subscriptionJSON(s model.Subscription, withCustomer bool) jsonobj.Object {
 
 // ListImportSubscriptions is GET /v1/import/customers/{customer_uuid}/subscriptions,
 // oldest first.
-func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
+func ListImportSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 		if err != nil {
@@ -54,78 +50,26 @@ func ListImportSubscriptions(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		scope := "import-subscriptions:" + c.UUID
-		var after int64
-		afterUUID := ""
-		if raw := r.Query("cursor"); raw != "" {
-			k, err := d.Cursors.Decode(r.AccountID, scope, raw)
-			if err != nil {
-				return apigw.Response{}, apperr.BadRequest("cursor", "Invalid cursor")
-			}
-			afterUUID = attrString(k["after"])
-			if after, err = strconv.ParseInt(attrString(k["t"]), 10, 64); err != nil || afterUUID == "" {
-				return apigw.Response{}, apperr.BadRequest("cursor", "Invalid cursor")
-			}
-		}
-		idx, err := d.Store.GetBillingIndex(ctx, r.AccountID, c.UUID)
+		pg, err := readCursor(d, r, "import-subscriptions:"+c.UUID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		all := make([]string, 0, len(idx.Subscriptions))
-		for u, t := range idx.Subscriptions {
-			if afterUUID == "" || t > after || (t == after && u > afterUUID) {
-				all = append(all, u)
-			}
-		}
-		slices.SortFunc(all, func(a, b string) int {
-			if ta, tb := idx.Subscriptions[a], idx.Subscriptions[b]; ta != tb {
-				return cmp.Compare(ta, tb)
-			}
-			return compareStr(a, b)
-		})
-		hasMore := len(all) > perPage
-		page := all[:min(perPage, len(all))]
-		found, err := d.Store.GetSubscriptions(ctx, r.AccountID, page)
+		page, err := d.Store.ListCustomerSubscriptions(ctx, r.AccountID, c.UUID, perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		out := []jsonobj.Object{}
-		var next map[string]types.AttributeValue
-		for _, u := range page {
-			if s, ok := found[u]; ok && s.CustomerUUID == c.UUID {
-				out = append(out, subscriptionJSON(s, false))
-			}
-			next = map[string]types.AttributeValue{"after": &types.AttributeValueMemberS{Value: u},
-				"t": &types.AttributeValueMemberS{Value: strconv.FormatInt(idx.Subscriptions[u], 10)}}
+		out := make([]jsonobj.Object, len(page.Items))
+		for i, s := range page.Items {
+			out[i] = subscriptionJSON(s, false)
 		}
-		cur, err := d.Cursors.Encode(r.AccountID, scope, next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		body := jsonobj.Object{{Key: "customer_uuid", Value: c.UUID}, {Key: "subscriptions", Value: out}}
-		if r.Query("cursor") == "" {
-			body = append(body, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: (len(idx.Subscriptions) + perPage - 1) / perPage})
-		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: hasMore})
-		return apigw.JSON(http.StatusOK, body)
+		return importRecordsPage(d, r, pg, perPage, c.UUID, "subscriptions", out, page)
 	}}
-}
-
-func compareStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // UpdateSubscription is PATCH /v1/import/subscriptions/{subscription_uuid}: cancel
 // with cancelled_at (added to the history), or replace the whole cancellation_dates
 // history ([] clears it). 202 with the subscription and its customer_uuid.
-func UpdateSubscription(d *app.Deps) apigw.Endpoint {
+func UpdateSubscription(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("subscription_uuid")
 		notFound := apperr.NotFound("subscription_uuid", "Subscription not found")
@@ -181,8 +125,7 @@ func UpdateSubscription(d *app.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		job := jobs.Message{Type: jobs.RecomputeCustomer, AccountID: r.AccountID, CustomerUUID: sub.CustomerUUID,
-			Nonce: "subscription:" + sub.UUID + ":" + strconv.FormatInt(d.Now().UnixNano(), 10)}
+		job := jobs.Recompute(r.AccountID, sub.CustomerUUID, "subscription:"+sub.UUID+":"+strconv.FormatInt(d.Now().UnixNano(), 10))
 		if err := d.Jobs.Send(ctx, job); err != nil {
 			return apigw.Response{}, err
 		}

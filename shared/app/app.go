@@ -1,25 +1,35 @@
-// Package app builds the dependencies every function shares, once per process.
+// Package app builds the dependencies every function shares, once per process: the
+// clients, the store, the cursor signer, the queues and the import pipeline. Only the
+// wiring (lambdaapp, the local stack, the test environment) imports it; handlers get
+// the part they use (API, Workers), which builds the heavier components (the account
+// series, the recomputer) on first use, so that a binary links only what its handler
+// uses.
 package app
 
 import (
 	"context"
 	"time"
 
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/config"
 	"github.com/subsight/subsight/shared/cursor"
+	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/workers"
 )
 
-// Deps are the long-lived dependencies of handlers.
+// Deps are the long-lived dependencies of the handlers.
 type Deps struct {
 	Config  config.Config
 	Clients awsclients.Clients
 	Store   *store.Store
 	Cursors *cursor.Signer
 	Jobs    *jobs.Queue
-	// Now is the clock; tests replace it.
+	Imports *imports.Pipeline
+	// Now is the clock of every component.
 	Now func() time.Time
 }
 
@@ -36,15 +46,35 @@ func FromEnv(ctx context.Context) (*Deps, error) {
 	return New(cfg, clients), nil
 }
 
-// New wires dependencies from a configuration and clients.
+// New wires dependencies from a configuration and clients, on the wall clock (UTC).
 func New(cfg config.Config, clients awsclients.Clients) *Deps {
-	now := func() time.Time { return time.Now().UTC() }
+	return Wire(cfg, clients, func() time.Time { return time.Now().UTC() })
+}
+
+// Wire wires dependencies from a configuration and clients on the clock now (tests fix
+// it, or meter a client first).
+func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
+	st := store.New(clients.DynamoDB, cfg.TableName, now)
+	queue := jobs.NewQueue(clients.SQS, cfg.JobsQueueURL)
 	return &Deps{
 		Config:  cfg,
 		Clients: clients,
-		Store:   store.New(clients.DynamoDB, cfg.TableName, now),
+		Store:   st,
 		Cursors: cursor.NewSigner(cfg.CursorSecret),
-		Jobs:    jobs.NewQueue(clients.SQS, cfg.JobsQueueURL),
-		Now:     now,
+		Jobs:    queue,
+		Imports: imports.New(st, blobs.New(clients.Config, cfg.ImportBucket), clients.SQS, cfg.ImportQueueURL,
+			queue, now),
+		Now: now,
 	}
+}
+
+// API is what the HTTP operations use.
+func (d *Deps) API() *api.Deps {
+	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, AppURL: d.Config.AppURL,
+		Now: d.Now}
+}
+
+// Workers is what the queue workers and scheduled functions use.
+func (d *Deps) Workers() *workers.Deps {
+	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Now: d.Now}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -74,9 +73,9 @@ type AuthorizerHandler func(ctx context.Context, req events.APIGatewayV2CustomAu
 // Authorizer resolves the caller's account. It never denies: an unknown key yields an
 // empty account id, and apigw.Wrap answers ChartMogul's 401, because API Gateway's own
 // deny is a 403 that ChartMogul clients do not expect.
-func Authorizer(d *app.Deps) AuthorizerHandler {
+func Authorizer(st *store.Store) AuthorizerHandler {
 	return func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
-		account, err := resolve(ctx, d.Store, authorizationHeader(req))
+		account, err := resolve(ctx, st, authorizationHeader(req))
 		if err != nil && !errors.Is(err, ErrNoCredentials) {
 			// A storage failure must not turn into a cached 401; failing the
 			// authorizer makes API Gateway answer 500 and the client retry.

@@ -34,7 +34,7 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	basic := func(s string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(s)) }
-	authorize := auth.Authorizer(env.Deps)
+	authorize := auth.Authorizer(env.Deps.Store)
 
 	tests := []struct {
 		name   string

@@ -14,8 +14,8 @@ import (
 )
 
 // Clients are the SDK clients every function uses. S3 is left out on purpose: only
-// the import functions need it, and they build it from Config with S3, so the other
-// binaries do not link the S3 client.
+// the import functions need it, and package blobs builds it from Config with S3 when
+// first used, so the other binaries do not link the S3 client.
 type Clients struct {
 	Config   aws.Config
 	DynamoDB *dynamodb.Client

@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/subsight/subsight/shared/awsclients"
 )
 
 // ErrNotFound: no object under the key.
@@ -19,12 +22,21 @@ var ErrNotFound = errors.New("blob not found")
 
 // Store reads and writes the import bucket.
 type Store struct {
-	client *s3.Client
+	cfg    aws.Config
 	bucket string
+	once   sync.Once
+	s3     *s3.Client
 }
 
-// New returns a store on bucket.
-func New(client *s3.Client, bucket string) *Store { return &Store{client: client, bucket: bucket} }
+// New returns a store on bucket. Its S3 client is built on first use (only Put and Get
+// build it), so that only the binaries that read or write import parts link the S3
+// client.
+func New(cfg aws.Config, bucket string) *Store { return &Store{cfg: cfg, bucket: bucket} }
+
+func (s *Store) client() *s3.Client {
+	s.once.Do(func() { s.s3 = awsclients.S3(s.cfg) })
+	return s.s3
+}
 
 // ImportKey is where one part of an import lives: every key starts with the account
 // id, so a key never reaches another account's objects.
@@ -37,7 +49,7 @@ func (s *Store) Put(ctx context.Context, key string, body []byte) error {
 	if s.bucket == "" {
 		return errors.New("blobs: IMPORT_BUCKET is not configured")
 	}
-	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+	_, err := s.client().PutObject(ctx, &s3.PutObjectInput{
 		Bucket:        aws.String(s.bucket),
 		Key:           aws.String(key),
 		Body:          bytes.NewReader(body),
@@ -49,7 +61,7 @@ func (s *Store) Put(ctx context.Context, key string, body []byte) error {
 
 // Get reads an object.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	out, err := s.client().GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
 	if err != nil {
 		var nsk *types.NoSuchKey
 		if errors.As(err, &nsk) {

@@ -1,7 +1,7 @@
-// Package cursor makes opaque, tamper-evident pagination cursors. A cursor carries the
-// DynamoDB key where the next page starts, bound by an HMAC to the account and to the
-// listing that made it, so a crafted cursor can neither move a query to another
-// partition nor be replayed against another listing.
+// Package cursor makes opaque, tamper-evident pagination cursors. A cursor carries a
+// listing position (the store's page token, which this package never reads), bound by
+// an HMAC to the account and to the listing that made it, so a crafted cursor can
+// neither move a query to another partition nor be replayed against another listing.
 package cursor
 
 import (
@@ -11,10 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/keys"
 )
 
 // ErrInvalid is returned for any cursor that was not made by this signer for this
@@ -28,25 +24,17 @@ type Signer struct{ secret []byte }
 func NewSigner(secret string) *Signer { return &Signer{secret: []byte(secret)} }
 
 type payload struct {
-	Scope string            `json:"s"`
-	Key   map[string]string `json:"k"`
+	Scope    string            `json:"s"`
+	Position map[string]string `json:"k"`
 }
 
-// Encode returns the cursor for a page that ended at lastKey; nil when lastKey is empty.
-// Scope names the listing (e.g. "customers?status=Active").
-func (s *Signer) Encode(accountID, scope string, lastKey map[string]types.AttributeValue) (*string, error) {
-	if len(lastKey) == 0 {
+// Encode returns the cursor of a listing position; nil when there is none. Scope names
+// the listing (e.g. "customers?status=Active").
+func (s *Signer) Encode(accountID, scope string, position map[string]string) (*string, error) {
+	if len(position) == 0 {
 		return nil, nil
 	}
-	k := make(map[string]string, len(lastKey))
-	for name, v := range lastKey {
-		sv, ok := v.(*types.AttributeValueMemberS)
-		if !ok {
-			return nil, errors.New("cursor: non-string key attribute " + name)
-		}
-		k[name] = sv.Value
-	}
-	body, err := json.Marshal(payload{Scope: scope, Key: k})
+	body, err := json.Marshal(payload{Scope: scope, Position: position})
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +43,8 @@ func (s *Signer) Encode(accountID, scope string, lastKey map[string]types.Attrib
 	return &out, nil
 }
 
-// Decode verifies a cursor and returns the ExclusiveStartKey it carries.
-func (s *Signer) Decode(accountID, scope, cursor string) (map[string]types.AttributeValue, error) {
+// Decode verifies a cursor and returns the position it carries.
+func (s *Signer) Decode(accountID, scope, cursor string) (map[string]string, error) {
 	bodyPart, macPart, ok := strings.Cut(cursor, ".")
 	if !ok {
 		return nil, ErrInvalid
@@ -67,18 +55,10 @@ func (s *Signer) Decode(accountID, scope, cursor string) (map[string]types.Attri
 		return nil, ErrInvalid
 	}
 	var p payload
-	if err := json.Unmarshal(body, &p); err != nil || p.Scope != scope || len(p.Key) == 0 {
+	if err := json.Unmarshal(body, &p); err != nil || p.Scope != scope || len(p.Position) == 0 {
 		return nil, ErrInvalid
 	}
-	out := make(map[string]types.AttributeValue, len(p.Key))
-	for name, v := range p.Key {
-		// Defence in depth: every partition attribute must belong to the account.
-		if strings.HasSuffix(name, "PK") && !keys.OwnedBy(v, accountID) {
-			return nil, ErrInvalid
-		}
-		out[name] = &types.AttributeValueMemberS{Value: v}
-	}
-	return out, nil
+	return p.Position, nil
 }
 
 func (s *Signer) mac(accountID string, body []byte) []byte {

@@ -47,8 +47,7 @@ func (p *Pipeline) ApplyMessages(ctx context.Context, ds []Delivery) []error {
 	var recompute []jobs.Message
 	for i, u := range units {
 		if u.err == nil && (u.changed != "" || ds[i].Redelivered && u.customer.UUID != "") {
-			recompute = append(recompute, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: u.m.AccountID,
-				CustomerUUID: u.customer.UUID, Nonce: u.m.ImportID})
+			recompute = append(recompute, jobs.Recompute(u.m.AccountID, u.customer.UUID, u.m.ImportID))
 		}
 	}
 	if err := p.Jobs.SendBatch(ctx, recompute); err != nil {

@@ -40,8 +40,8 @@ func setup(t testing.TB) *fixture {
 	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	p := imports.New(env.Deps)
-	return &fixture{env: env, acc: acc, ds: ds, p: p, handler: workers.ImportWith(p, 5)}
+	p := *env.Deps.Imports // the tests change AfterWrite
+	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportWith(&p, 5)}
 }
 
 func (f *fixture) accept(t *testing.T, payload map[string]any) model.Import {

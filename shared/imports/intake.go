@@ -11,8 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
@@ -34,10 +32,10 @@ type Pipeline struct {
 	AfterWrite func(step string) error
 }
 
-// New builds the pipeline from the shared dependencies (the S3 client only here).
-func New(d *app.Deps) *Pipeline {
-	return &Pipeline{Store: d.Store, Blobs: blobs.New(awsclients.S3(d.Clients.Config), d.Config.ImportBucket),
-		SQS: d.Clients.SQS, QueueURL: d.Config.ImportQueueURL, Jobs: d.Jobs, Now: d.Now}
+// New builds the pipeline: records in st, customers' parts in parts, one message per
+// customer on the import queue (client, queueURL), recomputations on jobs.
+func New(st *store.Store, parts *blobs.Store, client *sqs.Client, queueURL string, jobs *jobs.Queue, now func() time.Time) *Pipeline {
+	return &Pipeline{Store: st, Blobs: parts, SQS: client, QueueURL: queueURL, Jobs: jobs, Now: now}
 }
 
 // ErrImportExists: the import external id was used before in the data source.

@@ -15,13 +15,35 @@ import (
 	"github.com/subsight/subsight/shared/fifo"
 )
 
-// Job types.
+// Job types. Messages are built only by the constructors below.
 const (
 	// PurgeDataSource deletes a data source and everything imported into it.
 	PurgeDataSource = "purge_data_source"
-	// RecomputeCustomer recomputes one customer's subscriptions and metrics.
+	// RecomputeCustomer recomputes one customer's subscriptions and metrics from its
+	// stored records.
 	RecomputeCustomer = "recompute_customer"
+	// MergeCustomers carries out the merges pending into one customer.
+	MergeCustomers = "merge_customers"
 )
+
+// Purge is the job that deletes a data source and everything imported into it.
+func Purge(accountID, dsUUID string) Message {
+	return Message{Type: PurgeDataSource, AccountID: accountID, DataSourceUUID: dsUUID}
+}
+
+// Recompute is the job that recomputes one customer. reason tells this request from
+// the others (it is the nonce): two requests with the same reason within SQS's
+// deduplication window run once, so it names what changed (an import id, an edit's
+// version, a time).
+func Recompute(accountID, customerUUID, reason string) Message {
+	return Message{Type: RecomputeCustomer, AccountID: accountID, CustomerUUID: customerUUID, Nonce: reason}
+}
+
+// Merge is the job that carries out the merges pending into customer into; from, the
+// customer merged away, keeps the merges of several customers apart.
+func Merge(accountID, intoUUID, fromUUID string) Message {
+	return Message{Type: MergeCustomers, AccountID: accountID, CustomerUUID: intoUUID, Nonce: fromUUID}
+}
 
 // Message is one job.
 type Message struct {

@@ -11,9 +11,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 func deps() *app.Deps {
@@ -27,16 +31,28 @@ func deps() *app.Deps {
 }
 
 // API starts an HTTP API operation.
-func API(build func(*app.Deps) apigw.Endpoint) {
-	lambda.Start(apigw.Wrap(build(deps())))
+func API(build func(*api.Deps) apigw.Endpoint) {
+	lambda.Start(apigw.Wrap(build(deps().API())))
 }
 
 // Worker starts an SQS worker.
-func Worker(build func(*app.Deps) sqsworker.Handler) {
-	lambda.Start(build(deps()))
+func Worker(build func(*workers.Deps) sqsworker.Handler) {
+	lambda.Start(build(deps().Workers()))
 }
 
-// Start starts any other handler built from the shared dependencies (the authorizer).
-func Start[H any](build func(*app.Deps) H) {
-	lambda.Start(build(deps()))
+// Scheduled starts a function invoked by a schedule (the event carries nothing it uses).
+func Scheduled(build func(*workers.Deps) func(context.Context) error) {
+	lambda.Start(build(deps().Workers()))
+}
+
+// Authorizer starts the HTTP API authorizer.
+func Authorizer(build func(*store.Store) auth.AuthorizerHandler) {
+	lambda.Start(build(deps().Store))
+}
+
+// Public starts a handler of a route without the authorizer that needs none of the
+// shared dependencies (the dashboard's page and assets): it builds no AWS client.
+func Public[H any](build func() H) {
+	slog.SetDefault(lambdacontext.NewLogger())
+	lambda.Start(build())
 }

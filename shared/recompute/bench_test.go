@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/shared/recompute/recomputetest"
+	"github.com/subsight/subsight/infra/testenv/recomputetest"
 )
 
 // BenchmarkRecompute recomputes one customer with n monthly invoices (a price change each

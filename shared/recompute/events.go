@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -15,8 +14,8 @@ import (
 // another customer are left out) and maps them to engine events; the
 // plan of each is resolved from its external id in its data source (an unknown plan
 // leaves PlanUUID empty, and the engine then ignores a start or update event).
-func customerEvents(ctx context.Context, d *app.Deps, accountID, customerUUID string, ids []int64) ([]engine.SubscriptionEvent, error) {
-	byID, err := d.Store.GetSubscriptionEvents(ctx, accountID, ids)
+func customerEvents(ctx context.Context, st *store.Store, accountID, customerUUID string, ids []int64) ([]engine.SubscriptionEvent, error) {
+	byID, err := st.GetSubscriptionEvents(ctx, accountID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +31,7 @@ func customerEvents(ctx context.Context, d *app.Deps, accountID, customerUUID st
 			k := [2]string{e.DataSourceUUID, *e.PlanExternalID}
 			uuid, seen := plans[k]
 			if !seen {
-				p, err := d.Store.GetPlanByExternalID(ctx, accountID, e.DataSourceUUID, *e.PlanExternalID)
+				p, err := st.GetPlanByExternalID(ctx, accountID, e.DataSourceUUID, *e.PlanExternalID)
 				if err != nil && !errors.Is(err, store.ErrNotFound) {
 					return nil, err
 				}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -23,7 +22,7 @@ type Records struct {
 // Source reads one customer's records. The import pipeline's store provides them; the
 // indirection keeps this package testable and independent of their item layout.
 type Source interface {
-	CustomerRecords(ctx context.Context, d *app.Deps, accountID, customerUUID string) (Records, error)
+	CustomerRecords(ctx context.Context, accountID, customerUUID string) (Records, error)
 }
 
 // settings maps the account settings to the engine's.

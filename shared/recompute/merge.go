@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -24,50 +23,50 @@ const maxMergeAttempts = 5
 // Merges carries out every merge pending into one customer, then recomputes it. Each
 // step is idempotent and the request is deleted last, so a redelivery completes a merge
 // that failed half-way.
-func (r Recomputer) Merges(ctx context.Context, d *app.Deps, accountID, intoUUID string) error {
-	pending, err := d.Store.PendingMerges(ctx, accountID, intoUUID)
+func (r *Recomputer) Merges(ctx context.Context, accountID, intoUUID string) error {
+	pending, err := r.store.PendingMerges(ctx, accountID, intoUUID)
 	if err != nil {
 		return err
 	}
 	for _, m := range pending {
-		if err := r.merge(ctx, d, m); err != nil {
+		if err := r.merge(ctx, m); err != nil {
 			return fmt.Errorf("merge %s into %s: %w", m.FromUUID, m.IntoUUID, err)
 		}
-		if err := d.Store.DeleteMergeRequest(ctx, m); err != nil {
+		if err := r.store.DeleteMergeRequest(ctx, m); err != nil {
 			return err
 		}
 	}
-	_, err = r.Customer(ctx, d, accountID, intoUUID)
+	_, err = r.Customer(ctx, accountID, intoUUID)
 	return err
 }
 
-func (r Recomputer) merge(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
-	from, err := d.Store.GetCustomer(ctx, m.AccountID, m.FromUUID)
+func (r *Recomputer) merge(ctx context.Context, m store.MergeRequest) error {
+	from, err := r.store.GetCustomer(ctx, m.AccountID, m.FromUUID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // already merged (or deleted): nothing left to move
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := d.Store.GetCustomer(ctx, m.AccountID, m.IntoUUID); err != nil {
+	if _, err := r.store.GetCustomer(ctx, m.AccountID, m.IntoUUID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // the target was deleted meanwhile: the merge no longer applies
 		}
 		return err
 	}
-	if err := moveBilling(ctx, d, m); err != nil {
+	if err := r.moveBilling(ctx, m); err != nil {
 		return err
 	}
-	if err := moveContactsAndNotes(ctx, d, m); err != nil {
+	if err := r.moveContactsAndNotes(ctx, m); err != nil {
 		return err
 	}
-	into, err := absorbIdentity(ctx, d, m, from)
+	into, err := r.absorbIdentity(ctx, m, from)
 	if err != nil {
 		return err
 	}
 	for i, ds := range from.DataSourceUUIDs {
 		if i < len(from.ExternalIDs) {
-			if err := d.Store.ReassignCustomerExternalID(ctx, m.AccountID, ds, from.ExternalIDs[i], from.UUID, into.UUID); err != nil {
+			if err := r.store.ReassignCustomerExternalID(ctx, m.AccountID, ds, from.ExternalIDs[i], from.UUID, into.UUID); err != nil {
 				return err
 			}
 		}
@@ -76,10 +75,10 @@ func (r Recomputer) merge(ctx context.Context, d *app.Deps, m store.MergeRequest
 	// partition) without them.
 	gone := from
 	gone.DataSourceUUIDs, gone.ExternalIDs = nil, nil
-	if err := d.Store.DeleteCustomer(ctx, gone); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := r.store.DeleteCustomer(ctx, gone); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if err := r.Forget(ctx, d, m.AccountID, from.UUID); err != nil {
+	if err := r.series.Remove(ctx, m.AccountID, from.UUID); err != nil {
 		return err
 	}
 	slog.InfoContext(ctx, "customers merged", "account_id", m.AccountID, "from", from.UUID, "into", into.UUID)
@@ -89,28 +88,28 @@ func (r Recomputer) merge(ctx context.Context, d *app.Deps, m store.MergeRequest
 // moveBilling hands from's invoices, subscriptions and events to into: each item changes owner,
 // into's billing index gains them, then from's index is emptied (releasing its plan
 // references, which into's index now holds).
-func moveBilling(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
-	fromIdx, err := d.Store.GetBillingIndex(ctx, m.AccountID, m.FromUUID)
+func (r *Recomputer) moveBilling(ctx context.Context, m store.MergeRequest) error {
+	fromIdx, err := r.store.GetBillingIndex(ctx, m.AccountID, m.FromUUID)
 	if err != nil {
 		return err
 	}
 	for _, id := range sortedKeys(fromIdx.Invoices) {
-		if err := d.Store.ReassignOwner(ctx, keys.Invoice(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
+		if err := r.store.ReassignOwner(ctx, keys.Invoice(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
 			return err
 		}
 	}
 	for _, id := range sortedKeys(fromIdx.Subscriptions) {
-		if err := d.Store.ReassignOwner(ctx, keys.Subscription(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
+		if err := r.store.ReassignOwner(ctx, keys.Subscription(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
 			return err
 		}
 	}
 	for id := range fromIdx.Events {
-		if err := d.Store.ReassignOwner(ctx, keys.SubscriptionEvent(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
+		if err := r.store.ReassignOwner(ctx, keys.SubscriptionEvent(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
 			return err
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		old, err := d.Store.GetBillingIndex(ctx, m.AccountID, m.IntoUUID)
+		old, err := r.store.GetBillingIndex(ctx, m.AccountID, m.IntoUUID)
 		if err != nil {
 			return err
 		}
@@ -123,7 +122,7 @@ func moveBilling(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
 			maps.Equal(next.Plans, old.Plans) && maps.Equal(next.Events, old.Events) {
 			break
 		}
-		err = d.Store.SaveBillingIndex(ctx, old, next)
+		err = r.store.SaveBillingIndex(ctx, old, next)
 		if err == nil {
 			break
 		}
@@ -139,7 +138,7 @@ func moveBilling(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
 	clear(empty.Subscriptions)
 	clear(empty.Plans)
 	clear(empty.Events)
-	if err := d.Store.SaveBillingIndex(ctx, fromIdx, empty); err != nil && !errors.Is(err, store.ErrConflict) {
+	if err := r.store.SaveBillingIndex(ctx, fromIdx, empty); err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
 	}
 	return nil
@@ -147,24 +146,24 @@ func moveBilling(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
 
 // moveContactsAndNotes re-homes from's contacts and notes. A contact whose e-mail into
 // already has is merged into that contact (e-mails stay unique per customer).
-func moveContactsAndNotes(ctx context.Context, d *app.Deps, m store.MergeRequest) error {
-	into, err := d.Store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
+func (r *Recomputer) moveContactsAndNotes(ctx context.Context, m store.MergeRequest) error {
+	into, err := r.store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
 	if err != nil {
 		return err
 	}
-	contacts, err := d.Store.CustomerContacts(ctx, m.AccountID, m.FromUUID)
+	contacts, err := r.store.CustomerContacts(ctx, m.AccountID, m.FromUUID)
 	if err != nil {
 		return err
 	}
 	for _, c := range contacts {
-		err := d.Store.MoveContact(ctx, c, into)
+		err := r.store.MoveContact(ctx, c, into)
 		if !errors.Is(err, store.ErrDuplicateEmail) {
 			if err != nil && !errors.Is(err, store.ErrConflict) {
 				return err
 			}
 			continue
 		}
-		mine, err := d.Store.CustomerContacts(ctx, m.AccountID, m.IntoUUID)
+		mine, err := r.store.CustomerContacts(ctx, m.AccountID, m.IntoUUID)
 		if err != nil {
 			return err
 		}
@@ -172,16 +171,16 @@ func moveContactsAndNotes(ctx context.Context, d *app.Deps, m store.MergeRequest
 		if i < 0 {
 			return fmt.Errorf("contact %s: e-mail taken but no contact of %s has it", c.UUID, into.UUID)
 		}
-		if err := d.Store.MergeContacts(ctx, mine[i], mine[i], c); err != nil && !errors.Is(err, store.ErrConflict) {
+		if err := r.store.MergeContacts(ctx, mine[i], mine[i], c); err != nil && !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 	}
-	notes, err := d.Store.CustomerNotes(ctx, m.AccountID, m.FromUUID)
+	notes, err := r.store.CustomerNotes(ctx, m.AccountID, m.FromUUID)
 	if err != nil {
 		return err
 	}
 	for _, n := range notes {
-		if err := d.Store.MoveNote(ctx, n, m.IntoUUID); err != nil {
+		if err := r.store.MoveNote(ctx, n, m.IntoUUID); err != nil {
 			return err
 		}
 	}
@@ -190,14 +189,14 @@ func moveContactsAndNotes(ctx context.Context, d *app.Deps, m store.MergeRequest
 
 // absorbIdentity adds from's external ids, data sources, systems and tags, and the
 // merged-customer tag, to into.
-func absorbIdentity(ctx context.Context, d *app.Deps, m store.MergeRequest, from model.Customer) (model.Customer, error) {
+func (r *Recomputer) absorbIdentity(ctx context.Context, m store.MergeRequest, from model.Customer) (model.Customer, error) {
 	for attempt := 0; ; attempt++ {
-		into, err := d.Store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
+		into, err := r.store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
 		if err != nil {
 			return model.Customer{}, err
 		}
 		next := store.MergedCustomer(into, from, MergedTag)
-		err = d.Store.SaveCustomer(ctx, into, next)
+		err = r.store.SaveCustomer(ctx, into, next)
 		if err == nil {
 			return next, nil
 		}

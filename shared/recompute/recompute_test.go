@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/shared/recompute/recomputetest"
+	"github.com/subsight/subsight/infra/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -146,7 +146,7 @@ func TestRecomputeKeepsLeadStatusAndForgetsDeleted(t *testing.T) {
 	}
 	t.Logf("lead without records: %s", cost)
 	recomputetest.Must(t, f.D.Store.DeleteCustomer(ctx, f.Customer()))
-	if _, err := f.Rec.Customer(ctx, f.D, f.Acc.ID, f.Cust.UUID); err != nil {
+	if _, err := f.Rec.Customer(ctx, f.Acc.ID, f.Cust.UUID); err != nil {
 		t.Fatal(err)
 	}
 	if f.Series.Removed != 1 {

@@ -5,34 +5,34 @@ import (
 	"slices"
 	"time"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // StoreRecords reads a customer's records as the import pipeline stores them: the
 // customer's billing index (one read), then its invoices, subscriptions and
 // subscription events by id (batch reads of 100). Reads grow linearly with the number of invoices.
-type StoreRecords struct{}
+type StoreRecords struct{ Store *store.Store }
 
 // CustomerRecords implements Source.
-func (StoreRecords) CustomerRecords(ctx context.Context, d *app.Deps, accountID, customerUUID string) (Records, error) {
-	idx, err := d.Store.GetBillingIndex(ctx, accountID, customerUUID)
+func (sr StoreRecords) CustomerRecords(ctx context.Context, accountID, customerUUID string) (Records, error) {
+	idx, err := sr.Store.GetBillingIndex(ctx, accountID, customerUUID)
 	if err != nil {
 		return Records{}, err
 	}
-	invs, err := d.Store.GetInvoices(ctx, accountID, sortedKeys(idx.Invoices))
+	invs, err := sr.Store.GetInvoices(ctx, accountID, sortedKeys(idx.Invoices))
 	if err != nil {
 		return Records{}, err
 	}
-	subs, err := d.Store.GetSubscriptions(ctx, accountID, sortedKeys(idx.Subscriptions))
+	subs, err := sr.Store.GetSubscriptions(ctx, accountID, sortedKeys(idx.Subscriptions))
 	if err != nil {
 		return Records{}, err
 	}
 	var recs Records
 	ids := idx.EventIDs()
 	slices.Sort(ids)
-	if recs.Events, err = customerEvents(ctx, d, accountID, customerUUID, ids); err != nil {
+	if recs.Events, err = customerEvents(ctx, sr.Store, accountID, customerUUID, ids); err != nil {
 		return Records{}, err
 	}
 	for _, id := range sortedKeys(idx.Invoices) {

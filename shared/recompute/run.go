@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/accountseries"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -18,18 +17,25 @@ import (
 // AutoChurnTag is added to a customer when a delinquent subscription is auto-churned.
 const AutoChurnTag = "auto-churned-delinquent-subscription"
 
-// Recomputer recomputes customers. Records is the import pipeline's reader. Series and
-// Forget keep the account series and activity log (accountseries.Apply / Remove, which
-// record what they applied per customer and are idempotent on their own).
+// Recomputer recomputes the customers of the store, reading their records as the
+// import pipeline stores them, and keeps the account series.
 type Recomputer struct {
-	Records Source
-	Series  func(ctx context.Context, d *app.Deps, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error
-	Forget  func(ctx context.Context, d *app.Deps, accountID, customerUUID string) error
+	store   *store.Store
+	records Source
+	series  Series
+	now     func() time.Time
 }
 
-// New returns the production recomputer over a records source.
-func New(records Source) Recomputer {
-	return Recomputer{Records: records, Series: accountseries.Apply, Forget: accountseries.Remove}
+// Series keeps the account series and activity log (accountseries.Series, which records
+// what it applied per customer and is idempotent on its own).
+type Series interface {
+	Apply(ctx context.Context, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error
+	Remove(ctx context.Context, accountID, customerUUID string) error
+}
+
+// New returns the recomputer of the customers in st, keeping series, at the clock now.
+func New(st *store.Store, series Series, now func() time.Time) *Recomputer {
+	return &Recomputer{store: st, records: StoreRecords{Store: st}, series: series, now: now}
 }
 
 // Outcome tells what a recomputation did.
@@ -40,29 +46,29 @@ type Outcome struct {
 	WakeAt  time.Time // next scheduled recomputation; zero if none
 }
 
-// Customer recomputes one customer at d.Now(). It is safe to repeat and to redeliver:
+// Customer recomputes one customer at the recomputer's clock. It is safe to repeat and to redeliver:
 // every write is keyed by the data, the account series change is idempotent, and the
 // new state is committed last, conditionally on the state it started from.
-func (r Recomputer) Customer(ctx context.Context, d *app.Deps, accountID, customerUUID string) (Outcome, error) {
-	acc, err := d.Store.GetAccount(ctx, accountID)
+func (r *Recomputer) Customer(ctx context.Context, accountID, customerUUID string) (Outcome, error) {
+	acc, err := r.store.GetAccount(ctx, accountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Outcome{}, nil // the account is gone: nothing to keep up to date
 	}
 	if err != nil {
 		return Outcome{}, err
 	}
-	cust, err := d.Store.GetCustomer(ctx, accountID, customerUUID)
+	cust, err := r.store.GetCustomer(ctx, accountID, customerUUID)
 	if errors.Is(err, store.ErrNotFound) {
-		return Outcome{}, r.forget(ctx, d, accountID, customerUUID)
+		return Outcome{}, r.forget(ctx, accountID, customerUUID)
 	}
 	if err != nil {
 		return Outcome{}, err
 	}
-	recs, err := r.Records.CustomerRecords(ctx, d, accountID, customerUUID)
+	recs, err := r.records.CustomerRecords(ctx, accountID, customerUUID)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("records of %s: %w", customerUUID, err)
 	}
-	in, plans, err := buildInput(ctx, d, acc, customerUUID, recs)
+	in, plans, err := r.buildInput(ctx, acc, customerUUID, recs)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -73,36 +79,36 @@ func (r Recomputer) Customer(ctx context.Context, d *app.Deps, accountID, custom
 	if err != nil {
 		return Outcome{}, err
 	}
-	state, err := d.Store.GetMetricsState(ctx, accountID, customerUUID)
+	state, err := r.store.GetMetricsState(ctx, accountID, customerUUID)
 	if err != nil {
 		return Outcome{}, err
 	}
 	out := Outcome{Status: customerStatus(cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
 	// The series and activity log first (they skip unchanged input with one read, and
 	// also follow customer renames that do not change this result), then this state.
-	if err := r.Series(ctx, d, accountID, &res, seriesAttrs(cust, plans)); err != nil {
+	if err := r.series.Apply(ctx, accountID, &res, seriesAttrs(cust, plans)); err != nil {
 		return Outcome{}, fmt.Errorf("account series: %w", err)
 	}
 	if state.Hash == hash {
 		// Same result as last committed: only repair the customer item if someone
 		// overwrote its figures (a full save racing with the last recomputation).
-		return out, r.syncCustomer(ctx, d, cust, next, nil)
+		return out, r.syncCustomer(ctx, cust, next, nil)
 	}
 	prev, err := decodeSnapshot(accountID, state.Data)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("metrics state of %s: %w", customerUUID, err)
 	}
-	if err := d.Store.WriteMetricsView(ctx, viewChange(prev, &next)); err != nil {
+	if err := r.store.WriteMetricsView(ctx, viewChange(prev, &next)); err != nil {
 		return Outcome{}, err
 	}
-	if err := r.syncCustomer(ctx, d, cust, next, prev); err != nil {
+	if err := r.syncCustomer(ctx, cust, next, prev); err != nil {
 		return Outcome{}, err
 	}
-	if err := syncWake(ctx, d, accountID, customerUUID, prev, next); err != nil {
+	if err := r.syncWake(ctx, accountID, customerUUID, prev, next); err != nil {
 		return Outcome{}, err
 	}
 	prevChunks := store.MetricsStateChunks(len(state.Data))
-	if err := d.Store.PutMetricsState(ctx, accountID, customerUUID, state.Hash, prevChunks,
+	if err := r.store.PutMetricsState(ctx, accountID, customerUUID, state.Hash, prevChunks,
 		store.MetricsState{Hash: hash, Data: data}); err != nil {
 		return Outcome{}, fmt.Errorf("commit metrics state: %w", err)
 	}
@@ -113,16 +119,16 @@ func (r Recomputer) Customer(ctx context.Context, d *app.Deps, accountID, custom
 }
 
 // buildInput loads everything the engine needs besides the records.
-func buildInput(ctx context.Context, d *app.Deps, acc model.Account, customerUUID string, recs Records) (engine.Input, map[string]engine.Plan, error) {
-	plans, err := loadPlans(ctx, d.Store, acc.ID, recs)
+func (r *Recomputer) buildInput(ctx context.Context, acc model.Account, customerUUID string, recs Records) (engine.Input, map[string]engine.Plan, error) {
+	plans, err := loadPlans(ctx, r.store, acc.ID, recs)
 	if err != nil {
 		return engine.Input{}, nil, err
 	}
-	rates, err := loadRates(ctx, d.Store, acc.ID, acc.Currency, recs)
+	rates, err := loadRates(ctx, r.store, acc.ID, acc.Currency, recs)
 	if err != nil {
 		return engine.Input{}, nil, err
 	}
-	conns, err := d.Store.CustomerConnections(ctx, acc.ID, customerUUID)
+	conns, err := r.store.CustomerConnections(ctx, acc.ID, customerUUID)
 	if err != nil {
 		return engine.Input{}, nil, err
 	}
@@ -130,7 +136,7 @@ func buildInput(ctx context.Context, d *app.Deps, acc model.Account, customerUUI
 	for _, p := range plans {
 		byUUID[p.UUID] = p
 	}
-	return engine.Input{Now: d.Now(), Settings: settings(acc), Plans: plans, Invoices: recs.Invoices,
+	return engine.Input{Now: r.now(), Settings: settings(acc), Plans: plans, Invoices: recs.Invoices,
 		Events: recs.Events, CancellationHistory: recs.CancellationHistory, Connections: connections(conns),
 		Rates: rates}, byUUID, nil
 }
@@ -152,7 +158,7 @@ const maxCustomerAttempts = 5
 
 // syncCustomer writes the customer's metrics attributes when they differ from the
 // snapshot, and the auto-churn tag when the snapshot newly auto-churned.
-func (r Recomputer) syncCustomer(ctx context.Context, d *app.Deps, cust model.Customer, next snapshot, prev *snapshot) error {
+func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot) error {
 	tagNow := next.AutoChurned && (prev == nil || !prev.AutoChurned)
 	for attempt := 0; ; attempt++ {
 		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status)}
@@ -166,14 +172,14 @@ func (r Recomputer) syncCustomer(ctx context.Context, d *app.Deps, cust model.Cu
 		if sameMetrics(cust, m) {
 			return nil
 		}
-		err := d.Store.UpdateCustomerMetrics(ctx, cust.AccountID, cust.UUID, cust.Version, m)
+		err := r.store.UpdateCustomerMetrics(ctx, cust.AccountID, cust.UUID, cust.Version, m)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // deleted meanwhile; its deletion enqueues the clean-up
 		}
 		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxCustomerAttempts {
 			return err
 		}
-		if cust, err = d.Store.GetCustomer(ctx, cust.AccountID, cust.UUID); err != nil {
+		if cust, err = r.store.GetCustomer(ctx, cust.AccountID, cust.UUID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return nil
 			}
@@ -189,7 +195,7 @@ func sameMetrics(c model.Customer, m store.CustomerMetrics) bool {
 }
 
 // syncWake keeps the customer's scheduled recomputation at NextChangeAt.
-func syncWake(ctx context.Context, d *app.Deps, accountID, customerUUID string, prev *snapshot, next snapshot) error {
+func (r *Recomputer) syncWake(ctx context.Context, accountID, customerUUID string, prev *snapshot, next snapshot) error {
 	if prev != nil && prev.NextChangeAt.Equal(next.NextChangeAt) {
 		return nil
 	}
@@ -197,20 +203,20 @@ func syncWake(ctx context.Context, d *app.Deps, accountID, customerUUID string, 
 		if prev == nil {
 			return nil
 		}
-		return d.Store.DeleteMetricsWake(ctx, accountID, customerUUID)
+		return r.store.DeleteMetricsWake(ctx, accountID, customerUUID)
 	}
-	return d.Store.PutMetricsWake(ctx, store.MetricsWake{AccountID: accountID, CustomerUUID: customerUUID,
+	return r.store.PutMetricsWake(ctx, store.MetricsWake{AccountID: accountID, CustomerUUID: customerUUID,
 		Due: next.NextChangeAt.UTC()})
 }
 
 // forget removes a deleted customer's contribution from the account series. Its own
 // items went with its partition.
-func (r Recomputer) forget(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
+func (r *Recomputer) forget(ctx context.Context, accountID, customerUUID string) error {
 	// A wake-up left behind would be swept and re-sent every few minutes for a day.
-	if err := d.Store.DeleteMetricsWake(ctx, accountID, customerUUID); err != nil {
+	if err := r.store.DeleteMetricsWake(ctx, accountID, customerUUID); err != nil {
 		return err
 	}
-	return r.Forget(ctx, d, accountID, customerUUID)
+	return r.series.Remove(ctx, accountID, customerUUID)
 }
 
 // seriesAttrs are the customer fields the account series and activities show.

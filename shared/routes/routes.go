@@ -12,14 +12,14 @@ import (
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
 
 // API builds an HTTP operation.
-type API = func(*app.Deps) apigw.Endpoint
+type API = func(*api.Deps) apigw.Endpoint
 
 var foundationAPIs = map[string]API{
 	"PingFunction":             api.Ping,
@@ -34,13 +34,13 @@ var foundationAPIs = map[string]API{
 var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs)
 
 // Workers are the SQS queue consumers.
-var Workers = map[string]func(*app.Deps) sqsworker.Handler{
+var Workers = map[string]func(*workers.Deps) sqsworker.Handler{
 	"ImportWorkerFunction": workers.Import,
 	"JobsWorkerFunction":   workers.Jobs,
 }
 
 // Authorizers are the HTTP API Lambda authorizers.
-var Authorizers = map[string]func(*app.Deps) auth.AuthorizerHandler{
+var Authorizers = map[string]func(*store.Store) auth.AuthorizerHandler{
 	"AuthorizerFunction": auth.Authorizer,
 }
 

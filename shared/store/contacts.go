@@ -150,9 +150,8 @@ func (s *Store) SaveContact(ctx context.Context, old *model.Contact, c model.Con
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 		return s.contactConflict(ctx, old, conflict(err))
 	}
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if transactFailedAt(err, 1) && strings.ToLower(c.EmailValue()) != oldEmail && c.EmailValue() != "" {
+	err = s.transactWrite(ctx, items)
+	if conditionFailedAt(err, 1) && strings.ToLower(c.EmailValue()) != oldEmail && c.EmailValue() != "" {
 		return ErrDuplicateEmail
 	}
 	return s.contactConflict(ctx, old, conflict(err))
@@ -184,7 +183,7 @@ func (s *Store) DeleteContact(ctx context.Context, c model.Contact) error {
 	if c.EmailValue() != "" {
 		items = append(items, s.dropEmail(c))
 	}
-	return notFoundOnCondition(s.transact(ctx, items))
+	return notFoundOnCondition(s.transactWrite(ctx, items))
 }
 
 // MergeContacts saves into (read as oldInto) and deletes from, in one transaction;
@@ -220,12 +219,12 @@ func (s *Store) MergeContacts(ctx context.Context, oldInto, into, from model.Con
 				":me": &types.AttributeValueMemberS{Value: into.UUID}, ":from": &types.AttributeValueMemberS{Value: from.UUID}},
 		}})
 	}
-	return s.transact(ctx, items)
+	return conflict(s.transactWrite(ctx, items))
 }
 
 // CustomerContacts returns every contact of a customer (a customer has few).
 func (s *Store) CustomerContacts(ctx context.Context, accountID, customerUUID string) ([]model.Contact, error) {
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+	raw, err := s.queryAll(ctx, &dynamodb.QueryInput{
 		TableName:              &s.table,
 		IndexName:              aws.String(keys.GSI2),
 		KeyConditionExpression: aws.String("GSI2PK = :pk"),
@@ -234,19 +233,16 @@ func (s *Store) CustomerContacts(ctx context.Context, accountID, customerUUID st
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
+	var items []contactItem
+	if err == nil {
+		err = attributevalue.UnmarshalListOfMaps(raw, &items)
+	}
+	if err != nil {
+		return nil, err
+	}
 	var out []model.Contact
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var items []contactItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, it.contact())
-		}
+	for _, it := range items {
+		out = append(out, it.contact())
 	}
 	return out, nil
 }
@@ -261,7 +257,7 @@ type ContactFilter struct {
 
 // ListContacts is one page of contacts, newest first: of one customer (GSI2) or of
 // the account (GSI1), with the other filters applied by DynamoDB.
-func (s *Store) ListContacts(ctx context.Context, accountID string, f ContactFilter, limit int, start map[string]types.AttributeValue) (Page[model.Contact], error) {
+func (s *Store) ListContacts(ctx context.Context, accountID string, f ContactFilter, limit int, start PageToken) (Page[model.Contact], error) {
 	q := indexListing(keys.GSI1, keys.ContactList(accountID), false)
 	if f.CustomerUUID != "" {
 		q = indexListing(keys.GSI2, keys.CustomerContacts(accountID, f.CustomerUUID), false)

@@ -256,7 +256,7 @@ func (s *Store) SaveCustomer(ctx context.Context, old, c model.Customer) error {
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 		return s.versionConflict(ctx, c, conflict(err))
 	}
-	err = s.transact(ctx, append([]types.TransactWriteItem{{Put: put}}, side...))
+	err = conflict(s.transactWrite(ctx, append([]types.TransactWriteItem{{Put: put}}, side...)))
 	return s.versionConflict(ctx, c, err)
 }
 
@@ -325,22 +325,5 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 			}})
 		}
 	}
-	return s.transact(ctx, items)
-}
-
-// transact runs a write transaction; a failed condition is ErrConflict.
-func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) error {
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	return conflict(err)
-}
-
-// transactFailedAt reports whether the transaction failed on the condition of item i.
-func transactFailedAt(err error, i int) bool {
-	var tc *types.TransactionCanceledException
-	if !errors.As(err, &tc) || i >= len(tc.CancellationReasons) {
-		return false
-	}
-	return aws.ToString(tc.CancellationReasons[i].Code) == "ConditionalCheckFailed"
+	return conflict(s.transactWrite(ctx, items))
 }

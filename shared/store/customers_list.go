@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"slices"
 	"sort"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -26,7 +26,7 @@ type CustomerFilter struct {
 // ListCustomers is one page of the account's customers in id order. The plain
 // listing and the external id filter are one Query; status, data source and system
 // filters are applied by DynamoDB as a filter on the same index.
-func (s *Store) ListCustomers(ctx context.Context, accountID string, f CustomerFilter, limit int, start map[string]types.AttributeValue) (Page[model.Customer], error) {
+func (s *Store) ListCustomers(ctx context.Context, accountID string, f CustomerFilter, limit int, start PageToken) (Page[model.Customer], error) {
 	return listPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
 }
 
@@ -76,6 +76,45 @@ func (s *Store) CustomersByEmail(ctx context.Context, accountID, email string, w
 	}
 	sort.Slice(customers, func(i, j int) bool { return customers[i].ID < customers[j].ID })
 	return customers, nil
+}
+
+// ListCustomersByEmail is one page, in id order, of the customers that f selects among
+// those CustomersByEmail finds; they are few, so they are paged in memory and Total is
+// known.
+func (s *Store) ListCustomersByEmail(ctx context.Context, accountID, email string, withContacts bool, f CustomerFilter,
+	limit int, start PageToken) (Page[model.Customer], error) {
+	all, err := s.CustomersByEmail(ctx, accountID, email, withContacts)
+	if err != nil {
+		return Page[model.Customer]{}, err
+	}
+	after := start[keys.GSI1SK] // the customer listing's order of the last customer returned
+	p := Page[model.Customer]{TotalKnown: true}
+	for _, c := range all {
+		if !f.matches(c) {
+			continue
+		}
+		p.Total++
+		if keys.CustomerOrder(c.ID) <= after {
+			continue
+		}
+		if len(p.Items) == limit {
+			p.HasMore = true
+			continue
+		}
+		p.Items = append(p.Items, c)
+	}
+	if n := len(p.Items); n > 0 {
+		p.Next = PageToken{keys.GSI1SK: keys.CustomerOrder(p.Items[n-1].ID)}
+	}
+	return p, nil
+}
+
+// matches applies the filter to a customer read otherwise than through the listing.
+func (f CustomerFilter) matches(c model.Customer) bool {
+	return (f.ExternalID == "" || c.ExternalID == f.ExternalID) &&
+		(f.Status == "" || c.Status == f.Status) &&
+		(f.DataSourceUUID == "" || slices.Contains(c.DataSourceUUIDs, f.DataSourceUUID)) &&
+		(f.System == "" || (f.System == model.BillingSystemCustom && c.BillingSystemType == f.System) || slices.Contains(c.Systems, f.System))
 }
 
 // indexCustomerUUIDs reads the customer uuids of a GSI2 partition of index items.
@@ -133,17 +172,26 @@ func (s *Store) batchGetCustomers(ctx context.Context, accountID string, uuids [
 	return out, nil
 }
 
-// batchGet reads items by key, 100 at a time, retrying unprocessed keys.
+// batchGet reads items by key with consistent reads, 100 at a time, retrying
+// unprocessed keys.
 func (s *Store) batchGet(ctx context.Context, keyList []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, keyList, true)
+}
+
+// batchRead is batchGet, with eventually consistent reads unless consistent.
+func (s *Store) batchRead(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
 	var out []map[string]types.AttributeValue
 	for start := 0; start < len(keyList); start += 100 {
-		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))], ConsistentRead: aws.Bool(true)}}
+		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))],
+			ConsistentRead: aws.Bool(consistent)}}
 		for attempt := 0; len(pending[s.table].Keys) > 0; attempt++ {
-			if attempt == 10 {
-				return nil, errors.New("batch get: keys still unprocessed after 10 attempts")
+			if attempt == maxAttempts {
+				return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", maxAttempts)
 			}
 			if attempt > 0 {
-				time.Sleep(time.Duration(attempt*50) * time.Millisecond)
+				if err := pause(ctx, attempt); err != nil {
+					return nil, err
+				}
 			}
 			res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,

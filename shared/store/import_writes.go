@@ -72,9 +72,7 @@ func (s *Store) reserveCustomers(ctx context.Context, rs []CustomerReservation, 
 		for k, i := range pending {
 			items[k] = types.TransactWriteItem{Put: puts[i]}
 		}
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		pending = afterCancellation(err, pending, errs)
+		pending = afterCancellation(s.transactWrite(ctx, items), pending, errs)
 	}
 }
 
@@ -82,19 +80,19 @@ func (s *Store) reserveCustomers(ctx context.Context, rs []CustomerReservation, 
 // the reservations to try again: those the cancellation did not concern, when it
 // named a reason for the others.
 func afterCancellation(err error, pending []int, errs []error) []int {
-	var tc *types.TransactionCanceledException
-	if err == nil || !errors.As(err, &tc) || len(tc.CancellationReasons) != len(pending) {
+	codes := cancellationReasons(err)
+	if err == nil || len(codes) != len(pending) {
 		for _, i := range pending {
 			errs[i] = err
 		}
 		return nil
 	}
 	var again []int
-	for k, r := range tc.CancellationReasons {
-		switch aws.ToString(r.Code) {
+	for k, code := range codes {
+		switch code {
 		case "", "None":
 			again = append(again, pending[k])
-		case "ConditionalCheckFailed":
+		case conditionFailed:
 			errs[pending[k]] = ErrConflict
 		default: // a concurrent transaction on the item, throttling: the caller retries
 			errs[pending[k]] = err

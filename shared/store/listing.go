@@ -11,27 +11,53 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 )
 
-// Page is one page of a listing. LastKey is the key of the last item returned (what a
-// cursor carries), nil when the page is empty; a page cut short by a request bound
-// ends instead where the reading stopped (see queryPage).
+// Page is one page of any listing. Next is where the listing continues after the last
+// item returned (also on the last page), nil when the page is empty; a page cut short
+// by a request bound continues instead where the reading stopped (see queryPage).
+// Total counts every item of the listing when TotalKnown, which only listings that
+// know it without more requests set.
 type Page[T any] struct {
-	Items   []T
-	LastKey map[string]types.AttributeValue
-	HasMore bool
+	Items      []T
+	Next       PageToken
+	HasMore    bool
+	Total      int
+	TotalKnown bool
 }
 
-// RawPage is one page of items in the table's own encoding, for readers whose item
-// struct lives in a package the store cannot import.
-type RawPage = Page[map[string]types.AttributeValue]
+// rawPage is one page of items in the table's own encoding; lastKey is where it ends.
+type rawPage struct {
+	items   []map[string]types.AttributeValue
+	lastKey map[string]types.AttributeValue
+	hasMore bool
+}
 
 // listQuery is one listing: a Query (partition, index, order, filter) and the
 // attributes that identify an item in what it reads (the table key, plus the index
-// key when it reads an index), which is what ExclusiveStartKey needs.
+// key when it reads an index), which is what ExclusiveStartKey needs. The key
+// condition names the partition ":pk"; keyNames[2], when there is one, is the index's
+// partition attribute.
 type listQuery struct {
 	in       dynamodb.QueryInput
 	keyNames []string
 	// maxRequests bounds the Queries of one page; 0 reads until the page is full.
 	maxRequests int
+}
+
+// partitionAttr is the attribute that holds the partition q reads.
+func (q listQuery) partitionAttr() string {
+	if len(q.keyNames) > 2 {
+		return q.keyNames[2]
+	}
+	return keys.PK
+}
+
+// partition is the partition key value q reads.
+func (q listQuery) partition() string {
+	sv, _ := q.in.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS)
+	if sv == nil {
+		return ""
+	}
+	return sv.Value
 }
 
 // indexListing lists one partition of GSI1 or GSI2.
@@ -85,11 +111,11 @@ const maxEvaluated = 1000
 // whether more exist. A FilterExpression or keep makes DynamoDB's Limit count items
 // before the filter, so it reads on, a larger slice each time (up to maxEvaluated),
 // until the page is full, the query is exhausted or q.maxRequests is reached.
-// LastKey is the key of the last item returned, never a LastEvaluatedKey beyond it, so
+// lastKey is the key of the last item returned, never a LastEvaluatedKey beyond it, so
 // no match is skipped; only a page cut short by maxRequests ends at the
 // LastEvaluatedKey, as nothing before it is left unread.
 func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map[string]types.AttributeValue,
-	keep func(map[string]types.AttributeValue) (bool, error)) (RawPage, error) {
+	keep func(map[string]types.AttributeValue) (bool, error)) (rawPage, error) {
 	limit = max(limit, 1) // a page holds at least one item
 	in := q.in
 	in.TableName, in.ExclusiveStartKey = &s.table, start
@@ -104,32 +130,32 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map
 		}
 		out, err := s.db.Query(ctx, &in)
 		if err != nil {
-			return RawPage{}, err
+			return rawPage{}, err
 		}
 		for _, item := range out.Items {
 			if keep != nil {
 				ok, err := keep(item)
 				if err != nil {
-					return RawPage{}, err
+					return rawPage{}, err
 				}
 				if !ok {
 					continue
 				}
 			}
 			if len(got) == limit {
-				return RawPage{Items: got, LastKey: pickKey(got[limit-1], q.keyNames), HasMore: true}, nil
+				return rawPage{items: got, lastKey: pickKey(got[limit-1], q.keyNames), hasMore: true}, nil
 			}
 			got = append(got, item)
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			p := RawPage{Items: got}
+			p := rawPage{items: got}
 			if len(got) > 0 {
-				p.LastKey = pickKey(got[len(got)-1], q.keyNames)
+				p.lastKey = pickKey(got[len(got)-1], q.keyNames)
 			}
 			return p, nil
 		}
 		if q.maxRequests > 0 && requests >= q.maxRequests {
-			return RawPage{Items: got, LastKey: pickKey(out.LastEvaluatedKey, q.keyNames), HasMore: true}, nil
+			return rawPage{items: got, lastKey: pickKey(out.LastEvaluatedKey, q.keyNames), hasMore: true}, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 		// A selective filter would otherwise cost one small query per few matches.
@@ -137,18 +163,14 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map
 	}
 }
 
-// QueryPage is queryPage for packages that lay out their own items (accountseries):
-// one page of in (a Query on the table or an index, unfiltered), whose items are
-// identified by keyNames.
-func (s *Store) QueryPage(ctx context.Context, in dynamodb.QueryInput, keyNames []string, limit int,
-	start map[string]types.AttributeValue) (RawPage, error) {
-	return s.queryPage(ctx, listQuery{in: in, keyNames: keyNames}, limit, start, nil)
-}
-
-// listPage is queryPage with the items decoded (I, the stored struct) and converted
-// (T); keep, when not nil, filters the converted items.
-func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, start map[string]types.AttributeValue,
+// listPage is queryPage from a token, with the items decoded (I, the stored struct)
+// and converted (T); keep, when not nil, filters the converted items.
+func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, start PageToken,
 	convert func(I) T, keep func(T) bool) (Page[T], error) {
+	startKey, err := q.startKey(start)
+	if err != nil {
+		return Page[T]{}, err
+	}
 	var kept []T
 	var test func(map[string]types.AttributeValue) (bool, error)
 	if keep != nil {
@@ -161,17 +183,21 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, s
 			return true, nil
 		}
 	}
-	raw, err := s.queryPage(ctx, q, limit, start, test)
+	raw, err := s.queryPage(ctx, q, limit, startKey, test)
 	if err != nil {
 		return Page[T]{}, err
 	}
-	out := Page[T]{LastKey: raw.LastKey, HasMore: raw.HasMore}
+	next, err := tokenOf(raw.lastKey)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	out := Page[T]{Next: next, HasMore: raw.hasMore}
 	if keep != nil {
-		out.Items = kept[:len(raw.Items)]
+		out.Items = kept[:len(raw.items)]
 		return out, nil
 	}
-	out.Items = make([]T, len(raw.Items))
-	for i, item := range raw.Items {
+	out.Items = make([]T, len(raw.items))
+	for i, item := range raw.items {
 		if out.Items[i], err = decodeItem(item, convert); err != nil {
 			return Page[T]{}, err
 		}

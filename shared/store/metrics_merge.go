@@ -107,11 +107,11 @@ func (s *Store) MoveContact(ctx context.Context, c model.Contact, into model.Cus
 		}
 		items = append(items, put, s.dropEmail(c))
 	}
-	err = s.transact(ctx, items)
-	if transactFailedAt(err, 1) {
+	err = s.transactWrite(ctx, items)
+	if conditionFailedAt(err, 1) {
 		return ErrDuplicateEmail
 	}
-	return err
+	return conflict(err)
 }
 
 // CustomerNotes reads every note of a customer (its partition).
@@ -142,7 +142,7 @@ func (s *Store) MoveNote(ctx context.Context, n model.Note, intoUUID string) err
 	if err != nil {
 		return err
 	}
-	return s.transact(ctx, []types.TransactWriteItem{
+	return s.transactWrite(ctx, []types.TransactWriteItem{
 		{Put: &types.Put{TableName: &s.table, Item: note}},
 		{Put: &types.Put{TableName: &s.table, Item: locator}},
 		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID))}},

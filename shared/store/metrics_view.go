@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // MetricsSubscription is one row of the Metrics-API subscriptions view of a customer
@@ -35,7 +36,7 @@ type MetricsSubscription struct {
 
 // Order is the row's sort key within the customer: start date, then uuid.
 func (m MetricsSubscription) Order() string {
-	return m.StartDate.UTC().Format("2006-01-02T15:04:05.000000000Z") + "#" + m.UUID
+	return timefmt.Nanos(m.StartDate) + "#" + m.UUID
 }
 
 // Key is the row's primary key.
@@ -123,30 +124,15 @@ func (s *Store) WriteMetricsView(ctx context.Context, c MetricsViewChange) error
 	return s.batchWrite(ctx, reqs)
 }
 
-// MetricsSubscriptionPage is one page of a customer's Metrics-API subscriptions.
-type MetricsSubscriptionPage struct {
-	Rows    []MetricsSubscription
-	LastKey map[string]types.AttributeValue
-	HasMore bool
-}
-
 // ListMetricsSubscriptions reads one page of a customer's subscription rows, by start date.
 func (s *Store) ListMetricsSubscriptions(ctx context.Context, accountID, customerUUID string, limit int,
-	start map[string]types.AttributeValue) (MetricsSubscriptionPage, error) {
-	page, err := s.customerPrefixPage(ctx, accountID, customerUUID, keys.MetricsSubscriptionPrefix, limit, start)
-	if err != nil {
-		return MetricsSubscriptionPage{}, err
-	}
-	var items []metricsSubscriptionItem
-	if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-		return MetricsSubscriptionPage{}, err
-	}
-	out := MetricsSubscriptionPage{Rows: make([]MetricsSubscription, len(items)), LastKey: page.LastKey, HasMore: page.HasMore}
-	for i, it := range items {
-		out.Rows[i] = it.MetricsSubscription
-		out.Rows[i].AccountID = accountID
-	}
-	return out, nil
+	start PageToken) (Page[MetricsSubscription], error) {
+	q := prefixListing(keys.CustomerPartition(accountID, customerUUID), keys.MetricsSubscriptionPrefix)
+	return listPage(ctx, s, q, limit, start, func(it metricsSubscriptionItem) MetricsSubscription {
+		m := it.MetricsSubscription
+		m.AccountID = accountID
+		return m
+	}, nil)
 }
 
 // CustomerInvalidInvoices reads the invalid-invoice markers of one customer.
@@ -174,16 +160,4 @@ func (s *Store) IsInvoiceInvalid(ctx context.Context, accountID, customerUUID, i
 		return "", false, err
 	}
 	return it.Reason, true, nil
-}
-
-func (s *Store) customerPrefixPage(ctx context.Context, accountID, customerUUID, prefix string, limit int,
-	start map[string]types.AttributeValue) (RawPage, error) {
-	return s.queryPage(ctx, prefixListing(keys.CustomerPartition(accountID, customerUUID), prefix), limit, start, nil)
-}
-
-// CustomerActivityItems reads one page of a customer's activity items (written by the
-// account series, package accountseries), oldest first.
-func (s *Store) CustomerActivityItems(ctx context.Context, accountID, customerUUID string, limit int,
-	start map[string]types.AttributeValue) (RawPage, error) {
-	return s.queryPage(ctx, prefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix), limit, start, nil)
 }

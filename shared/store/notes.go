@@ -13,6 +13,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // ErrCustomerNotFound: the customer a note is written for does not exist.
@@ -59,7 +60,7 @@ func newNoteItem(n model.Note) noteItem {
 
 // noteOrder is the notes' index sort key; the fixed-width timestamp sorts as text.
 func noteOrder(n model.Note) string {
-	return keys.NoteOrder(n.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000Z"), n.UUID)
+	return keys.NoteOrder(timefmt.Nanos(n.CreatedAt), n.UUID)
 }
 
 // noteLocatorItem maps a note uuid to its customer.
@@ -84,17 +85,14 @@ func (s *Store) CreateNote(ctx context.Context, n model.Note) error {
 		return err
 	}
 	isNew := aws.String("attribute_not_exists(PK)")
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
-				Key:                 keyAttrs(keys.Customer(n.AccountID, n.CustomerUUID)),
-				ConditionExpression: aws.String("attribute_exists(PK)")}},
-			{Put: &types.Put{TableName: &s.table, Item: note, ConditionExpression: isNew}},
-			{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	err = s.transactWrite(ctx, []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
+			Key:                 keyAttrs(keys.Customer(n.AccountID, n.CustomerUUID)),
+			ConditionExpression: aws.String("attribute_exists(PK)")}},
+		{Put: &types.Put{TableName: &s.table, Item: note, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
 	})
-	switch cancelledAt(err) {
+	switch failedAt(err) {
 	case -1:
 		return err
 	case 0:
@@ -157,15 +155,12 @@ func (s *Store) UpdateNote(ctx context.Context, n model.Note) (model.Note, error
 
 // DeleteNote removes a note and its locator; ErrNotFound when already gone.
 func (s *Store) DeleteNote(ctx context.Context, n model.Note) error {
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID)),
-				ConditionExpression: aws.String("attribute_exists(PK)")}},
-			{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.NoteLocator(n.AccountID, n.UUID))}},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	err := s.transactWrite(ctx, []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID)),
+			ConditionExpression: aws.String("attribute_exists(PK)")}},
+		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.NoteLocator(n.AccountID, n.UUID))}},
 	})
-	if cancelledAt(err) >= 0 {
+	if failedAt(err) >= 0 {
 		return ErrNotFound
 	}
 	return err

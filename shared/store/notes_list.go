@@ -20,7 +20,7 @@ type NoteFilter struct {
 // ListNotes reads one page of notes, newest first (by created_at, then uuid): one
 // customer's through GSI2, the account's through GSI1; type and author are filters.
 func (s *Store) ListNotes(ctx context.Context, accountID string, f NoteFilter, limit int,
-	start map[string]types.AttributeValue) (Page[model.Note], error) {
+	start PageToken) (Page[model.Note], error) {
 	q := indexListing(keys.GSI1, keys.NotesByAccount(accountID), false)
 	if f.CustomerUUID != "" {
 		q = indexListing(keys.GSI2, keys.NotesByCustomer(accountID, f.CustomerUUID), false)

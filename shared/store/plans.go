@@ -104,45 +104,27 @@ func (s *Store) CreatePlan(ctx context.Context, p model.Plan) error {
 		return err
 	}
 	isNew := aws.String("attribute_not_exists(PK)")
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			// Without this check a plan written while the source is purged would outlive it.
-			{ConditionCheck: &types.ConditionCheck{
-				TableName:                &s.table,
-				Key:                      keyAttrs(keys.DataSource(p.AccountID, p.DataSourceUUID)),
-				ConditionExpression:      aws.String("attribute_exists(PK) AND #st <> :deleting"),
-				ExpressionAttributeNames: map[string]string{"#st": "status"},
-				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":deleting": sAttr(model.DataSourceDeleting)},
-			}},
-			{Put: &types.Put{TableName: &s.table, Item: plan, ConditionExpression: isNew}},
-			{Put: &types.Put{TableName: &s.table, Item: reservation, ConditionExpression: isNew}},
-			{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	err = s.transactWrite(ctx, []types.TransactWriteItem{
+		// Without this check a plan written while the source is purged would outlive it.
+		{ConditionCheck: &types.ConditionCheck{
+			TableName:                &s.table,
+			Key:                      keyAttrs(keys.DataSource(p.AccountID, p.DataSourceUUID)),
+			ConditionExpression:      aws.String("attribute_exists(PK) AND #st <> :deleting"),
+			ExpressionAttributeNames: map[string]string{"#st": "status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":deleting": sAttr(model.DataSourceDeleting)},
+		}},
+		{Put: &types.Put{TableName: &s.table, Item: plan, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: &s.table, Item: reservation, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
 	})
-	switch failed := cancelledAt(err); {
+	switch failed := failedAt(err); {
 	case failed == 0:
 		return ErrDataSourceNotLive
 	case failed > 0:
 		return ErrConflict
 	}
 	return err
-}
-
-// cancelledAt returns the index of the first transaction item whose condition
-// failed, or -1.
-func cancelledAt(err error) int {
-	var tc *types.TransactionCanceledException
-	if !errors.As(err, &tc) {
-		return -1
-	}
-	for i, r := range tc.CancellationReasons {
-		if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-			return i
-		}
-	}
-	return -1
 }
 
 // GetPlan reads a plan by uuid: the locator, then the plan (both consistent reads).
@@ -261,26 +243,23 @@ func (s *Store) whyPlanWriteFailed(ctx context.Context, p model.Plan) error {
 // DeletePlan removes an unreferenced plan with its external-id reservation and
 // locator. ErrNotFound: already gone; ErrPlanReferenced: in use.
 func (s *Store) DeletePlan(ctx context.Context, p model.Plan) error {
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Delete: &types.Delete{
-				TableName:                 &s.table,
-				Key:                       keyAttrs(keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)),
-				ConditionExpression:       aws.String("attribute_exists(PK) AND " + notReferenced),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":zero": &types.AttributeValueMemberN{Value: "0"}},
-			}},
-			{Delete: &types.Delete{
-				TableName: &s.table,
-				Key:       keyAttrs(keys.PlanExternalID(p.AccountID, p.DataSourceUUID, p.ExternalID)),
-				// Never release a reservation that another plan holds.
-				ConditionExpression:       aws.String("attribute_not_exists(PK) OR plan_uuid = :uuid"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":uuid": sAttr(p.UUID)},
-			}},
-			{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.PlanLocator(p.AccountID, p.UUID))}},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	err := s.transactWrite(ctx, []types.TransactWriteItem{
+		{Delete: &types.Delete{
+			TableName:                 &s.table,
+			Key:                       keyAttrs(keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)),
+			ConditionExpression:       aws.String("attribute_exists(PK) AND " + notReferenced),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":zero": &types.AttributeValueMemberN{Value: "0"}},
+		}},
+		{Delete: &types.Delete{
+			TableName: &s.table,
+			Key:       keyAttrs(keys.PlanExternalID(p.AccountID, p.DataSourceUUID, p.ExternalID)),
+			// Never release a reservation that another plan holds.
+			ConditionExpression:       aws.String("attribute_not_exists(PK) OR plan_uuid = :uuid"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":uuid": sAttr(p.UUID)},
+		}},
+		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.PlanLocator(p.AccountID, p.UUID))}},
 	})
-	if cancelledAt(err) >= 0 {
+	if failedAt(err) >= 0 {
 		return s.whyPlanWriteFailed(ctx, p)
 	}
 	return err

@@ -17,12 +17,12 @@ type PlanFilter struct {
 	System         string
 }
 
-// ListPlans reads one page of the account's plans in creation order, after start (a
-// LastKey of an earlier page of the same filter). The most selective key answers:
+// ListPlans reads one page of the account's plans in creation order, from start (the
+// Next of an earlier page of the same filter). The most selective key answers:
 // external id (GSI2), else data source (its partition), else the account (GSI1); the
 // other filters are filter expressions.
 func (s *Store) ListPlans(ctx context.Context, accountID string, f PlanFilter, limit int,
-	start map[string]types.AttributeValue) (Page[model.Plan], error) {
+	start PageToken) (Page[model.Plan], error) {
 	return listPage(ctx, s, planQuery(accountID, f), limit, start, planItem.plan, nil)
 }
 

@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"time"
 
@@ -33,12 +34,6 @@ type Store struct {
 func New(db *dynamodb.Client, table string, now func() time.Time) *Store {
 	return &Store{db: db, table: table, now: now}
 }
-
-// Table is the table name.
-func (s *Store) Table() string { return s.table }
-
-// Client is the DynamoDB client (for benchmarks and tests that count requests).
-func (s *Store) Client() *dynamodb.Client { return s.db }
 
 func keyAttrs(k keys.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
@@ -107,32 +102,25 @@ func (s *Store) queryPrefix(ctx context.Context, pk, prefix string, out any) err
 		ConsistentRead:         aws.Bool(true),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
+	items, err := s.queryAll(ctx, in)
+	if err != nil {
+		return err
+	}
+	return attributevalue.UnmarshalListOfMaps(items, out)
+}
+
+// queryAll runs a Query to its end and returns every item it read.
+func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	p := dynamodb.NewQueryPaginator(s.db, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		items = append(items, page.Items...)
 	}
-	return attributevalue.UnmarshalListOfMaps(items, out)
-}
-
-func conflict(err error) error {
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return ErrConflict
-	}
-	var tc *types.TransactionCanceledException
-	if errors.As(err, &tc) {
-		for _, r := range tc.CancellationReasons {
-			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-				return ErrConflict
-			}
-		}
-	}
-	return err
+	return items, nil
 }
 
 func notFoundOnCondition(err error) error {
@@ -169,25 +157,18 @@ func getMany[I, T any](ctx context.Context, s *Store, uuids []string, key func(s
 	return out, nil
 }
 
-// BatchWrite runs write requests (puts and deletes of any items of the table) 25 at a
-// time, BatchWriteItem's limit, retrying unprocessed ones with a short backoff. It is
-// exported for the packages that lay out their own items (accountseries).
-func (s *Store) BatchWrite(ctx context.Context, reqs []types.WriteRequest) error {
-	return s.batchWrite(ctx, reqs)
-}
-
+// batchWrite runs write requests (puts and deletes) 25 at a time, BatchWriteItem's
+// limit, retrying unprocessed ones.
 func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest) error {
 	for start := 0; start < len(reqs); start += 25 {
 		pending := map[string][]types.WriteRequest{s.table: reqs[start:min(start+25, len(reqs))]}
 		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
-			if attempt == 10 {
-				return errors.New("batch write: items still unprocessed after 10 attempts")
+			if attempt == maxAttempts {
+				return fmt.Errorf("batch write: items still unprocessed after %d attempts", maxAttempts)
 			}
 			if attempt > 0 {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(time.Duration(attempt*50) * time.Millisecond):
+				if err := pause(ctx, attempt); err != nil {
+					return err
 				}
 			}
 			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{

@@ -155,8 +155,8 @@ func (s *Store) DeleteSubscriptionEvent(ctx context.Context, e model.Subscriptio
 		return conflict(err)
 	}
 	cond, values := mineOrFree(e)
-	return s.transact(ctx, []types.TransactWriteItem{{Delete: del}, {Delete: &types.Delete{TableName: &s.table,
-		Key: claimKey(e, e.ExternalID), ConditionExpression: cond, ExpressionAttributeValues: values}}})
+	return conflict(s.transactWrite(ctx, []types.TransactWriteItem{{Delete: del}, {Delete: &types.Delete{TableName: &s.table,
+		Key: claimKey(e, e.ExternalID), ConditionExpression: cond, ExpressionAttributeValues: values}}}))
 }
 
 // SubscriptionEventByExternalID finds the event of a data source with an external
@@ -183,13 +183,9 @@ func (s *Store) SubscriptionEventByExternalID(ctx context.Context, accountID, ds
 // transactAt runs a write transaction; at is the index of the first item whose
 // condition failed (err then nil), -1 otherwise.
 func (s *Store) transactAt(ctx context.Context, items []types.TransactWriteItem) (at int, err error) {
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	for i := range items {
-		if transactFailedAt(err, i) {
-			return i, nil
-		}
+	err = s.transactWrite(ctx, items)
+	if at := failedAt(err); at >= 0 {
+		return at, nil
 	}
 	return -1, err
 }

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -22,7 +20,7 @@ func eventListing(accountID string) (listQuery, func(subscriptionEventItem) mode
 // ListSubscriptionEvents reads one page of the account's subscription events in id
 // order after start, those keep accepts (nil: all): at most eventPageRequests Queries.
 func (s *Store) ListSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool,
-	limit int, start map[string]types.AttributeValue) (Page[model.SubscriptionEvent], error) {
+	limit int, start PageToken) (Page[model.SubscriptionEvent], error) {
 	q, convert := eventListing(accountID)
 	q.maxRequests = eventPageRequests
 	return listPage(ctx, s, q, limit, start, convert, keep)

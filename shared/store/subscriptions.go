@@ -1,7 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -118,4 +121,45 @@ func (s *Store) DeleteSubscriptionItem(ctx context.Context, sub model.Subscripti
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
 	return conflict(err)
+}
+
+// ListCustomerSubscriptions is one page of a customer's subscriptions, oldest first
+// (by creation, then uuid), as its billing index lists them; one it lists but does not
+// own (moved by a merge) is skipped but counts in the page. Total is the index's size.
+func (s *Store) ListCustomerSubscriptions(ctx context.Context, accountID, customerUUID string, limit int,
+	start PageToken) (Page[model.Subscription], error) {
+	afterUUID, after, resume, err := subscriptionPositionOf(start)
+	if err != nil {
+		return Page[model.Subscription]{}, err
+	}
+	idx, err := s.GetBillingIndex(ctx, accountID, customerUUID)
+	if err != nil {
+		return Page[model.Subscription]{}, err
+	}
+	created := idx.Subscriptions
+	rest := make([]string, 0, len(created))
+	for u, t := range created {
+		if !resume || t > after || (t == after && u > afterUUID) {
+			rest = append(rest, u)
+		}
+	}
+	slices.SortFunc(rest, func(a, b string) int {
+		if c := cmp.Compare(created[a], created[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	page := rest[:min(limit, len(rest))]
+	found, err := s.GetSubscriptions(ctx, accountID, page)
+	if err != nil {
+		return Page[model.Subscription]{}, err
+	}
+	p := Page[model.Subscription]{Items: []model.Subscription{}, HasMore: len(rest) > limit, Total: len(created), TotalKnown: true}
+	for _, u := range page {
+		if sub, ok := found[u]; ok && sub.CustomerUUID == customerUUID {
+			p.Items = append(p.Items, sub)
+		}
+		p.Next = subscriptionToken(u, created[u])
+	}
+	return p, nil
 }

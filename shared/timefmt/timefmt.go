@@ -17,6 +17,10 @@ func Seconds(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z")
 // Offset renders "2016-01-01T12:00:00+00:00" (customer-since, metrics, activities).
 func Offset(t time.Time) string { return t.Format("2006-01-02T15:04:05-07:00") }
 
+// Nanos renders "2024-01-31T12:00:00.000000000Z": fixed width and UTC, so that string
+// order is time order (sort keys, ordering of equal-looking instants).
+func Nanos(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
 // Date renders "2015-01-31".
 func Date(t time.Time) string { return t.Format("2006-01-02") }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/sqsworker"
 )
@@ -18,8 +17,8 @@ import (
 const defaultMaxReceiveCount = 5
 
 // Import runs the import queue: one message per customer of a json_imports batch.
-func Import(d *app.Deps) sqsworker.Handler {
-	return ImportWith(imports.New(d), maxReceiveCount())
+func Import(d *Deps) sqsworker.Handler {
+	return ImportWith(d.Imports, maxReceiveCount())
 }
 
 func maxReceiveCount() int {

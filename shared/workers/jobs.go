@@ -1,20 +1,44 @@
-// Package workers holds the SQS worker handlers.
+// Package workers holds the SQS worker handlers and the scheduled functions.
 package workers
 
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/store"
 )
 
+// Deps are what the workers use, built once per process by the wiring.
+type Deps struct {
+	Store   *store.Store
+	Jobs    *jobs.Queue
+	Imports *imports.Pipeline
+	Now     func() time.Time
+
+	recomputeOnce sync.Once
+	recomputer    *recompute.Recomputer
+}
+
+// Recomputer recomputes customers and keeps the account series, built on first use
+// (by the jobs worker only, so that the other workers do not link it).
+func (d *Deps) Recomputer() *recompute.Recomputer {
+	d.recomputeOnce.Do(func() {
+		d.recomputer = recompute.New(d.Store, accountseries.New(d.Store.Series()), d.Now)
+	})
+	return d.recomputer
+}
+
 // Jobs runs the jobs queue.
-func Jobs(d *app.Deps) sqsworker.Handler {
+func Jobs(d *Deps) sqsworker.Handler {
 	return sqsworker.FIFO(func(ctx context.Context, msg events.SQSMessage) error {
 		job, err := jobs.Decode(msg.Body)
 		if err != nil {
@@ -25,7 +49,7 @@ func Jobs(d *app.Deps) sqsworker.Handler {
 			return purgeDataSource(ctx, d, job)
 		case jobs.RecomputeCustomer:
 			return recomputeCustomer(ctx, d, job)
-		case recompute.MergeCustomersJob:
+		case jobs.MergeCustomers:
 			return mergeCustomers(ctx, d, job)
 		default:
 			return fmt.Errorf("jobs: unknown job type %q", job.Type)

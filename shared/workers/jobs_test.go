@@ -49,8 +49,8 @@ func TestPurgeDataSourceIsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	handler := workers.Jobs(env.Deps)
-	job := jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: ds.UUID}
+	handler := workers.Jobs(env.Workers)
+	job := jobs.Purge(acc.ID, ds.UUID)
 	for attempt := range 2 { // the second delivery finds nothing left to do
 		resp, err := handler(ctx, events.SQSEvent{Records: []events.SQSMessage{sqsMessage("m1", job)}})
 		if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -74,8 +74,8 @@ func TestPurgeDataSourceIsIdempotent(t *testing.T) {
 func TestJobsBatchStopsAtFirstFailure(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Acme")
-	handler := workers.Jobs(env.Deps)
-	good := jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: "ds_00000000-0000-0000-0000-000000000000"}
+	handler := workers.Jobs(env.Workers)
+	good := jobs.Purge(acc.ID, "ds_00000000-0000-0000-0000-000000000000")
 	bad := jobs.Message{Type: "no_such_job", AccountID: acc.ID}
 	resp, err := handler(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		sqsMessage("m1", good), sqsMessage("m2", bad), sqsMessage("m3", good),
@@ -119,8 +119,8 @@ func TestPurgeDataSourceDeletesItsCustomers(t *testing.T) {
 	gone1, gone2 := newCustomer(ds.UUID, "a"), newCustomer(ds.UUID, "b")
 	kept := newCustomer(keep.UUID, "c")
 
-	resp, err := workers.Jobs(env.Deps)(ctx, events.SQSEvent{Records: []events.SQSMessage{
-		sqsMessage("m1", jobs.Message{Type: jobs.PurgeDataSource, AccountID: acc.ID, DataSourceUUID: ds.UUID}),
+	resp, err := workers.Jobs(env.Workers)(ctx, events.SQSEvent{Records: []events.SQSMessage{
+		sqsMessage("m1", jobs.Purge(acc.ID, ds.UUID)),
 	}})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("%v %+v", err, resp)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
@@ -20,7 +19,7 @@ import (
 // imports, the items of its own partition (plans, external-id reservations, imports),
 // then the source itself. Every step is idempotent, so a redelivery finishes an
 // interrupted purge.
-func purgeDataSource(ctx context.Context, d *app.Deps, job jobs.Message) error {
+func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	ds, err := d.Store.GetDataSource(ctx, job.AccountID, job.DataSourceUUID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // already purged
@@ -54,7 +53,7 @@ func purgeDataSource(ctx context.Context, d *app.Deps, job jobs.Message) error {
 }
 
 // purgeCustomers takes the data source away from each of its customers.
-func purgeCustomers(ctx context.Context, d *app.Deps, accountID, dsUUID string) (int, error) {
+func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID string) (int, error) {
 	filter := store.CustomerFilter{DataSourceUUID: dsUUID}
 	count := 0
 	for {
@@ -81,12 +80,11 @@ func purgeCustomers(ctx context.Context, d *app.Deps, accountID, dsUUID string) 
 // listing only at that last step, so a redelivery after a failure in between finds it
 // again; the recomputation is asked for before, and sees the records already gone
 // (or, once the customer is deleted, removes it from the account's series).
-func purgeCustomer(ctx context.Context, d *app.Deps, c model.Customer, dsUUID string) error {
+func purgeCustomer(ctx context.Context, d *Deps, c model.Customer, dsUUID string) error {
 	if err := d.Store.DeleteCustomerSourceBilling(ctx, c.AccountID, c.UUID, dsUUID); err != nil {
 		return err
 	}
-	if err := d.Jobs.Send(ctx, jobs.Message{Type: jobs.RecomputeCustomer, AccountID: c.AccountID, CustomerUUID: c.UUID,
-		Nonce: "purge:" + dsUUID}); err != nil {
+	if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "purge:"+dsUUID)); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(c.DataSourceUUIDs, func(s string) bool { return s != dsUUID }) {

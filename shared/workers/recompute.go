@@ -6,18 +6,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/recompute"
 )
 
-// metrics is the production recomputer: records as the import pipeline stores them,
-// account series kept by package accountseries.
-var metrics = recompute.New(recompute.StoreRecords{})
-
-// recomputeCustomer handles RecomputeCustomerJob.
-func recomputeCustomer(ctx context.Context, d *app.Deps, job jobs.Message) error {
-	_, err := metrics.Customer(ctx, d, job.AccountID, job.CustomerUUID)
+// recomputeCustomer handles jobs.RecomputeCustomer.
+func recomputeCustomer(ctx context.Context, d *Deps, job jobs.Message) error {
+	_, err := d.Recomputer().Customer(ctx, job.AccountID, job.CustomerUUID)
 	return err
 }
 
@@ -31,7 +25,7 @@ const wakeLookBack = 24 * time.Hour
 // auto-churn falls due). SQS FIFO queues have no per-message delay, hence the sweep.
 // The wake item stays until the recomputation moves or removes it, so a failed job is
 // sent again by a later sweep.
-func MetricsWakeSweeper(d *app.Deps) func(ctx context.Context) error {
+func MetricsWakeSweeper(d *Deps) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		_, err := SweepMetricsWakes(ctx, d)
 		return err
@@ -39,7 +33,7 @@ func MetricsWakeSweeper(d *app.Deps) func(ctx context.Context) error {
 }
 
 // SweepMetricsWakes enqueues the due recomputations and reports how many.
-func SweepMetricsWakes(ctx context.Context, d *app.Deps) (int, error) {
+func SweepMetricsWakes(ctx context.Context, d *Deps) (int, error) {
 	now := d.Now()
 	due, err := d.Store.DueMetricsWakes(ctx, now.Add(-wakeLookBack), now)
 	if err != nil {
@@ -48,8 +42,7 @@ func SweepMetricsWakes(ctx context.Context, d *app.Deps) (int, error) {
 	for _, w := range due {
 		// The due time as nonce: a repeat within SQS's deduplication window is dropped,
 		// a new wake-up of the same customer is not.
-		if err := d.Jobs.Send(ctx, jobs.Message{Type: recompute.RecomputeCustomerJob, AccountID: w.AccountID,
-			CustomerUUID: w.CustomerUUID, Nonce: "wake:" + strconv.FormatInt(w.Due.Unix(), 10)}); err != nil {
+		if err := d.Jobs.Send(ctx, jobs.Recompute(w.AccountID, w.CustomerUUID, "wake:"+strconv.FormatInt(w.Due.Unix(), 10))); err != nil {
 			return 0, err
 		}
 	}
@@ -59,7 +52,7 @@ func SweepMetricsWakes(ctx context.Context, d *app.Deps) (int, error) {
 	return len(due), nil
 }
 
-// mergeCustomers handles recompute.MergeCustomersJob.
-func mergeCustomers(ctx context.Context, d *app.Deps, job jobs.Message) error {
-	return metrics.Merges(ctx, d, job.AccountID, job.CustomerUUID)
+// mergeCustomers handles jobs.MergeCustomers.
+func mergeCustomers(ctx context.Context, d *Deps, job jobs.Message) error {
+	return d.Recomputer().Merges(ctx, job.AccountID, job.CustomerUUID)
 }

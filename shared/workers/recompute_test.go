@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/subsight/subsight/shared/recompute/recomputetest"
+	"github.com/subsight/subsight/infra/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -19,7 +19,7 @@ func TestWakeSweepRecomputesThroughTheJobsQueue(t *testing.T) {
 	f := recomputetest.New(t, recomputetest.At("2024-01-15T00:00:00Z"), true)
 	ctx := context.Background()
 	f.AddInvoices(recomputetest.Monthly(1, recomputetest.At("2024-01-01T00:00:00Z"))...)
-	handler := workers.Jobs(f.D)
+	handler := workers.Jobs(f.D.Workers())
 	job := `{"type":"recompute_customer","account_id":"` + f.Acc.ID + `","customer_uuid":"` + f.Cust.UUID + `"}`
 	for range 2 { // a redelivery changes nothing
 		resp, err := handler(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: job}}})
@@ -30,12 +30,12 @@ func TestWakeSweepRecomputesThroughTheJobsQueue(t *testing.T) {
 	if c := f.Customer(); c.Status != "Active" || c.MRR != 1000 {
 		t.Fatalf("after the job: %q %d", c.Status, c.MRR)
 	}
-	if n, err := workers.SweepMetricsWakes(ctx, f.D); err != nil || n != 0 {
+	if n, err := workers.SweepMetricsWakes(ctx, f.D.Workers()); err != nil || n != 0 {
 		t.Fatalf("nothing is due yet: %d %v", n, err)
 	}
 
 	f.SetNow(recomputetest.At("2024-02-01T00:05:00Z"))
-	if n, err := workers.SweepMetricsWakes(ctx, f.D); err != nil || n != 1 {
+	if n, err := workers.SweepMetricsWakes(ctx, f.D.Workers()); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
 	out, err := f.D.Clients.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(f.Env.JobsQueueURL),
@@ -52,7 +52,7 @@ func TestWakeSweepRecomputesThroughTheJobsQueue(t *testing.T) {
 		t.Fatalf("after the wake-up: %q %d", c.Status, c.MRR)
 	}
 	// The wake-up moved on (nothing else changes by itself): no more sweeps.
-	if n, err := workers.SweepMetricsWakes(ctx, f.D); err != nil || n != 0 {
+	if n, err := workers.SweepMetricsWakes(ctx, f.D.Workers()); err != nil || n != 0 {
 		t.Fatalf("swept again: %d %v", n, err)
 	}
 }

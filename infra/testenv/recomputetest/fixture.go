@@ -36,7 +36,7 @@ func TP(t time.Time) *time.Time { return &t }
 type Fixture struct {
 	t      testing.TB
 	Env    *testenv.Env
-	D      *app.Deps // store on a metered client, clock fixed by SetNow
+	D      *app.Deps // on a metered DynamoDB client, clock fixed by SetNow, real series
 	Meter  *ddbmeter.Meter
 	Acc    model.Account
 	DS     model.DataSource
@@ -45,11 +45,24 @@ type Fixture struct {
 	idx    store.BillingIndex
 	subs   map[string]model.Subscription
 	Series *SeriesSpy
-	Rec    recompute.Recomputer
+	Rec    *recompute.Recomputer
+	now    time.Time
 }
 
 // SeriesSpy counts account-series calls, for tests that leave the series out.
 type SeriesSpy struct{ Applied, Removed int }
+
+// Apply counts a call (recompute.Series).
+func (s *SeriesSpy) Apply(context.Context, string, *engine.Result, accountseries.CustomerAttrs) error {
+	s.Applied++
+	return nil
+}
+
+// Remove counts a call (recompute.Series).
+func (s *SeriesSpy) Remove(context.Context, string, string) error {
+	s.Removed++
+	return nil
+}
 
 // New seeds an account, a data source, a monthly plan "Gold" and a customer "c1" at now.
 // The recomputer uses the real account series when realSeries is set, else a spy.
@@ -57,12 +70,11 @@ func New(t testing.TB, now time.Time, realSeries bool) *Fixture {
 	t.Helper()
 	env := testenv.New(t)
 	meter := ddbmeter.New()
-	d := *env.Deps
-	d.Now = func() time.Time { return now }
-	d.Store = store.New(meter.Client(env.AWS), env.TableName, d.Now)
+	f := &Fixture{t: t, Env: env, Meter: meter, subs: map[string]model.Subscription{}, Series: &SeriesSpy{}, now: now}
+	f.D = env.With(meter.Client(env.AWS), func() time.Time { return f.now })
+	d := f.D
 	ctx := context.Background()
-	f := &Fixture{t: t, Env: env, D: &d, Meter: meter, Acc: env.NewAccount(t, "Metrics"), subs: map[string]model.Subscription{},
-		Series: &SeriesSpy{}}
+	f.Acc = env.NewAccount(t, "Metrics")
 	f.DS = model.NewDataSource(f.Acc.ID, "billing", now)
 	Must(t, d.Store.CreateDataSource(ctx, f.DS))
 	f.Plan = model.Plan{AccountID: f.Acc.ID, UUID: model.NewPlanUUID(), DataSourceUUID: f.DS.UUID, System: f.DS.System,
@@ -78,18 +90,9 @@ func New(t testing.TB, now time.Time, realSeries bool) *Fixture {
 	Must(t, d.Store.CreateCustomer(ctx, f.Cust))
 	f.idx, err = d.Store.GetBillingIndex(ctx, f.Acc.ID, f.Cust.UUID)
 	Must(t, err)
-	spy := f.Series
-	f.Rec = recompute.Recomputer{Records: recompute.StoreRecords{},
-		Series: func(ctx context.Context, d *app.Deps, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error {
-			spy.Applied++
-			return nil
-		},
-		Forget: func(ctx context.Context, d *app.Deps, accountID, customerUUID string) error {
-			spy.Removed++
-			return nil
-		}}
+	f.Rec = recompute.New(d.Store, f.Series, d.Now)
 	if realSeries {
-		f.Rec = recompute.New(recompute.StoreRecords{})
+		f.Rec = d.Workers().Recomputer()
 	}
 	return f
 }
@@ -192,7 +195,7 @@ func Monthly(n int, start time.Time) []Invoice {
 func (f *Fixture) Run() (recompute.Outcome, ddbmeter.Snapshot) {
 	f.t.Helper()
 	f.Meter.Reset()
-	out, err := f.Rec.Customer(context.Background(), f.D, f.Acc.ID, f.Cust.UUID)
+	out, err := f.Rec.Customer(context.Background(), f.Acc.ID, f.Cust.UUID)
 	Must(f.t, err)
 	return out, f.Meter.Snapshot()
 }
@@ -210,11 +213,11 @@ func (f *Fixture) SubscriptionRows() []store.MetricsSubscription {
 	f.t.Helper()
 	p, err := f.D.Store.ListMetricsSubscriptions(context.Background(), f.Acc.ID, f.Cust.UUID, 200, nil)
 	Must(f.t, err)
-	return p.Rows
+	return p.Items
 }
 
 // SetNow moves the clock.
-func (f *Fixture) SetNow(now time.Time) { f.D.Now = func() time.Time { return now } }
+func (f *Fixture) SetNow(now time.Time) { f.now = now }
 
 // AddCustomer creates another customer of the fixture's data source and makes it the
 // one AddInvoices and Run work on.
