@@ -342,7 +342,7 @@ func Parse(b []byte) (*Template, error) {
 			t.Other[id] = r.Type
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("Resources.%s: %w", id, err))
+			errs = append(errs, fmt.Errorf("resource %s: %w", id, err))
 		}
 	}
 	errs = append(errs, t.checkAuthorizers()...)
@@ -470,7 +470,7 @@ func readHttpApiEvent(name string, props *yaml.Node) (HttpApiEvent, error) {
 		PayloadFormatVersion: re.PayloadFormatVersion}
 	if !re.ApiId.IsZero() {
 		if re.ApiId.Fn != FnRef {
-			return HttpApiEvent{}, errors.New("ApiId must be !Ref <HttpApi>")
+			return HttpApiEvent{}, errors.New("its ApiId must be !Ref <HttpApi>")
 		}
 		e.ApiID = re.ApiId.Target
 	}
@@ -483,7 +483,7 @@ func readSQSEvent(name string, props *yaml.Node) (SQSEvent, error) {
 		return SQSEvent{}, err
 	}
 	if re.Queue.Fn != FnGetAtt || re.Queue.Attr != "Arn" {
-		return SQSEvent{}, errors.New("Queue must be !GetAtt <Queue>.Arn")
+		return SQSEvent{}, errors.New("its Queue must be !GetAtt <Queue>.Arn")
 	}
 	return SQSEvent{Name: name, Queue: re.Queue.Target, BatchSize: first(re.BatchSize, nil, 10),
 		ReportBatchItemFailures: slices.Contains(re.FunctionResponseTypes, "ReportBatchItemFailures"),
@@ -535,7 +535,7 @@ func readQueue(id string, props *yaml.Node) (*Queue, error) {
 		ReceiveWaitTime: rq.ReceiveMessageWaitTimeSeconds, DeduplicationScope: rq.DeduplicationScope, FifoThroughputLimit: rq.FifoThroughputLimit}
 	if rp := rq.RedrivePolicy; rp != nil {
 		if rp.DeadLetterTargetArn.Fn != FnGetAtt || rp.DeadLetterTargetArn.Attr != "Arn" {
-			return nil, errors.New("RedrivePolicy.deadLetterTargetArn must be !GetAtt <Queue>.Arn")
+			return nil, errors.New("its RedrivePolicy's deadLetterTargetArn must be !GetAtt <Queue>.Arn")
 		}
 		q.Redrive = &Redrive{DeadLetterQueue: rp.DeadLetterTargetArn.Target, MaxReceiveCount: rp.MaxReceiveCount}
 	}
