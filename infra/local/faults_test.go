@@ -25,7 +25,7 @@ import (
 // faultRate is the share of DynamoDB request attempts that fail in TestImportUnderFaults.
 const faultRate = 0.10
 
-// TestImportUnderFaults imports FAULT_TEST_CUSTOMERS customers (default 250; 12
+// TestImportUnderFaults imports FAULT_TEST_CUSTOMERS customers (default 50; 12
 // monthly invoices each, as the import benchmark) through the whole local stack twice,
 // into two accounts: once without faults, then with 10 % of the workers' and handlers'
 // DynamoDB request attempts failing (faults.Injector: transaction conflicts,
@@ -35,9 +35,9 @@ const faultRate = 0.10
 // of items of every kind (no record lost or written twice), nothing in either
 // dead-letter queue, and the series checker finds no difference in the second.
 //
-// make test runs it at 250 customers (one json_import); make fault-test at 1,000.
+// make test runs it at 50 customers; make fault-test at 1,000 (FAULT_TEST_CUSTOMERS).
 func TestImportUnderFaults(t *testing.T) {
-	customers := 250
+	customers := 50
 	if v, err := strconv.Atoi(os.Getenv("FAULT_TEST_CUSTOMERS")); err == nil && v > 0 {
 		customers = v
 	}
