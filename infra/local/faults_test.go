@@ -109,6 +109,13 @@ func TestImportUnderFaults(t *testing.T) {
 	}
 	counts := itemCounts(t, s, s.accountID, faultyAccount)
 	wantItems, gotItems := counts[s.accountID], counts[faultyAccount]
+	// How many series bucket items there are depends on how the customers' uuids (which
+	// differ between the accounts) spread over the write shards; their numbers are
+	// compared by the metrics answer above and by the series check below.
+	for _, kind := range []string{"series_index", "series_year", "series_month"} {
+		delete(wantItems, kind)
+		delete(gotItems, kind)
+	}
 	if !reflect.DeepEqual(gotItems, wantItems) {
 		t.Errorf("items per kind under faults %v, without %v", gotItems, wantItems)
 	}
