@@ -60,8 +60,7 @@ func ListImportInvoices(d *Deps) apigw.Endpoint {
 		for i, inv := range p.Items {
 			out[i] = invoiceJSON(inv, false)
 		}
-		perPage, _ := r.PerPage()
-		return importRecordsPage(d, r, pg, perPage, c.UUID, "invoices", out, p)
+		return importRecordsPage(d, r, pg, c.UUID, "invoices", out, p)
 	}}
 }
 

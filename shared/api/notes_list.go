@@ -17,23 +17,20 @@ import (
 // cursor and per_page; newest first; no legacy page keys (as ChartMogul's).
 func ListCustomerNotes(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		perPage, err := r.PerPage()
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		f := store.NoteFilter{CustomerUUID: r.Query("customer_uuid"), Type: r.Query("type"),
 			AuthorEmail: r.Query("author_email")}
 		if f.Type != "" && !model.ValidNoteType(f.Type) {
 			return apigw.Response{}, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q", f.Type)
 		}
-		pg, err := readCursor(d, r, "customer_notes?"+url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}}.Encode())
+		pg, err := readCursor(d, r, listing{scope: "customer_notes?" + url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}}.Encode(),
+			params: []string{"customer_uuid", "type", "author_email"}})
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		page := store.Page[model.Note]{Items: []model.Note{}}
 		// An unknown customer, or another account's, simply has no notes here.
 		if (f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)) && len(f.AuthorEmail) <= maxNameLength {
-			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, perPage, pg.start); err != nil {
+			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, pg.perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}
 		}

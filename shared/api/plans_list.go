@@ -18,13 +18,10 @@ import (
 // current_page and total_pages, as ChartMogul's does.
 func ListPlans(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		perPage, err := r.PerPage()
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		f := store.PlanFilter{DataSourceUUID: r.Query("data_source_uuid"), ExternalID: r.Query("external_id"),
 			System: model.SystemFilter(r.Query("system"))}
-		pg, err := readCursor(d, r, "plans?"+url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode())
+		pg, err := readCursor(d, r, listing{scope: "plans?" + url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode(),
+			params: []string{"data_source_uuid", "external_id", "system"}, legacy: true})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -32,7 +29,10 @@ func ListPlans(d *Deps) apigw.Endpoint {
 		// A value that no plan can have answers an empty list without a query (and
 		// keeps oversized strings out of key conditions).
 		if plansFilterCanMatch(f) {
-			if page, err = d.Store.ListPlans(ctx, r.AccountID, f, perPage, pg.start); err != nil {
+			page, err = readPage(pg, func(limit int, start store.PageToken) (store.Page[model.Plan], error) {
+				return d.Store.ListPlans(ctx, r.AccountID, f, limit, start)
+			})
+			if err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -41,15 +41,17 @@ func ListPlans(d *Deps) apigw.Endpoint {
 			plans[i] = newPlanJSON(p)
 		}
 		obj := jsonobj.Object{{Key: "plans", Value: plans}}
-		if pg.first() {
-			total := len(plans)
+		if pg.legacy() {
+			total := pg.skipped() + len(plans)
 			if page.HasMore {
 				if total, err = d.Store.CountPlans(ctx, r.AccountID, f); err != nil {
 					return apigw.Response{}, err
 				}
+			} else if page.TotalKnown {
+				total = page.Total
 			}
-			obj = append(obj, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: (total + perPage - 1) / perPage})
+			obj = append(obj, jsonobj.Field{Key: "current_page", Value: pg.page},
+				jsonobj.Field{Key: "total_pages", Value: (total + pg.perPage - 1) / pg.perPage})
 		}
 		next, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {

@@ -59,11 +59,13 @@ func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customer
 
 // ActivityFilter selects the account's activities: From and To bound the date
 // (inclusive; zero = unbounded), Type is one movement type or empty, Descending lists
-// newest first.
+// newest first, After (an activity's place, from ActivityOrder) starts the listing
+// after that activity.
 type ActivityFilter struct {
 	From, To   time.Time
 	Type       string
 	Descending bool
+	After      string
 }
 
 // ListActivities reads one page of the account's activities from GSI1 (all types) or
@@ -82,6 +84,9 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f Activity
 	}
 	if !f.To.IsZero() {
 		hi = timefmt.Nanos(f.To) + "~"
+	}
+	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
+		return Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
 	}
 	q := listQuery{
 		in: dynamodb.QueryInput{IndexName: aws.String(index),
