@@ -106,10 +106,10 @@ func parseActivityQuery(r *apigw.Request) (store.ActivityFilter, error) {
 		r.Event.QueryStringParameters["per_page"] = r.Query("per-page")
 	}
 	var err error
-	if f.From, err = activityTime(r, "start-date", false); err != nil {
+	if f.From, err = timeParam(r, "start-date", false); err != nil {
 		return f, err
 	}
-	if f.To, err = activityTime(r, "end-date", true); err != nil {
+	if f.To, err = timeParam(r, "end-date", true); err != nil {
 		return f, err
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && f.To.Before(f.From) {
@@ -158,9 +158,9 @@ func orderBound(t time.Time) string {
 	return timefmt.Nanos(t)
 }
 
-// activityTime parses an optional ISO 8601 bound; a date alone as an upper bound
+// timeParam parses an optional ISO 8601 bound; a date alone as an upper bound
 // covers that whole day.
-func activityTime(r *apigw.Request, param string, upper bool) (time.Time, error) {
+func timeParam(r *apigw.Request, param string, upper bool) (time.Time, error) {
 	raw := strings.TrimSpace(r.Query(param))
 	if raw == "" {
 		return time.Time{}, nil

@@ -143,16 +143,7 @@ func contactPage(ctx context.Context, d *Deps, r *apigw.Request, f store.Contact
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	cursor, err := pg.nextCursor(d, r, page.Next)
-	if err != nil {
-		return apigw.Response{}, err
-	}
-	entries := make([]contactJSON, len(page.Items))
-	for i, c := range page.Items {
-		entries[i] = newContactJSON(c)
-	}
-	return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries},
-		{Key: "cursor", Value: cursor}, {Key: "has_more", Value: page.HasMore}})
+	return entriesPage(d, r, pg, page, func(c model.Contact) any { return newContactJSON(c) })
 }
 
 // ListContacts is GET /v1/contacts.

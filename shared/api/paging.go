@@ -192,23 +192,41 @@ func listScope(name string, filters map[string]string) string {
 	return name + "?" + v.Encode()
 }
 
-// importRecordsPage renders a page of one customer's Import-API records: customer_uuid,
-// the entries under key, on the first page (or page=N) the legacy current_page and
-// total_pages (null when the listing does not know its size), then cursor and has_more.
-func importRecordsPage[T any](d *Deps, r *apigw.Request, pg paging, customerUUID, key string,
-	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
+// countedPage renders a listing whose legacy keys are the page and the page count
+// (plans, plan groups, a plan group's plans, one customer's Import-API records): head,
+// the entries under key, on the first page (or page=N) current_page and total_pages,
+// then cursor and has_more. total_pages is exact when the listing knows its size or
+// the page reaches its end, else count's (null without count).
+func countedPage[T any](d *Deps, r *apigw.Request, pg paging, head jsonobj.Object, key string, entries any,
+	page store.Page[T], count func() (int, error)) (apigw.Response, error) {
 	cursor, err := pg.nextCursor(d, r, page.Next)
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	body := jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}, {Key: key, Value: entries}}
+	body := append(head, jsonobj.Field{Key: key, Value: entries})
 	if pg.legacy() {
 		var total any
-		if page.TotalKnown {
+		switch {
+		case page.TotalKnown:
 			total = (page.Total + pg.perPage - 1) / pg.perPage
+		case !page.HasMore:
+			total = (pg.skipped() + len(page.Items) + pg.perPage - 1) / pg.perPage
+		case count != nil:
+			n, err := count()
+			if err != nil {
+				return apigw.Response{}, err
+			}
+			total = (n + pg.perPage - 1) / pg.perPage
 		}
 		body = append(body, jsonobj.Field{Key: "current_page", Value: pg.page}, jsonobj.Field{Key: "total_pages", Value: total})
 	}
 	body = append(body, jsonobj.Field{Key: "cursor", Value: cursor}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
 	return apigw.JSON(http.StatusOK, body)
+}
+
+// importRecordsPage renders a page of one customer's Import-API records: customer_uuid,
+// then the entries under key, as countedPage.
+func importRecordsPage[T any](d *Deps, r *apigw.Request, pg paging, customerUUID, key string,
+	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
+	return countedPage(d, r, pg, jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}}, key, entries, page, nil)
 }

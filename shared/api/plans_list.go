@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
-	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -40,25 +38,9 @@ func ListPlans(d *Deps) apigw.Endpoint {
 		for i, p := range page.Items {
 			plans[i] = newPlanJSON(p)
 		}
-		obj := jsonobj.Object{{Key: "plans", Value: plans}}
-		if pg.legacy() {
-			total := pg.skipped() + len(plans)
-			if page.HasMore {
-				if total, err = d.Store.CountPlans(ctx, r.AccountID, f); err != nil {
-					return apigw.Response{}, err
-				}
-			} else if page.TotalKnown {
-				total = page.Total
-			}
-			obj = append(obj, jsonobj.Field{Key: "current_page", Value: pg.page},
-				jsonobj.Field{Key: "total_pages", Value: (total + pg.perPage - 1) / pg.perPage})
-		}
-		next, err := pg.nextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		obj = append(obj, jsonobj.Field{Key: "cursor", Value: next}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
-		return apigw.JSON(http.StatusOK, obj)
+		return countedPage(d, r, pg, nil, "plans", plans, page, func() (int, error) {
+			return d.Store.CountPlans(ctx, r.AccountID, f)
+		})
 	}}
 }
 

@@ -31,6 +31,7 @@ type noteItem struct {
 	AccountID    string    `dynamodbav:"account_id"`
 	UUID         string    `dynamodbav:"uuid"`
 	CustomerUUID string    `dynamodbav:"customer_uuid"`
+	ContactUUID  string    `dynamodbav:"contact_uuid,omitempty"`
 	Type         string    `dynamodbav:"type"`
 	Text         string    `dynamodbav:"text"`
 	CallDuration int       `dynamodbav:"call_duration"`
@@ -42,9 +43,9 @@ type noteItem struct {
 }
 
 func (it noteItem) note() model.Note {
-	return model.Note{AccountID: it.AccountID, UUID: it.UUID, CustomerUUID: it.CustomerUUID, Type: it.Type,
-		Text: it.Text, CallDuration: it.CallDuration, AuthorEmail: it.AuthorEmail, AuthorName: it.AuthorName,
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+	return model.Note{RecordMeta: model.RecordMeta{AccountID: it.AccountID, UUID: it.UUID, CustomerUUID: it.CustomerUUID,
+		ContactUUID: it.ContactUUID, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}, Type: it.Type,
+		Text: it.Text, CallDuration: it.CallDuration, AuthorEmail: it.AuthorEmail, AuthorName: it.AuthorName}
 }
 
 func newNoteItem(n model.Note) noteItem {
@@ -53,7 +54,7 @@ func newNoteItem(n model.Note) noteItem {
 	return noteItem{PK: k.PK, SK: k.SK, ET: keys.TypeNote,
 		GSI1PK: keys.NotesByAccount(n.AccountID), GSI1SK: order,
 		GSI2PK: keys.NotesByCustomer(n.AccountID, n.CustomerUUID), GSI2SK: order,
-		AccountID: n.AccountID, UUID: n.UUID, CustomerUUID: n.CustomerUUID, Type: n.Type, Text: n.Text,
+		AccountID: n.AccountID, UUID: n.UUID, CustomerUUID: n.CustomerUUID, ContactUUID: n.ContactUUID, Type: n.Type, Text: n.Text,
 		CallDuration: n.CallDuration, AuthorEmail: n.AuthorEmail, AuthorName: n.AuthorName,
 		AuthorKey: strings.ToLower(n.AuthorEmail), CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
 }

@@ -10,9 +10,11 @@ import (
 	"github.com/subsight/subsight/shared/model"
 )
 
-// NoteFilter narrows a note listing; empty fields do not filter.
+// NoteFilter narrows a note listing; empty fields do not filter. A contact's notes are
+// read from its customer's (CustomerUUID must be the contact's customer).
 type NoteFilter struct {
 	CustomerUUID string
+	ContactUUID  string
 	Type         string
 	AuthorEmail  string
 }
@@ -25,6 +27,7 @@ func (s *Store) ListNotes(ctx context.Context, accountID string, f NoteFilter, l
 	if f.CustomerUUID != "" {
 		q = indexListing(keys.GSI2, keys.NotesByCustomer(accountID, f.CustomerUUID), false)
 	}
+	q.whereEqual("contact_uuid", f.ContactUUID)
 	if f.Type != "" {
 		q.where("#type = :type", map[string]string{"#type": "type"}, map[string]types.AttributeValue{":type": sAttr(f.Type)})
 	}

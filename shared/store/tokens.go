@@ -79,6 +79,7 @@ const (
 	tokDate       = "d"
 	tokCreated    = "t"
 	tokCustomerAt = "c."
+	tokOffset     = "o"
 )
 
 // wellFormed checks the positions a token holds.

@@ -51,6 +51,8 @@ func Jobs(d *Deps) sqsworker.Handler {
 			return recomputeCustomer(ctx, d, job)
 		case jobs.MergeCustomers:
 			return mergeCustomers(ctx, d, job)
+		case jobs.UnmergeCustomer:
+			return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 		default:
 			return fmt.Errorf("jobs: unknown job type %q", job.Type)
 		}
