@@ -15,32 +15,28 @@ import (
 // cursor and per_page; newest first; no legacy page keys (as ChartMogul's).
 func ListCustomerNotes(d *Deps) apigw.Endpoint { return listNotes(d, customerNotes) }
 
-// ListNotes is GET /v1/notes: as ListCustomerNotes, and contact_uuid lists the notes made
-// for one contact.
+// ListNotes is GET /v1/notes, as ListCustomerNotes. On both, contact_uuid lists the notes
+// made for one contact.
 func ListNotes(d *Deps) apigw.Endpoint { return listNotes(d, entityNotes) }
 
+// noteFilters are the filters of both note listings.
+var noteFilters = []string{"customer_uuid", "type", "author_email", "contact_uuid"}
+
 func listNotes(d *Deps, k crmKind[model.Note, *model.Note]) apigw.Endpoint {
-	filters := []string{"customer_uuid", "type", "author_email"}
-	if k.contacts {
-		filters = append(filters, "contact_uuid")
-	}
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		f := store.NoteFilter{CustomerUUID: r.Query("customer_uuid"), Type: r.Query("type"),
 			AuthorEmail: r.Query("author_email")}
 		if f.Type != "" && !model.ValidNoteType(f.Type) {
 			return apigw.Response{}, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q", f.Type)
 		}
-		scope := url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}}
-		if k.contacts {
-			scope.Set("con", r.Query("contact_uuid"))
-		}
-		pg, err := readCursor(d, r, listing{scope: "customer_notes?" + scope.Encode(), params: filters})
+		scope := url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}, "con": {r.Query("contact_uuid")}}
+		pg, err := readCursor(d, r, listing{scope: "customer_notes?" + scope.Encode(), params: noteFilters})
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		// An unknown customer or contact, or another account's, simply has no notes here.
 		matchable := (f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)) && len(f.AuthorEmail) <= maxNameLength
-		if contact := r.Query("contact_uuid"); k.contacts && contact != "" && matchable {
+		if contact := r.Query("contact_uuid"); contact != "" && matchable {
 			if f.CustomerUUID, matchable, err = contactFilter(ctx, d, r.AccountID, contact, f.CustomerUUID); err != nil {
 				return apigw.Response{}, err
 			}
