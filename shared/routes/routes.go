@@ -31,7 +31,7 @@ var foundationAPIs = map[string]API{
 }
 
 // APIs are the HTTP API operations.
-var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs)
+var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs, crmAPIs)
 
 // Workers are the SQS queue consumers.
 var Workers = map[string]func(*workers.Deps) sqsworker.Handler{
