@@ -206,37 +206,33 @@ func (r *Recomputer) moveSourceBillingOnce(ctx context.Context, u store.UnmergeR
 // moveCRMRecords re-homes a customer's CRM records of the kinds named (tasks,
 // opportunities, notes: a merge moves all three, an unmerge those it is asked to).
 func (r *Recomputer) moveCRMRecords(ctx context.Context, accountID, fromUUID, toUUID string, kinds []string) error {
-	if slices.Contains(kinds, "notes") {
-		notes, err := r.store.CustomerNotes(ctx, accountID, fromUUID)
-		if err != nil {
-			return err
-		}
-		for _, n := range notes {
-			if err := r.store.MoveNote(ctx, n, toUUID); err != nil {
+	s := r.store
+	for kind, move := range map[string]func() error{
+		"notes": func() error { return moveEach(ctx, accountID, fromUUID, toUUID, s.CustomerNotes, s.MoveNote) },
+		"opportunities": func() error {
+			return moveEach(ctx, accountID, fromUUID, toUUID, s.CustomerOpportunities, s.MoveOpportunity)
+		},
+		"tasks": func() error { return moveEach(ctx, accountID, fromUUID, toUUID, s.CustomerTasks, s.MoveTask) },
+	} {
+		if slices.Contains(kinds, kind) {
+			if err := move(); err != nil {
 				return err
 			}
 		}
 	}
-	if slices.Contains(kinds, "opportunities") {
-		opps, err := r.store.CustomerOpportunities(ctx, accountID, fromUUID)
-		if err != nil {
-			return err
-		}
-		for _, o := range opps {
-			if err := r.store.MoveOpportunity(ctx, o, toUUID); err != nil {
-				return err
-			}
-		}
+	return nil
+}
+
+// moveEach moves every record a customer has (list) to another customer (move).
+func moveEach[T any](ctx context.Context, accountID, fromUUID, toUUID string,
+	list func(context.Context, string, string) ([]T, error), move func(context.Context, T, string) error) error {
+	records, err := list(ctx, accountID, fromUUID)
+	if err != nil {
+		return err
 	}
-	if slices.Contains(kinds, "tasks") {
-		tasks, err := r.store.CustomerTasks(ctx, accountID, fromUUID)
-		if err != nil {
+	for _, rec := range records {
+		if err := move(ctx, rec, toUUID); err != nil {
 			return err
-		}
-		for _, t := range tasks {
-			if err := r.store.MoveTask(ctx, t, toUUID); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -113,12 +113,7 @@ func (s *Store) ListOpportunities(ctx context.Context, accountID string, f Oppor
 // CustomerOpportunities reads every opportunity of a customer (merges and unmerges
 // move them).
 func (s *Store) CustomerOpportunities(ctx context.Context, accountID, customerUUID string) ([]model.Opportunity, error) {
-	items, err := customerRecords[opportunityItem](ctx, s, keys.Opportunities, accountID, customerUUID)
-	out := make([]model.Opportunity, len(items))
-	for i, it := range items {
-		out[i] = it.opportunity()
-	}
-	return out, err
+	return customerRecords(ctx, s, keys.Opportunities, accountID, customerUUID, opportunityItem.opportunity)
 }
 
 // MoveOpportunity makes an opportunity another customer's.

@@ -154,11 +154,18 @@ func (s *Store) moveRecord(ctx context.Context, kind keys.Record, from, to recor
 	return s.transactWrite(ctx, writes)
 }
 
-// customerRecords reads every record of kind of one customer (its partition).
-func customerRecords[I any](ctx context.Context, s *Store, kind keys.Record, accountID, customerUUID string) ([]I, error) {
+// customerRecords reads every record of kind of one customer (its partition), converted.
+func customerRecords[I, T any](ctx context.Context, s *Store, kind keys.Record, accountID, customerUUID string,
+	convert func(I) T) ([]T, error) {
 	var items []I
-	err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), kind.Prefix(), &items)
-	return items, err
+	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), kind.Prefix(), &items); err != nil {
+		return nil, err
+	}
+	out := make([]T, len(items))
+	for i, it := range items {
+		out[i] = convert(it)
+	}
+	return out, nil
 }
 
 // recordListing lists records of kind newest first: one customer's (GSI2) or the

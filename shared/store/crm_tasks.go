@@ -94,12 +94,7 @@ func (s *Store) ListTasks(ctx context.Context, accountID string, f TaskFilter, l
 
 // CustomerTasks reads every task of a customer (merges and unmerges move them).
 func (s *Store) CustomerTasks(ctx context.Context, accountID, customerUUID string) ([]model.Task, error) {
-	items, err := customerRecords[taskItem](ctx, s, keys.Tasks, accountID, customerUUID)
-	out := make([]model.Task, len(items))
-	for i, it := range items {
-		out[i] = it.task()
-	}
-	return out, err
+	return customerRecords(ctx, s, keys.Tasks, accountID, customerUUID, taskItem.task)
 }
 
 // MoveTask makes a task another customer's (a contact it was about stays named).
