@@ -245,14 +245,28 @@ func entriesPage[T any](d *Deps, r *apigw.Request, pg paging, page store.Page[T]
 		{Key: "has_more", Value: page.HasMore}})
 }
 
-// contactFilter narrows a listing of CRM records (filtered by customerUUID, "" for
-// all) to those made for a contact: it returns the contact's customer, whose records
-// hold them, and false when nothing can match (the contact is not the account's, or
-// is another customer's than the one asked for).
-func contactFilter(ctx context.Context, d *Deps, accountID, contactUUID, customerUUID string) (string, bool, error) {
-	c, err := loadContact(ctx, d, accountID, contactUUID)
-	if _, missing := apperr.As(err); missing {
-		return "", false, nil
+// recordOwner reads the customer_uuid and (contacts: the listing has it) contact_uuid
+// filters of a CRM listing: the customer whose records to read ("" for the account's; a
+// contact's records are its customer's) and the contact. ok is false when nothing can
+// match (a customer or contact that is not the account's, or a contact of another
+// customer than the one asked for): an empty listing, not an error.
+func recordOwner(ctx context.Context, d *Deps, r *apigw.Request, contacts bool) (customer, contact string, ok bool, err error) {
+	customer = r.Query("customer_uuid")
+	if contacts {
+		contact = r.Query("contact_uuid")
 	}
-	return c.CustomerUUID, err == nil && (customerUUID == "" || customerUUID == c.CustomerUUID), err
+	if customer != "" && !ids.Valid(customer, ids.Customer) {
+		return "", "", false, nil
+	}
+	if contact == "" {
+		return customer, "", true, nil
+	}
+	c, err := loadContact(ctx, d, r.AccountID, contact)
+	if _, missing := apperr.As(err); missing {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, err
+	}
+	return c.CustomerUUID, contact, customer == "" || customer == c.CustomerUUID, nil
 }

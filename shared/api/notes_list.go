@@ -2,11 +2,9 @@ package api
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
-	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -29,21 +27,16 @@ func listNotes(d *Deps, k crmKind[model.Note, *model.Note]) apigw.Endpoint {
 		if f.Type != "" && !model.ValidNoteType(f.Type) {
 			return apigw.Response{}, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q", f.Type)
 		}
-		scope := url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}, "con": {r.Query("contact_uuid")}}
-		pg, err := readCursor(d, r, listing{scope: "customer_notes?" + scope.Encode(), params: noteFilters})
+		pg, err := readCursor(d, r, filteredListing(r, "notes", noteFilters))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		// An unknown customer or contact, or another account's, simply has no notes here.
-		matchable := (f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)) && len(f.AuthorEmail) <= maxNameLength
-		if contact := r.Query("contact_uuid"); contact != "" && matchable {
-			if f.CustomerUUID, matchable, err = contactFilter(ctx, d, r.AccountID, contact, f.CustomerUUID); err != nil {
-				return apigw.Response{}, err
-			}
-			f.ContactUUID = contact
+		var ok bool
+		if f.CustomerUUID, f.ContactUUID, ok, err = recordOwner(ctx, d, r, true); err != nil {
+			return apigw.Response{}, err
 		}
 		page := store.Page[model.Note]{}
-		if matchable {
+		if ok && len(f.AuthorEmail) <= maxNameLength {
 			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, pg.perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}

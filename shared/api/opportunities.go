@@ -2,12 +2,10 @@ package api
 
 import (
 	"context"
-	"net/url"
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
-	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -83,17 +81,16 @@ func ListOpportunities(d *Deps) apigw.Endpoint {
 		if f.CloseTo, err = dateParam(r, "estimated_close_date_on_or_before"); err != nil {
 			return apigw.Response{}, err
 		}
-		scope := url.Values{}
-		for _, name := range opportunityFilters {
-			scope.Set(name, r.Query(name))
-		}
-		pg, err := readCursor(d, r, listing{scope: "opportunities?" + scope.Encode(), params: opportunityFilters})
+		pg, err := readCursor(d, r, filteredListing(r, "opportunities", opportunityFilters))
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		var ok bool
+		if f.CustomerUUID, _, ok, err = recordOwner(ctx, d, r, false); err != nil {
+			return apigw.Response{}, err
+		}
 		page := store.Page[model.Opportunity]{}
-		// An unknown customer, or another account's, simply has no opportunities.
-		if f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer) {
+		if ok {
 			if page, err = d.Store.ListOpportunities(ctx, r.AccountID, f, pg.perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}

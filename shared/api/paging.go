@@ -181,6 +181,16 @@ func readPage[T any](p paging, list func(limit int, start store.PageToken) (stor
 	return list(p.perPage, start)
 }
 
+// filteredListing is the listing name whose filters are the query parameters named:
+// their values make its scope.
+func filteredListing(r *apigw.Request, name string, filters []string) listing {
+	values := map[string]string{}
+	for _, f := range filters {
+		values[f] = r.Query(f)
+	}
+	return listing{scope: listScope(name, values), params: filters}
+}
+
 // listScope names a listing and its filters (the non-empty ones).
 func listScope(name string, filters map[string]string) string {
 	v := url.Values{}

@@ -2,12 +2,10 @@ package api
 
 import (
 	"context"
-	"net/url"
 	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
-	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -86,24 +84,16 @@ func ListTasks(d *Deps) apigw.Endpoint {
 		default:
 			return apigw.Response{}, apperr.BadRequest("completed", "Invalid value for parameter \"completed\": %q (true or false)", r.Query("completed"))
 		}
-		scope := url.Values{}
-		for _, name := range taskFilters {
-			scope.Set(name, r.Query(name))
-		}
-		pg, err := readCursor(d, r, listing{scope: "tasks?" + scope.Encode(), params: taskFilters})
+		pg, err := readCursor(d, r, filteredListing(r, "tasks", taskFilters))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		matchable := f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)
-		if contact := r.Query("contact_uuid"); contact != "" && matchable {
-			if f.CustomerUUID, matchable, err = contactFilter(ctx, d, r.AccountID, contact, f.CustomerUUID); err != nil {
-				return apigw.Response{}, err
-			}
-			f.ContactUUID = contact
+		var ok bool
+		if f.CustomerUUID, f.ContactUUID, ok, err = recordOwner(ctx, d, r, true); err != nil {
+			return apigw.Response{}, err
 		}
 		page := store.Page[model.Task]{}
-		// An unknown customer or contact, or another account's, simply has no tasks.
-		if matchable {
+		if ok {
 			if page, err = d.Store.ListTasks(ctx, r.AccountID, f, pg.perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}

@@ -1,7 +1,7 @@
 package keys
 
-// Opportunities, tasks, plan groups and customer unmerges. See docs/data-model.md,
-// "Opportunities, tasks and plan groups".
+// Notes, opportunities, tasks, plan groups and customer unmerges. See docs/data-model.md,
+// "Customer notes", "Opportunities and tasks", "Plan groups" and "Unmerge".
 
 // Entity types of the CRM records and plan groups.
 const (
@@ -24,9 +24,9 @@ type Record struct {
 	name string
 }
 
-// The CRM record kinds kept this way (customer notes have their own keys, NoteLocator
-// and friends, with the same layout).
+// The CRM record kinds kept this way.
 var (
+	Notes         = Record{Type: TypeNote, LocatorType: TypeNoteLocator, name: "NOTE"}
 	Opportunities = Record{Type: TypeOpportunity, LocatorType: TypeOpportunityLocator, name: "OPP"}
 	Tasks         = Record{Type: TypeTask, LocatorType: TypeTaskLocator, name: "TASK"}
 )
