@@ -116,6 +116,9 @@ func uuidsOf(v any) []string {
 func TestUnknownPagingParameters(t *testing.T) {
 	e := newResourceEnv(t)
 	cus := map[string]string{"customer_uuid": e.customer}
+	_, g := e.do(e.acc, api.CreatePlanGroup, "POST", "/v1/plan_groups", nil, nil, map[string]any{"name": "G",
+		"plans": []string{e.createPlan(e.ds.UUID, "grouped", "Grouped")["uuid"].(string)}})
+	group := map[string]string{"plan_group_uuid": g["uuid"].(string)}
 	type route struct {
 		name   string
 		ep     func(*api.Deps) apigw.Endpoint
@@ -138,6 +141,11 @@ func TestUnknownPagingParameters(t *testing.T) {
 		{"customer activities", api.ListCustomerActivities, "/v1/customers/{customer_uuid}/activities", cus, "A", true},
 		{"activities", api.ListActivities, "/v1/activities", nil, "A", false},
 		{"data sources", api.ListDataSources, "/v1/data_sources", nil, "B", false},
+		{"notes", api.ListNotes, "/v1/notes", nil, "A", false},
+		{"opportunities", api.ListOpportunities, "/v1/opportunities", nil, "A", false},
+		{"tasks", api.ListTasks, "/v1/tasks", nil, "A", false},
+		{"plan groups", api.ListPlanGroups, "/v1/plan_groups", nil, "B", true},
+		{"a plan group's plans", api.ListPlanGroupPlans, "/v1/plan_groups/{plan_group_uuid}/plans", group, "B", true},
 	}
 	for _, r := range routes {
 		unknown := []string{"offset", "limit", "starting_after", "pageSize", "page[number]", "next_page", "skip"}
