@@ -2,10 +2,11 @@
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
 #   make test    unit + integration + Lambda-parity tests, template checks, sam build, both
-#                client suites, sam local smoke (SAM_SMOKE=0 skips the last)
+#                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
 #   make sam-local  sam local start-api (Docker) against a running make run
 #   make lint    gofmt, go vet, go mod tidy drift, cfn-lint, sam validate --lint
-#   make build   every function's arm64 bootstrap, in one go build, into bin/<folder>/bootstrap
+#   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
+#                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
@@ -22,6 +23,7 @@ MAKEFLAGS += --no-builtin-rules --no-print-directory
 GO      ?= go
 PYTHON  ?= python3
 NPM     ?= npm
+NODE    ?= node
 
 # Python tools (moto server, cfn-lint, SAM CLI), pinned in infra/requirements.txt.
 VENV        := .venv
@@ -38,6 +40,22 @@ export __SAM_CLI_APP_DIR := $(CURDIR)/$(VENV)/sam-cli
 # npm packages for the client compatibility test (test/node/package.json + package-lock.json).
 NODE_DIR   := test/node
 NPM_STAMP  := $(NODE_DIR)/node_modules/.stamp-lock
+
+# The web dashboard: its npm packages (esbuild, Observable Plot) pinned by web/package-lock.json,
+# built by web/build.mjs into shared/dashboard/dist, which the dashboard function embeds
+# (go:embed). The built files are not committed: every `make build` makes them first from the
+# lock file and web/src (byte-identical for the same commit: `make dashboard-check`).
+WEB_DIR         := web
+WEB_NPM_STAMP   := $(WEB_DIR)/node_modules/.stamp-lock
+DASHBOARD_STAMP := $(WEB_DIR)/.stamp-dist
+WEB_SOURCES     := $(WEB_DIR)/build.mjs $(shell find $(WEB_DIR)/src -type f 2>/dev/null)
+
+# The dashboard's browser test: playwright-core (test/dashboard/package-lock.json) driving
+# Debian's chromium, which the Makefile installs when missing.
+DASHBOARD_TEST_DIR   := test/dashboard
+DASHBOARD_TEST_STAMP := $(DASHBOARD_TEST_DIR)/node_modules/.stamp-lock
+CHROMIUM             ?= /usr/bin/chromium
+CHROMIUM_DEBS        := chromium fonts-dejavu-core
 
 # The Python client compatibility suite: chartmogul (pinned in test/python/requirements.txt)
 # and pytest in their own venv, apart from the tools of .venv.
@@ -75,7 +93,7 @@ SAM_BUILD_DIR := .aws-sam/build
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-        pyclient go-test template-check sam-build node-test python-test
+        pyclient go-test template-check sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
 
@@ -84,7 +102,7 @@ build: $(BUILD_STAMP)
 # One compiler run for every function; then bin/<folder>/bootstrap. Rebuilt only when a
 # non-test Go file under functions/ or shared/ (or go.mod/go.sum) changed, so the
 # build-<LogicalId> calls of `sam build` are copies.
-$(BUILD_STAMP): $(GO_SOURCES)
+$(BUILD_STAMP): $(GO_SOURCES) $(DASHBOARD_STAMP)
 	@rm -rf $(BIN).tmp && mkdir -p $(BIN).tmp
 	CGO_ENABLED=0 GOOS=$(LAMBDA_GOOS) GOARCH=$(LAMBDA_GOARCH) \
 	  $(GO) build $(GO_BUILD_FLAGS) -o $(BIN).tmp/ ./functions/...
@@ -93,6 +111,21 @@ $(BUILD_STAMP): $(GO_SOURCES)
 	@rm -rf $(BIN).tmp
 	@touch $@
 	@echo "built $$(ls $(BIN) | wc -l) functions ($(LAMBDA_GOOS)/$(LAMBDA_GOARCH)) into $(BIN)/<folder>/bootstrap"
+
+# The dashboard's assets, embedded by shared/dashboard (see WEB_DIR above).
+dashboard: $(DASHBOARD_STAMP)
+
+$(WEB_NPM_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && $(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(DASHBOARD_STAMP): $(WEB_NPM_STAMP) $(WEB_SOURCES)
+	$(NODE) $(WEB_DIR)/build.mjs
+	touch $@
+
+# Builds the assets again into a temporary folder and fails unless they equal the embedded ones.
+dashboard-check: $(DASHBOARD_STAMP)
+	$(NODE) $(WEB_DIR)/build.mjs --check
 
 # Called by `sam build` with ARTIFACTS_DIR set, e.g. make build-GetAccountFunction.
 build-%Function: $(BUILD_STAMP)
@@ -144,7 +177,7 @@ $(RIE_STAMP):
 
 # ------------------------------------------------------------------ run
 
-run: venv
+run: venv $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) $(GO) run ./infra/local
 
 # ------------------------------------------------------------------ sam local
@@ -181,12 +214,13 @@ test: venv npm pyclient rie
 	$(MAKE) size-check
 	$(MAKE) node-test
 	$(MAKE) python-test
+	$(MAKE) dashboard-test
 	$(MAKE) sam-smoke
 
 # Unit tests, integration tests against moto (infra/testenv starts one per test binary) and the
 # Lambda-parity tests: every function's real bootstrap under the runtime interface emulator
 # (infra/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
-go-test: venv rie
+go-test: venv rie $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 ./...
 
 template-check: venv
@@ -206,6 +240,22 @@ node-test: venv npm
 
 python-test: venv pyclient
 	MOTO_SERVER=$(MOTO_SERVER) bash $(PY_TEST_DIR)/run.sh
+
+# The dashboard in headless Chromium against the local stack (test/dashboard/README.md): the
+# script's unit tests, the reproducible build, then the browser test; screenshots of each
+# page (light, dark, phone width) go to test/dashboard/screenshots/.
+dashboard-test: venv chromium $(DASHBOARD_TEST_STAMP) $(DASHBOARD_STAMP)
+	$(NODE) --test $(WEB_DIR)/test/
+	$(NODE) $(WEB_DIR)/build.mjs --check
+	MOTO_SERVER=$(MOTO_SERVER) CHROMIUM=$(CHROMIUM) bash $(DASHBOARD_TEST_DIR)/run.sh
+
+$(DASHBOARD_TEST_STAMP): $(DASHBOARD_TEST_DIR)/package.json $(DASHBOARD_TEST_DIR)/package-lock.json
+	cd $(DASHBOARD_TEST_DIR) && $(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Debian's chromium (and a font), installed when missing; needs root, as apt-get does.
+chromium:
+	@test -x $(CHROMIUM) || { echo "chromium: installing $(CHROMIUM_DEBS)"; bash infra/samlocal/install-debs.sh $(CHROMIUM_DEBS); }
 
 # SAM CLI's local commands on this machine (infra/samlocal TestSAMLocalSmoke): `make sam-local`
 # on a private dockerd without bridge or packet filtering, with stand-in Lambda base images.
@@ -263,7 +313,8 @@ deploy: sam-build
 # ------------------------------------------------------------------ clean
 
 clean:
-	rm -rf bin bin.tmp bin-x86_64 bin-x86_64.tmp .aws-sam
+	rm -rf bin bin.tmp bin-x86_64 bin-x86_64.tmp .aws-sam $(DASHBOARD_STAMP) $(DASHBOARD_TEST_DIR)/screenshots
+	find shared/dashboard/dist -mindepth 1 ! -name .keep -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules $(PY_TEST_VENV) .local
+	rm -rf $(VENV) .bin $(NODE_DIR)/node_modules $(PY_TEST_VENV) .local $(WEB_DIR)/node_modules $(DASHBOARD_TEST_DIR)/node_modules

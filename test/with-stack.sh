@@ -69,7 +69,8 @@ if [[ -f "$stack_file" ]]; then mv "$stack_file" "$work/stack.json.saved"; fi
 
 # Each in its own process group (setsid), so that stopping the stack also stops moto
 # and the pollers.
-PORT=$port LOCAL_API_KEY=$api_key setsid "$work/local" >"$work/stack.log" 2>&1 &
+# The suites make their own data: no demo portfolio (LOCAL_DEMO_DATA=1 keeps it).
+PORT=$port LOCAL_API_KEY=$api_key LOCAL_DEMO_DATA=${LOCAL_DEMO_DATA:-0} setsid "$work/local" >"$work/stack.log" 2>&1 &
 stack_pid=$!
 
 # Ready when the stack file is written and GET /v1/ping answers 200 with the key.

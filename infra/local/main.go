@@ -45,9 +45,17 @@ func run() error {
 		return err
 	}
 	defer s.Close()
+	demo := "off (LOCAL_DEMO_DATA=0)"
+	if os.Getenv("LOCAL_DEMO_DATA") != "0" {
+		imp, err := seedDemoData(ctx, s.baseURL, s.apiKey, time.Now().UTC())
+		if err != nil {
+			return err
+		}
+		demo = fmt.Sprintf("%d customers over 18 months, importing (%s/#/imports/%s)", len(demoCustomers), s.baseURL, imp)
+	}
 	rel, _ := filepath.Rel(o.root, o.stackFile)
-	fmt.Printf("Subsight local stack is up\n  base URL:   %s\n  API key:    %s\n  account id: %s\n  emulator:   %s\n  stack file: %s\nPress Ctrl-C to stop.\n",
-		s.baseURL, s.apiKey, s.accountID, s.moto.URL, rel)
+	fmt.Printf("Subsight local stack is up\n  base URL:   %s\n  dashboard:  %s/ (enter the API key)\n  API key:    %s\n  account id: %s\n  demo data:  %s\n  emulator:   %s\n  stack file: %s\nPress Ctrl-C to stop.\n",
+		s.baseURL, s.baseURL, s.apiKey, s.accountID, demo, s.moto.URL, rel)
 	<-ctx.Done()
 	slog.Info("shutting down")
 	return nil

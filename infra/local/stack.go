@@ -27,6 +27,7 @@ import (
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/config"
+	"github.com/subsight/subsight/shared/dashboard"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
@@ -57,6 +58,8 @@ type options struct {
 	workers     map[string]func(*workers.Deps) sqsworker.Handler
 	authorizers map[string]func(*store.Store) auth.AuthorizerHandler
 	schedules   map[string]routes.Scheduled
+	// public serves the routes the template leaves without an authorizer.
+	public map[string]func() dashboard.Handler
 	// scheduleEvery replaces the period of every Schedule event when positive.
 	scheduleEvery time.Duration
 	// awsConfig, when set, may change the AWS configuration before the functions'
@@ -121,6 +124,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	}
 	if o.schedules == nil {
 		o.schedules = routes.Schedules
+	}
+	if o.public == nil {
+		o.public = routes.Public
 	}
 	if o.apiKey == "" {
 		if o.apiKey, err = auth.NewAPIKey(); err != nil {
@@ -251,7 +257,16 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 	rt := &router{region: region}
 	apiDeps := d.API()
 	authorizers := map[string]auth.AuthorizerHandler{}
+	public := map[string]apigw.LambdaHandler{}
 	for _, r := range tpl.Routes() {
+		if r.Authorizer == "" {
+			rte, err := publicRoute(tpl, r, o.public, public)
+			if err != nil {
+				return nil, err
+			}
+			rt.routes = append(rt.routes, rte)
+			continue
+		}
 		build, ok := o.apis[r.Function]
 		if !ok {
 			return nil, fmt.Errorf("template route %s: %s is not in shared/routes.APIs", r.Key(), r.Function)
@@ -274,6 +289,22 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 		rt.routes = append(rt.routes, rte)
 	}
 	return rt, nil
+}
+
+// publicRoute binds a route the template leaves without an authorizer (`Auth: Authorizer:
+// NONE`) to its function in shared/routes.Public, called as API Gateway calls it: without
+// an authorizer and without ChartMogul's 401 wrapper. Each function's handler is built once.
+func publicRoute(tpl *samtemplate.Template, r samtemplate.Route, registry map[string]func() dashboard.Handler,
+	built map[string]apigw.LambdaHandler) (*route, error) {
+	build, ok := registry[r.Function]
+	if !ok {
+		return nil, fmt.Errorf("template route %s has no authorizer, but %s is not in shared/routes.Public", r.Key(), r.Function)
+	}
+	if built[r.Function] == nil {
+		built[r.Function] = apigw.LambdaHandler(build())
+	}
+	return &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"), handler: built[r.Function],
+		timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}, nil
 }
 
 func identityHeaders(tpl *samtemplate.Template, function string) []string {

@@ -18,6 +18,7 @@ import (
 // to the fixture if the case deletes or rewrites one.
 var parityCases = map[string]parityCase{
 	"AuthorizerFunction":     {run: authorizerCase},
+	"DashboardFunction":      {run: dashboardCase},
 	"ImportWorkerFunction":   {run: importWorkerCase, ownResources: true},
 	"JobsWorkerFunction":     {run: jobsWorkerCase, ownResources: true},
 	"MetricsSweeperFunction": {run: sweeperCase, ownResources: true},

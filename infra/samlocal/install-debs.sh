@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs Debian packages for the SAM smoke (make test) without starting their services:
+# Installs Debian packages for make test (the SAM smoke's docker.io, the dashboard test's
+# chromium) without starting their services:
 # docker.io's installation would otherwise start the system's dockerd, with a bridge and
 # packet-filter rules. A policy-rc.d that refuses every start does that; one is put in place
 # only for the installation if the machine has none.

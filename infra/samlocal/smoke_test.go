@@ -426,7 +426,8 @@ func startStack(t *testing.T, root, dir string) stackFile {
 	file := filepath.Join(dir, "stack.json")
 	cmd := exec.Command(bin)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PORT="+freePort(t), "LOCAL_API_KEY=samsmoke_"+hex.EncodeToString(key), "LOCAL_STACK_FILE="+file)
+	cmd.Env = append(os.Environ(), "PORT="+freePort(t), "LOCAL_API_KEY=samsmoke_"+hex.EncodeToString(key), "LOCAL_STACK_FILE="+file,
+		"LOCAL_DEMO_DATA=0")
 	var logs testenv.Output
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	stopGroupOnCleanup(t, cmd, "local stack", &logs)

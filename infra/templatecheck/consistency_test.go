@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/subsight/subsight/infra/samtemplate"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/routes"
@@ -34,6 +36,9 @@ func registered(id string) (kind, name string) {
 	}
 	if f, ok := routes.Schedules[id]; ok {
 		return "Scheduled", funcName(f)
+	}
+	if f, ok := routes.Public[id]; ok {
+		return "Public", funcName(f)
 	}
 	return "", ""
 }
@@ -98,6 +103,13 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 				if len(fn.HttpEvents) == 0 {
 					t.Errorf("API function without an HttpApi event")
 				}
+			case "Public":
+				if len(fn.HttpEvents) == 0 {
+					t.Errorf("public function without an HttpApi event")
+				}
+				if p := policies(t, root, id); p != nil {
+					t.Errorf("a public function reads nothing and needs no policy: %v", p)
+				}
 			case "Worker":
 				if len(fn.SQSEvents) == 0 {
 					t.Errorf("worker without an SQS event")
@@ -118,7 +130,7 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 	for _, id := range tpl.FunctionIDs() {
 		inTemplate[id] = true
 	}
-	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers), keysOf(routes.Schedules)} {
+	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers), keysOf(routes.Schedules), keysOf(routes.Public)} {
 		for id := range m {
 			if !inTemplate[id] {
 				t.Errorf("shared/routes has %s, template.yaml does not", id)
@@ -148,8 +160,11 @@ func TestRoutesAreUnique(t *testing.T) {
 			t.Errorf("route %s is served by both %s and %s", r.Key(), prev, r.Function)
 		}
 		seen[r.Key()] = r.Function
-		if r.Authorizer == "" {
-			t.Errorf("route %s has no authorizer", r.Key())
+		// Only the public functions' routes go without the authorizer, and all of them do:
+		// an operation would answer anyone, a public page behind the authorizer no browser.
+		_, public := routes.Public[r.Function]
+		if public != (r.Authorizer == "") {
+			t.Errorf("route %s: authorizer %q, public function %v", r.Key(), r.Authorizer, public)
 		}
 	}
 }
@@ -165,6 +180,26 @@ func deployedArchitectures(tpl *samtemplate.Template, fn *samtemplate.Function) 
 		out = append(out, a)
 	}
 	return out
+}
+
+// policies returns a function's Policies as written in template.yaml (nil when none).
+func policies(t *testing.T, root, id string) any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Resources map[string]struct {
+			Properties struct {
+				Policies any `yaml:"Policies"`
+			} `yaml:"Properties"`
+		} `yaml:"Resources"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Resources[id].Properties.Policies
 }
 
 func keysOf[V any](m map[string]V) map[string]bool {

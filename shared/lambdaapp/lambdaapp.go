@@ -49,3 +49,10 @@ func Scheduled(build func(*workers.Deps) func(context.Context) error) {
 func Authorizer(build func(*store.Store) auth.AuthorizerHandler) {
 	lambda.Start(build(deps().Store))
 }
+
+// Public starts a handler of a route without the authorizer that needs none of the
+// shared dependencies (the dashboard's page and assets): it builds no AWS client.
+func Public[H any](build func() H) {
+	slog.SetDefault(lambdacontext.NewLogger())
+	lambda.Start(build())
+}

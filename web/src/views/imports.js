@@ -1,0 +1,71 @@
+// A json_import's progress (/v1/data_sources/{uuid}/json_imports/{id}): its status and each
+// customer's, refreshed every two seconds until it is completed or failed.
+import { clear, errorBox, h, loading, table } from '../dom.js';
+
+const DONE = new Set(['completed', 'failed']);
+
+export async function importsView ({ api }, dsUUID, importID) {
+  const sources = await api.all('/v1/data_sources', {}, 'data_sources');
+  const select = h('select', { id: 'i-source', name: 'source', required: true },
+    sources.map((s) => h('option', { value: s.uuid, selected: s.uuid === dsUUID }, `${s.name} (${s.uuid})`)));
+  const idInput = h('input', { type: 'text', id: 'i-id', name: 'id', value: importID ?? '', required: true, autocomplete: 'off',
+    'aria-describedby': 'i-id-help' });
+  const result = h('div', { class: 'import-result', 'aria-live': 'polite' });
+  let timer = null;
+
+  async function show (ds, id) {
+    clearTimeout(timer);
+    clear(result, loading('the import'));
+    // The first answer is drawn before the view is attached; later ones stop once the
+    // person has left the page.
+    let first = true;
+    const poll = async () => {
+      let imp;
+      try {
+        imp = await api.get(`/v1/data_sources/${encodeURIComponent(ds)}/json_imports/${encodeURIComponent(id)}`);
+      } catch (e) {
+        if (e.status === 401) throw e;
+        clear(result, errorBox(e));
+        return;
+      }
+      if (!first && !result.isConnected) return;
+      const details = Object.entries(imp.status_details ?? {});
+      const counts = {};
+      for (const [, d] of details) counts[d.status] = (counts[d.status] ?? 0) + 1;
+      clear(result,
+        h('dl', { class: 'attributes', id: 'import-summary' },
+          h('div', {}, h('dt', {}, 'Import'), h('dd', {}, imp.id)),
+          h('div', {}, h('dt', {}, 'External id'), h('dd', {}, imp.external_id ?? '—')),
+          h('div', {}, h('dt', {}, 'Status'), h('dd', {}, h('span', { class: `badge import-${imp.status}`, id: 'import-status' }, imp.status))),
+          h('div', {}, h('dt', {}, 'Created'), h('dd', {}, imp.created_at)),
+          h('div', {}, h('dt', {}, 'Updated'), h('dd', {}, imp.updated_at)),
+          h('div', {}, h('dt', {}, 'Records'), h('dd', {}, Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ') || '—'))),
+        table('Progress per customer', [
+          { label: 'Customer (external id)', cell: ([k]) => (k === 'plans' ? 'Plans' : k) },
+          { label: 'Status', cell: ([, d]) => h('span', { class: `badge import-${d.status}` }, d.status) },
+          { label: 'Details', cell: ([, d]) => Object.entries(d).filter(([k]) => k !== 'status').map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('; ') }
+        ], details, { empty: 'No records yet.' }),
+        DONE.has(imp.status) ? null : h('p', { class: 'help' }, 'Refreshing every 2 seconds until the import finishes.'));
+      if (!DONE.has(imp.status)) timer = setTimeout(poll, 2000);
+      first = false;
+    };
+    await poll();
+  }
+
+  const form = h('form', { class: 'toolbar', onsubmit: (ev) => {
+    ev.preventDefault();
+    history.replaceState(null, '', `#/imports/${encodeURIComponent(select.value)}/${encodeURIComponent(idInput.value.trim())}`);
+    show(select.value, idInput.value.trim());
+  } },
+  h('label', { for: 'i-source' }, 'Data source'), select,
+  h('label', { for: 'i-id' }, 'Import id'), idInput,
+  h('button', { type: 'submit' }, 'Show progress'));
+
+  const view = h('div', {},
+    h('h1', { tabindex: '-1' }, 'Import progress'),
+    sources.length ? form : h('p', { class: 'empty' }, 'This account has no data source yet.'),
+    h('p', { id: 'i-id-help', class: 'help' }, 'The id (or the external_id you sent) of a json_import: POST /v1/data_sources/{uuid}/json_imports answers it.'),
+    result);
+  if (dsUUID && importID) await show(dsUUID, importID);
+  return view;
+}
