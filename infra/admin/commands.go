@@ -20,9 +20,11 @@ import (
 
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 )
 
 const usage = `usage: admin [-local] [-table NAME] [-jobs-queue URL] [-region REGION] COMMAND [flags]
@@ -42,7 +44,7 @@ commands:
 
 // env is what every command needs.
 type env struct {
-	store *store.Store
+	store *dynamo.Store
 	// jobs is the jobs queue; nil when none is configured (commands that enqueue
 	// recomputations then refuse to run).
 	jobs   jobSender
@@ -113,7 +115,7 @@ type stackFile struct {
 }
 
 // openStore opens the table and, when its URL is known, the jobs queue (nil otherwise).
-func openStore(ctx context.Context, local bool, table, jobsQueue, region string) (*store.Store, *jobs.Queue, error) {
+func openStore(ctx context.Context, local bool, table, jobsQueue, region string) (*dynamo.Store, *jobs.Queue, error) {
 	now := func() time.Time { return time.Now().UTC() }
 	if local {
 		sf, err := readStackFile()
@@ -143,13 +145,13 @@ func openStore(ctx context.Context, local bool, table, jobsQueue, region string)
 	return openClients(cfg, table, jobsQueue, now)
 }
 
-func openClients(cfg aws.Config, table, jobsQueue string, now func() time.Time) (*store.Store, *jobs.Queue, error) {
+func openClients(cfg aws.Config, table, jobsQueue string, now func() time.Time) (*dynamo.Store, *jobs.Queue, error) {
 	c := awsclients.New(cfg)
 	var q *jobs.Queue
 	if jobsQueue != "" {
-		q = jobs.NewQueue(c.SQS, jobsQueue)
+		q = jobs.NewQueue(fifo.New(c.SQS, jobsQueue, "JOBS_QUEUE_URL"))
 	}
-	return store.New(c.DynamoDB, table, now), q, nil
+	return dynamo.New(c.DynamoDB, table, now), q, nil
 }
 
 // readStackFile finds .local/stack.json in the current directory or above it.

@@ -7,7 +7,7 @@ import (
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -15,7 +15,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func TestMeterCountsRequestsAndUnits(t *testing.T) {
 	env := testenv.New(t)
 	meter := ddbmeter.New()
-	st := store.New(meter.Client(env.AWS), env.TableName, env.Deps.Now)
+	st := dynamo.New(meter.Client(env.AWS), env.TableName, env.Deps.Now)
 	ctx := context.Background()
 	acc := model.Account{ID: model.NewAccountID(), Name: "A", Currency: "USD", TimeZone: "UTC", WeekStartOn: "monday", Settings: model.DefaultSettings()}
 	if err := st.CreateAccount(ctx, acc); err != nil {

@@ -56,7 +56,7 @@ type options struct {
 
 	apis        map[string]routes.API
 	workers     map[string]func(*workers.Deps) sqsworker.Handler
-	authorizers map[string]func(*store.Store) auth.AuthorizerHandler
+	authorizers map[string]func(store.KeyResolver) auth.AuthorizerHandler
 	schedules   map[string]routes.Scheduled
 	// public serves the routes the template leaves without an authorizer.
 	public map[string]func() dashboard.Handler

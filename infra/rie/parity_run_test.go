@@ -24,6 +24,7 @@ import (
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // The parity cases that are not a single API request.
@@ -145,9 +146,10 @@ func importWorkerCase(t *testing.T, fn *function) {
 	}
 }
 
-// jobsWorkerCase: the recomputation job that an invoice import queued, and a job of an
-// unknown type behind it in the same batch: the first runs (the customer's
-// subscriptions appear), the second is reported failed.
+// jobsWorkerCase: the recomputation job that an invoice import queued, an activities
+// export, and a job of an unknown type behind them in the same batch: the first runs
+// (the customer's subscriptions appear), the export's CSV is written to the bucket, the
+// last is reported failed.
 func jobsWorkerCase(t *testing.T, fn *function) {
 	env := fn.env
 	f := ownFixture(t, env)
@@ -156,12 +158,16 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 	if got := f.get(t, "ListCustomerSubscriptionsFunction", map[string]string{"customer_uuid": cust}, nil); len(list(t, got, "entries")) != 0 {
 		t.Fatalf("subscriptions before the job ran: %v", got)
 	}
+	export := f.call(200, "CreateActivitiesExportFunction", nil, nil, map[string]any{})["id"].(string)
 	bad := jobs.Message{Type: "no_such_job", AccountID: f.acc.ID, CustomerUUID: "cus_00000000-0000-0000-0000-000000000000"}
 	if err := env.Deps.Jobs.Send(ctx, bad); err != nil {
 		t.Fatal(err)
 	}
 	ms := receive(t, env, env.JobsQueueURL, func(ms []types.Message) bool {
-		return slices.ContainsFunc(ms, func(m types.Message) bool { return strings.Contains(aws.ToString(m.Body), "no_such_job") })
+		with := func(s string) bool {
+			return slices.ContainsFunc(ms, func(m types.Message) bool { return strings.Contains(aws.ToString(m.Body), s) })
+		}
+		return with("no_such_job") && with(export)
 	})
 	resp := invokeWorker(t, fn, "JobsQueue", ms)
 	if want := idsOf(ms, "no_such_job"); !slices.Equal(resp, want) {
@@ -169,6 +175,13 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 	}
 	if got := f.get(t, "ListCustomerSubscriptionsFunction", map[string]string{"customer_uuid": cust}, nil); len(list(t, got, "entries")) != 2 {
 		t.Errorf("the recomputation did not run: %v", got)
+	}
+	if got := f.get(t, "GetActivitiesExportFunction", map[string]string{"id": export}, nil); got["status"] != "succeeded" {
+		t.Errorf("the export did not run: %v", got)
+	}
+	if _, err := env.S3().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(env.ImportBucket),
+		Key: aws.String(workers.ExportKey(f.acc.ID, export))}); err != nil {
+		t.Errorf("the export's CSV is not in S3: %v", err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -33,7 +34,7 @@ var (
 type fixture struct {
 	t      *testing.T
 	ctx    context.Context
-	store  *store.Store
+	store  *dynamo.Store
 	series *accountseries.Series
 	acc    string
 	meter  *ddbmeter.Meter
@@ -43,7 +44,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	env := testenv.New(t)
 	meter := ddbmeter.New()
-	st := store.New(meter.Client(env.AWS), env.TableName, env.Deps.Now)
+	st := dynamo.New(meter.Client(env.AWS), env.TableName, env.Deps.Now)
 	acc := env.NewAccount(t, "Series")
 	return &fixture{t: t, ctx: context.Background(), store: st, series: accountseries.New(st.Series()), acc: acc.ID, meter: meter}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
-	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 )
 
 // BenchmarkApplyChange: what one customer change costs through Apply (the jobs worker's
@@ -42,7 +42,7 @@ func BenchmarkApplyChange(b *testing.B) {
 			cfg := env.AWS.Copy()
 			meter.Attach(&cfg)
 			writes.Attach(&cfg)
-			series := accountseries.New(store.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+			series := accountseries.New(dynamo.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 				o.DisableValidateResponseChecksum = true
 			}), env.TableName, env.Deps.Now).Series())
 			ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/activityview"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -64,35 +65,9 @@ func ListActivities(d *Deps) apigw.Endpoint {
 	}}
 }
 
-// activityJSON renders an activity with the fields of the recorded account-wide list
-// (docs/api.md, "Objects"), its date in the account's time zone.
+// activityJSON renders an activity of the account-wide list (activityview.Fields).
 func activityJSON(a accountseries.Activity, acc model.Account, loc *time.Location) jsonobj.Object {
-	return jsonobj.Object{
-		{Key: "description", Value: a.Description},
-		{Key: "activity-mrr-movement", Value: a.Movement},
-		{Key: "activity-mrr", Value: a.MRR},
-		{Key: "activity-arr", Value: 12 * a.MRR},
-		{Key: "date", Value: timefmt.Offset(a.Date.In(loc))},
-		{Key: "type", Value: a.Type},
-		{Key: "currency", Value: acc.Currency},
-		{Key: "subscription-external-id", Value: a.SubscriptionExternalID},
-		{Key: "subscription-set-external-id", Value: setExternalID(a.SubscriptionSetExternalID, a.SubscriptionExternalID)},
-		{Key: "plan-external-id", Value: a.PlanExternalID},
-		{Key: "customer-name", Value: a.CustomerName},
-		{Key: "customer-uuid", Value: a.CustomerUUID},
-		{Key: "customer-external-id", Value: a.CustomerExternalID},
-		{Key: "billing-connector-uuid", Value: a.DataSourceUUID},
-		{Key: "uuid", Value: a.UUID},
-	}
-}
-
-// setExternalID is a subscription's set as the Metrics API shows it: a subscription
-// imported without a set is its own set, named by its external id (recorded), never null.
-func setExternalID(set, subscription string) string {
-	if set == "" {
-		return subscription
-	}
-	return set
+	return activityview.Fields(a, acc.Currency, loc)
 }
 
 // activityParams are the parameters of GET /v1/activities besides cursor and per_page:
@@ -158,10 +133,15 @@ func orderBound(t time.Time) string {
 	return timefmt.Nanos(t)
 }
 
-// timeParam parses an optional ISO 8601 bound; a date alone as an upper bound
-// covers that whole day.
+// timeParam parses an optional ISO 8601 bound of the query string.
 func timeParam(r *apigw.Request, param string, upper bool) (time.Time, error) {
-	raw := strings.TrimSpace(r.Query(param))
+	return activityBound(param, r.Query(param), upper)
+}
+
+// activityBound parses an optional ISO 8601 bound of an activity filter; a date alone
+// as an upper bound covers that whole day.
+func activityBound(param, raw string, upper bool) (time.Time, error) {
+	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return time.Time{}, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/activityview"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
@@ -39,7 +40,7 @@ func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 			}
 			entries[i] = jsonobj.Object{
 				{Key: "id", Value: s.ID}, {Key: "external_id", Value: s.ExternalID},
-				{Key: "subscription_set_external_id", Value: setExternalID(s.SetExternalID, s.ExternalID)},
+				{Key: "subscription_set_external_id", Value: activityview.SetExternalID(s.SetExternalID, s.ExternalID)},
 				{Key: "quantity", Value: s.Quantity}, {Key: "uuid", Value: s.UUID},
 				{Key: "mrr", Value: s.MRR}, {Key: "arr", Value: s.ARR}, {Key: "status", Value: s.Status},
 				{Key: "plan", Value: s.PlanName}, {Key: "billing-cycle", Value: s.BillingCycle},

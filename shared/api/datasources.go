@@ -9,22 +9,15 @@ import (
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/optional"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
-type dataSourceJSON struct {
-	UUID      string `json:"uuid"`
-	Name      string `json:"name"`
-	System    string `json:"system"`
-	CreatedAt string `json:"created_at"`
-	Status    string `json:"status"`
-}
-
-func newDataSourceJSON(ds model.DataSource) dataSourceJSON {
-	return dataSourceJSON{UUID: ds.UUID, Name: ds.Name, System: ds.System,
-		CreatedAt: timefmt.Millis(ds.CreatedAt), Status: ds.Status}
+func newDataSourceJSON(ds model.DataSource) jsonobj.Object {
+	return jsonobj.Object{{Key: "uuid", Value: ds.UUID}, {Key: "name", Value: ds.Name}, {Key: "system", Value: ds.System},
+		{Key: "created_at", Value: timefmt.Millis(ds.CreatedAt)}, {Key: "status", Value: ds.Status}}
 }
 
 // maxNameLength bounds free-text names so an item can never approach DynamoDB's limit.
@@ -64,18 +57,26 @@ func ListDataSources(d *Deps) apigw.Endpoint {
 		if err := noPaging(r); err != nil {
 			return apigw.Response{}, err
 		}
+		flags, err := dataSourceFlagsOf(r)
+		if err != nil {
+			return apigw.Response{}, err
+		}
 		all, err := d.Store.ListDataSources(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		name, system := r.Query("name"), r.Query("system")
-		out := []dataSourceJSON{}
+		shown := []model.DataSource{}
 		for _, ds := range all {
 			if ds.Status == model.DataSourceDeleting ||
 				(name != "" && ds.Name != name) || (system != "" && ds.System != system) {
 				continue
 			}
-			out = append(out, newDataSourceJSON(ds))
+			shown = append(shown, ds)
+		}
+		out, err := renderDataSources(ctx, d, r.AccountID, flags, shown)
+		if err != nil {
+			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusOK, map[string]any{"data_sources": out})
 	}}
@@ -84,11 +85,19 @@ func ListDataSources(d *Deps) apigw.Endpoint {
 // GetDataSource is GET /v1/data_sources/{uuid}.
 func GetDataSource(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		flags, err := dataSourceFlagsOf(r)
+		if err != nil {
+			return apigw.Response{}, err
+		}
 		ds, err := liveDataSource(ctx, d, r.AccountID, r.PathParam("uuid"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, newDataSourceJSON(ds))
+		out, err := renderDataSources(ctx, d, r.AccountID, flags, []model.DataSource{ds})
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.JSON(http.StatusOK, out[0])
 	}}
 }
 

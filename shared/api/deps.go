@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -11,13 +12,48 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the HTTP operations use: every aggregate but the
+// API keys (the authorizer's) and the exchange rates (the operator's).
+type Storage interface {
+	store.Accounts
+	store.AttributeDefinitions
+	store.Customers
+	store.Contacts
+	store.Notes
+	store.Plans
+	store.DataSources
+	store.BillingIndexes
+	store.Invoices
+	store.Subscriptions
+	store.SubscriptionEvents
+	store.Imports
+	store.Metrics
+	store.Connections
+	store.Merges
+	store.Unmerges
+	store.Opportunities
+	store.Tasks
+	store.PlanGroups
+	store.Activities
+	store.ActivitiesExports
+	store.SeriesStore
+}
+
+// Downloads signs download URLs of the bucket's objects (an activities export's file;
+// on S3: blobs.Store).
+type Downloads interface {
+	DownloadURL(ctx context.Context, key string, ttl time.Duration) (string, error)
+}
+
 // Deps are what the HTTP operations use, built once per process by the wiring
 // (shared/app); every operation is a func(*Deps) apigw.Endpoint.
 type Deps struct {
-	Store   *store.Store
+	Store   Storage
 	Cursors *cursor.Signer
-	Jobs    *jobs.Queue
+	Jobs    jobs.Sender
 	Imports *imports.Pipeline
+	// Files are the activities exports' files.
+	Files Downloads
 	// AppURL is the base URL of the web app (a customer's chartmogul_url).
 	AppURL string
 	// Now is the clock; tests replace it.

@@ -56,9 +56,15 @@ func ListImportInvoices(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		out := make([]jsonobj.Object, len(p.Items))
-		for i, inv := range p.Items {
-			out[i] = invoiceJSON(inv, false)
+		view, err := invoiceViewOf(r, false)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		out := []jsonobj.Object{}
+		for _, inv := range p.Items {
+			if view.shows(inv) {
+				out = append(out, view.render(inv))
+			}
 		}
 		return importRecordsPage(d, r, pg, c.UUID, "invoices", out, p)
 	}}
@@ -79,11 +85,18 @@ func GetInvoice(d *Deps) apigw.Endpoint {
 		if _, err := validationType(r); err != nil {
 			return apigw.Response{}, err
 		}
+		view, err := invoiceViewOf(r, true)
+		if err != nil {
+			return apigw.Response{}, err
+		}
 		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, invoiceJSON(inv, true))
+		if !view.shows(inv) {
+			return apigw.Response{}, errInvoiceNotFound()
+		}
+		return apigw.JSON(http.StatusOK, view.render(inv))
 	}}
 }
 
@@ -131,6 +144,9 @@ func invoiceByExternalID(ctx context.Context, d *Deps, r *apigw.Request) (model.
 
 func deleteInvoice(ctx context.Context, d *Deps, inv model.Invoice) (apigw.Response, error) {
 	if err := d.Store.DeleteInvoice(ctx, inv, d.Now()); err != nil {
+		return apigw.Response{}, err
+	}
+	if err := d.Store.DeleteRecordLocators(ctx, inv.AccountID, recordUUIDs(inv)); err != nil {
 		return apigw.Response{}, err
 	}
 	job := jobs.Recompute(inv.AccountID, inv.CustomerUUID, "delete:"+inv.UUID+":"+strconv.FormatInt(d.Now().UnixNano(), 10))

@@ -217,63 +217,14 @@ func invoicePayload(ctx context.Context, d *Deps, accountID, dsUUID, customerExt
 }
 
 // CreateInvoiceTransaction is POST /v1/import/invoices/{invoice_uuid}/transactions:
-// 201 with the transaction. One sent without an external id takes a position no
-// stored transaction of the invoice uses, so it adds instead of replacing.
-func CreateInvoiceTransaction(d *Deps) apigw.Endpoint {
-	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		var t map[string]any
-		if err := r.Decode(&t); err != nil {
-			return apigw.Response{}, err
-		}
-		tr := without(t, "invoice_external_id", "invoice_uuid")
-		tr["invoice_external_id"] = inv.ExternalID
-		pl, err := parseAs("", map[string]any{"transactions": []any{tr}})
-		if err != nil {
-			return apigw.Response{}, unprefixed(err)
-		}
-		in := pl.Transactions[0]
-		if in.ExternalID == "" {
-			used := map[string]bool{}
-			for _, old := range inv.Transactions {
-				used[old.Key] = true
-			}
-			for in.Position = len(inv.Transactions); used[model.LineItemKey("", in.Position)]; in.Position++ {
-			}
-		}
-		c, err := d.Store.GetCustomer(ctx, r.AccountID, inv.CustomerUUID)
-		if errors.Is(err, store.ErrNotFound) {
-			return apigw.Response{}, errInvoiceNotFound()
-		}
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		part := imports.Part{Transactions: []model.ImportTransaction{in}}
-		if err := applySync(ctx, d, c, inv.DataSourceUUID, inv.CustomerExternalID, part); err != nil {
-			return apigw.Response{}, err
-		}
-		stored, err := d.Store.GetInvoice(ctx, r.AccountID, inv.UUID)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		want := model.TransactionUUID(inv.UUID, model.LineItemKey(in.ExternalID, in.Position))
-		for _, got := range stored.Transactions {
-			if got.UUID == want {
-				return apigw.JSON(http.StatusCreated, createdTransactionJSON(got))
-			}
-		}
-		return apigw.Response{}, fmt.Errorf("transaction %s not stored", want)
-	}}
-}
+// 201 with the transaction (invoice_records.go).
+func CreateInvoiceTransaction(d *Deps) apigw.Endpoint { return addRecord(d, transactions()) }
 
-// unprefixed names a transaction's field without the payload's "transactions[0]."
-func unprefixed(err error) error {
+// unprefixed names a record's field without the payload's prefix ("transactions[0].").
+func unprefixed(err error, prefix string) error {
 	if e, ok := apperr.As(err); ok {
-		e.Param = strings.TrimPrefix(e.Param, "transactions[0].")
-		e.Message = strings.TrimPrefix(e.Message, "transactions[0].")
+		e.Param = strings.TrimPrefix(e.Param, prefix)
+		e.Message = strings.TrimPrefix(e.Message, prefix)
 		return e
 	}
 	return err

@@ -3,6 +3,7 @@ package api
 import (
 	"slices"
 
+	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/timefmt"
@@ -11,13 +12,39 @@ import (
 // invoiceJSON renders an invoice as the Import API shows it (docs/api.md, "Objects");
 // withCustomer adds customer_uuid, which only the /v1/invoices views carry.
 func invoiceJSON(inv model.Invoice, withCustomer bool) jsonobj.Object {
-	lines := make([]jsonobj.Object, len(inv.LineItems))
-	for i, li := range inv.LineItems {
-		lines[i] = lineItemJSON(li)
+	return invoiceView{customer: withCustomer}.render(inv)
+}
+
+// invoiceView is how an invoice is rendered: customer adds customer_uuid; withDisabled
+// (a request's with_disabled=true) shows the disabled line items and transactions, which
+// are otherwise left out, and every record's disabled state.
+type invoiceView struct{ customer, withDisabled bool }
+
+// invoiceViewOf reads with_disabled.
+func invoiceViewOf(r *apigw.Request, customer bool) (invoiceView, error) {
+	withDisabled, err := flag(r, "with_disabled")
+	return invoiceView{customer: customer, withDisabled: withDisabled}, err
+}
+
+// shows tells whether a listing shows the invoice: a disabled one only with with_disabled.
+func (v invoiceView) shows(inv model.Invoice) bool { return v.withDisabled || !inv.Disabled }
+
+func (v invoiceView) render(inv model.Invoice) jsonobj.Object {
+	lines := []jsonobj.Object{}
+	for _, li := range inv.LineItems {
+		if v.withDisabled {
+			lines = append(lines, append(lineItemJSON(li), disabledFields(li.DisabledState)...))
+		} else if !li.Disabled {
+			lines = append(lines, lineItemJSON(li))
+		}
 	}
-	txs := make([]jsonobj.Object, len(inv.Transactions))
-	for i, t := range inv.Transactions {
-		txs[i] = transactionJSON(t)
+	txs := []jsonobj.Object{}
+	for _, t := range inv.Transactions {
+		if v.withDisabled {
+			txs = append(txs, append(transactionJSON(t), disabledFields(t.DisabledState)...))
+		} else if !t.Disabled {
+			txs = append(txs, transactionJSON(t))
+		}
 	}
 	o := jsonobj.Object{
 		{Key: "uuid", Value: inv.UUID},
@@ -34,7 +61,10 @@ func invoiceJSON(inv model.Invoice, withCustomer bool) jsonobj.Object {
 	if inv.Status != "" {
 		o = append(o, jsonobj.Field{Key: "status", Value: inv.Status})
 	}
-	if withCustomer {
+	if v.withDisabled {
+		o = append(o, disabledFields(inv.DisabledState)...)
+	}
+	if v.customer {
 		o = append(o, jsonobj.Field{Key: "customer_uuid", Value: inv.CustomerUUID})
 	}
 	return append(o, jsonobj.Field{Key: "line_items", Value: lines}, jsonobj.Field{Key: "transactions", Value: txs})

@@ -21,6 +21,10 @@ func ListInvoices(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		view, err := invoiceViewOf(r, true)
+		if err != nil {
+			return apigw.Response{}, err
+		}
 		f := store.InvoiceFilter{DataSourceUUID: r.Query("data_source_uuid"), ExternalID: r.Query("external_id")}
 		if f.DataSourceUUID != "" {
 			if _, err := dataSource(ctx, d, r.AccountID, f.DataSourceUUID); err != nil {
@@ -45,9 +49,11 @@ func ListInvoices(d *Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		out := make([]jsonobj.Object, len(page.Items))
-		for i, inv := range page.Items {
-			out[i] = invoiceJSON(inv, true)
+		out := []jsonobj.Object{}
+		for _, inv := range page.Items {
+			if view.shows(inv) {
+				out = append(out, view.render(inv))
+			}
 		}
 		cur, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {

@@ -393,9 +393,12 @@ func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		withDisabled, _ := flag(r, "with_disabled") // checked by eventFilter
 		out := make([]jsonobj.Object, len(page.Items))
 		for i, e := range page.Items {
-			out[i] = eventJSON(e)
+			if out[i] = eventJSON(e); withDisabled {
+				out[i] = append(out[i], disabledFields(e.DisabledState)...)
+			}
 		}
 		cur, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
@@ -483,6 +486,13 @@ func eventFilter(r *apigw.Request) (func(model.SubscriptionEvent) bool, error) {
 			}
 			checks = append(checks, func(e model.SubscriptionEvent) bool { return get(e) == t.Unix() })
 		}
+	}
+	withDisabled, err := flag(r, "with_disabled")
+	if err != nil {
+		return nil, err
+	}
+	if !withDisabled {
+		checks = append(checks, func(e model.SubscriptionEvent) bool { return !e.Disabled })
 	}
 	if len(checks) == 0 {
 		return nil, nil // every event

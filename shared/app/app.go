@@ -1,5 +1,7 @@
 // Package app builds the dependencies every function shares, once per process: the
-// clients, the store, the cursor signer, the queues and the import pipeline. Only the
+// clients, the store (its DynamoDB implementation), the cursor signer, the queues (on
+// SQS) and the import pipeline (parts on S3). It is where the concrete adapters are
+// chosen; the packages it wires know only their contracts. Only the
 // wiring (lambdaapp, the local stack, the test environment) imports it; handlers get
 // the part they use (API, Workers), which builds the heavier components (the account
 // series, the recomputer) on first use, so that a binary links only what its handler
@@ -15,9 +17,10 @@ import (
 	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/config"
 	"github.com/subsight/subsight/shared/cursor"
+	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -25,10 +28,12 @@ import (
 type Deps struct {
 	Config  config.Config
 	Clients awsclients.Clients
-	Store   *store.Store
+	Store   *dynamo.Store
 	Cursors *cursor.Signer
 	Jobs    *jobs.Queue
 	Imports *imports.Pipeline
+	// Files is the bucket (the pipeline's parts are under imports/, exports under exports/).
+	Files *blobs.Store
 	// Now is the clock of every component.
 	Now func() time.Time
 }
@@ -54,27 +59,28 @@ func New(cfg config.Config, clients awsclients.Clients) *Deps {
 // Wire wires dependencies from a configuration and clients on the clock now (tests fix
 // it, or meter a client first).
 func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
-	st := store.New(clients.DynamoDB, cfg.TableName, now)
-	queue := jobs.NewQueue(clients.SQS, cfg.JobsQueueURL)
+	st := dynamo.New(clients.DynamoDB, cfg.TableName, now)
+	queue := jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL"))
+	files := blobs.New(clients.Config, cfg.ImportBucket)
 	return &Deps{
 		Config:  cfg,
 		Clients: clients,
 		Store:   st,
 		Cursors: cursor.NewSigner(cfg.CursorSecret),
 		Jobs:    queue,
-		Imports: imports.New(st, blobs.New(clients.Config, cfg.ImportBucket), clients.SQS, cfg.ImportQueueURL,
-			queue, now),
-		Now: now,
+		Imports: imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), queue, now),
+		Files:   files,
+		Now:     now,
 	}
 }
 
 // API is what the HTTP operations use.
 func (d *Deps) API() *api.Deps {
-	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, AppURL: d.Config.AppURL,
-		Now: d.Now}
+	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files,
+		AppURL: d.Config.AppURL, Now: d.Now}
 }
 
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
-	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Now: d.Now}
+	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files, Now: d.Now}
 }

@@ -73,7 +73,7 @@ type AuthorizerHandler func(ctx context.Context, req events.APIGatewayV2CustomAu
 // Authorizer resolves the caller's account. It never denies: an unknown key yields an
 // empty account id, and apigw.Wrap answers ChartMogul's 401, because API Gateway's own
 // deny is a 403 that ChartMogul clients do not expect.
-func Authorizer(st *store.Store) AuthorizerHandler {
+func Authorizer(st store.KeyResolver) AuthorizerHandler {
 	return func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
 		account, err := resolve(ctx, st, authorizationHeader(req))
 		if err != nil && !errors.Is(err, ErrNoCredentials) {
@@ -101,7 +101,7 @@ func authorizationHeader(req events.APIGatewayV2CustomAuthorizerV2Request) strin
 	return ""
 }
 
-func resolve(ctx context.Context, st *store.Store, header string) (string, error) {
+func resolve(ctx context.Context, st store.KeyResolver, header string) (string, error) {
 	key, err := KeyFromBasic(header)
 	if err != nil {
 		return "", err

@@ -1,12 +1,12 @@
-// Package blobs is the S3 adapter of the import pipeline: payload parts are stored
-// under a key per account and import, and the queue messages carry only the key.
+// Package blobs is the S3 implementation of the import pipeline's parts
+// (imports.Parts) and of the activities exports' files (their CSV and its presigned
+// download URL): objects of the import bucket, by key.
 package blobs
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
@@ -38,14 +38,13 @@ func (s *Store) client() *s3.Client {
 	return s.s3
 }
 
-// ImportKey is where one part of an import lives: every key starts with the account
-// id, so a key never reaches another account's objects.
-func ImportKey(accountID, dsUUID, importID, part string) string {
-	return fmt.Sprintf("imports/%s/%s/%s/%s.json", accountID, dsUUID, importID, part)
+// Put writes a JSON object (overwriting: a retried intake writes the same content).
+func (s *Store) Put(ctx context.Context, key string, body []byte) error {
+	return s.PutFile(ctx, key, "application/json", body)
 }
 
-// Put writes an object (overwriting: a retried intake writes the same content).
-func (s *Store) Put(ctx context.Context, key string, body []byte) error {
+// PutFile writes an object with its content type (overwriting).
+func (s *Store) PutFile(ctx context.Context, key, contentType string, body []byte) error {
 	if s.bucket == "" {
 		return errors.New("blobs: IMPORT_BUCKET is not configured")
 	}
@@ -54,7 +53,7 @@ func (s *Store) Put(ctx context.Context, key string, body []byte) error {
 		Key:           aws.String(key),
 		Body:          bytes.NewReader(body),
 		ContentLength: aws.Int64(int64(len(body))),
-		ContentType:   aws.String("application/json"),
+		ContentType:   aws.String(contentType),
 	})
 	return err
 }

@@ -1,5 +1,5 @@
-// Package fifo sends messages to an SQS FIFO queue in batches of ten, resending the
-// entries a batch did not accept.
+// Package fifo is the SQS implementation of a FIFO queue (queue.FIFO): single sends,
+// and batches of ten that resend the entries a batch did not accept.
 package fifo
 
 import (
@@ -11,32 +11,70 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/subsight/subsight/shared/queue"
 )
 
-// Message is one message to send.
-type Message struct {
-	Body    string
-	Group   string
-	DedupID string
+// Queue sends to one SQS FIFO queue.
+type Queue struct {
+	client *sqs.Client
+	url    string
+	// setting names the configuration variable of the URL, for the error when it is unset.
+	setting string
+}
+
+var _ queue.FIFO = (*Queue)(nil)
+
+// New returns the queue at url; setting names the variable it comes from (e.g.
+// JOBS_QUEUE_URL), which a send without a URL reports.
+func New(client *sqs.Client, url, setting string) *Queue {
+	return &Queue{client: client, url: url, setting: setting}
+}
+
+func (q *Queue) configured() error {
+	if q.url == "" {
+		return fmt.Errorf("fifo: %s is not configured", q.setting)
+	}
+	return nil
+}
+
+// Send sends one message (SendMessage).
+func (q *Queue) Send(ctx context.Context, m queue.Message) error {
+	if err := q.configured(); err != nil {
+		return err
+	}
+	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:               &q.url,
+		MessageBody:            aws.String(m.Body),
+		MessageGroupId:         aws.String(m.Group),
+		MessageDeduplicationId: aws.String(m.DedupID),
+	})
+	return err
 }
 
 // maxBatch is SendMessageBatch's limit.
 const maxBatch = 10
 
-// Send sends msgs in order, ten per request. Entries the queue failed for its own
+// SendBatch sends msgs in order, ten per request. Entries the queue failed for its own
 // reasons are resent (up to five times); an entry it refuses as malformed is an error.
 // Resending keeps the order within a group as long as a group has at most one message
 // per call, which is how the callers use it.
-func Send(ctx context.Context, client *sqs.Client, queueURL string, msgs []Message) error {
+func (q *Queue) SendBatch(ctx context.Context, msgs []queue.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	if err := q.configured(); err != nil {
+		return err
+	}
 	for start := 0; start < len(msgs); start += maxBatch {
-		if err := sendBatch(ctx, client, queueURL, msgs[start:min(start+maxBatch, len(msgs))]); err != nil {
+		if err := q.sendBatch(ctx, msgs[start:min(start+maxBatch, len(msgs))]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func sendBatch(ctx context.Context, client *sqs.Client, queueURL string, msgs []Message) error {
+func (q *Queue) sendBatch(ctx context.Context, msgs []queue.Message) error {
 	entries := make([]types.SendMessageBatchRequestEntry, len(msgs))
 	for i, m := range msgs {
 		entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(m.Body),
@@ -49,7 +87,7 @@ func sendBatch(ctx context.Context, client *sqs.Client, queueURL string, msgs []
 		if attempt > 0 {
 			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
 		}
-		out, err := client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: &queueURL, Entries: entries})
+		out, err := q.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: &q.url, Entries: entries})
 		if err != nil {
 			return err
 		}

@@ -101,7 +101,7 @@ func (p *Pipeline) loadParts(ctx context.Context, ds []Delivery) ([]Part, []erro
 		objects[d.Key] = nil
 		wg.Go(func() {
 			var parts []Part
-			raw, err := p.Blobs.Get(ctx, d.Key)
+			raw, err := p.Parts.Get(ctx, d.Key)
 			if err == nil {
 				err = json.Unmarshal(raw, &parts)
 			}
@@ -177,7 +177,9 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		return
 	}
 	var records store.ImportedRecords
+	claims := map[string]string{}
 	for _, u := range live(units) {
+		u.claims = claims
 		u.mergeBilling(state, now)
 		u.mergeEvents(state, now)
 		u.nextIndex()
@@ -187,7 +189,9 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		failAll(units, err)
 		return
 	}
+	var locators []store.RecordLocator
 	for _, u := range live(units) {
+		locators = append(locators, u.locators...)
 		if u.create {
 			records.NewCustomers = append(records.NewCustomers, u.customer)
 		}
@@ -197,6 +201,10 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		records.Invoices = append(records.Invoices, u.changedInvoices...)
 		records.Subscriptions = append(records.Subscriptions, u.changedSubs...)
 		records.Events = append(records.Events, u.changedEvents...)
+	}
+	if err := p.Store.PutRecordLocators(ctx, locators); err != nil {
+		failAll(units, err)
+		return
 	}
 	if err := p.Store.PutImportedRecords(ctx, records); err != nil {
 		failAll(units, err)

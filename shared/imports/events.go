@@ -44,7 +44,8 @@ func (u *unit) mergeEvents(state store.ImportState, now time.Time) {
 			CustomerUUID: u.customer.UUID, EventFields: e.EventFields, CreatedAt: now, UpdatedAt: now}
 		u.events[ev.ID] = ev.EffectiveDate.Unix()
 		if old, ok := state.Events[ev.ID]; ok {
-			ev.CreatedAt, ev.UpdatedAt = old.CreatedAt, old.UpdatedAt
+			// An import never changes whether the event is disabled.
+			ev.CreatedAt, ev.UpdatedAt, ev.DisabledState = old.CreatedAt, old.UpdatedAt, old.DisabledState
 			if reflect.DeepEqual(normalizeEvent(old), normalizeEvent(ev)) {
 				continue
 			}

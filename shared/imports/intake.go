@@ -6,36 +6,50 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
-	"github.com/subsight/subsight/shared/blobs"
-	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
+	"github.com/subsight/subsight/shared/queue"
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the pipeline reads and writes: the imports'
+// records, and the customers, plans, invoices and billing indexes they touch.
+type Storage interface {
+	store.Imports
+	store.Customers
+	store.Plans
+	store.Invoices
+	store.BillingIndexes
+}
+
+// Parts keeps the customers' parts of an import (on S3: blobs.Store).
+type Parts interface {
+	Put(ctx context.Context, key string, body []byte) error
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
 // Pipeline holds what the intake and the worker use.
 type Pipeline struct {
-	Store    *store.Store
-	Blobs    *blobs.Store
-	SQS      *sqs.Client
-	QueueURL string
-	Jobs     *jobs.Queue
-	Now      func() time.Time
+	Store Storage
+	Parts Parts
+	// Queue is the import FIFO queue: one message per customer.
+	Queue queue.FIFO
+	Jobs  jobs.Sender
+	Now   func() time.Time
 	// AfterWrite, when set, runs after each write step of Apply; tests return an error
 	// from it to simulate a worker that dies between two writes.
 	AfterWrite func(step string) error
 }
 
 // New builds the pipeline: records in st, customers' parts in parts, one message per
-// customer on the import queue (client, queueURL), recomputations on jobs.
-func New(st *store.Store, parts *blobs.Store, client *sqs.Client, queueURL string, jobs *jobs.Queue, now func() time.Time) *Pipeline {
-	return &Pipeline{Store: st, Blobs: parts, SQS: client, QueueURL: queueURL, Jobs: jobs, Now: now}
+// customer on q, recomputations on jobs.
+func New(st Storage, parts Parts, q queue.FIFO, jobs jobs.Sender, now func() time.Time) *Pipeline {
+	return &Pipeline{Store: st, Parts: parts, Queue: q, Jobs: jobs, Now: now}
 }
 
 // ErrImportExists: the import external id was used before in the data source.
@@ -73,7 +87,7 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 	if err != nil {
 		return model.Import{}, err
 	}
-	if err := p.queue(ctx, acc, ds, imp, parts); err != nil {
+	if err := p.enqueue(ctx, acc, ds, imp, parts); err != nil {
 		return model.Import{}, err
 	}
 	if err := p.Store.FinishImportIntake(ctx, imp, plans, p.Now()); err != nil {
@@ -88,21 +102,18 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 // batch holds consecutive customers, as a FIFO queue mostly delivers them.
 const partsPerObject = 10
 
-// queue stores the parts in S3, ten per object, and sends one message per customer,
+// enqueue stores the parts, ten per object, and sends one message per customer,
 // in payload order.
-func (p *Pipeline) queue(ctx context.Context, acc model.Account, ds model.DataSource, imp model.Import, parts []Part) error {
+func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.DataSource, imp model.Import, parts []Part) error {
 	if len(parts) == 0 {
 		return nil
-	}
-	if p.QueueURL == "" {
-		return errors.New("imports: IMPORT_QUEUE_URL is not configured")
 	}
 	last, err := p.Store.ReserveCustomerIDs(ctx, acc.ID, len(parts))
 	if err != nil {
 		return err
 	}
-	objectKey := func(o int) string { return blobs.ImportKey(acc.ID, ds.UUID, imp.ID, strconv.Itoa(o)) }
-	msgs := make([]fifo.Message, len(parts))
+	objectKey := func(o int) string { return partsKey(acc.ID, ds.UUID, imp.ID, strconv.Itoa(o)) }
+	msgs := make([]queue.Message, len(parts))
 	for i, part := range parts {
 		m := Message{Version: messageVersion, AccountID: acc.ID, DataSourceUUID: ds.UUID, ImportID: imp.ID,
 			CustomerExternalID: part.CustomerExternalID, Key: objectKey(i / partsPerObject), Index: i % partsPerObject,
@@ -111,14 +122,14 @@ func (p *Pipeline) queue(ctx context.Context, acc model.Account, ds model.DataSo
 		if err != nil {
 			return err
 		}
-		msgs[i] = fifo.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
+		msgs[i] = queue.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
 	}
 	objects := (len(parts) + partsPerObject - 1) / partsPerObject
 	errs := make([]error, objects)
 	parallel.For(objects, uploadConcurrency, func(o int) {
 		body, err := json.Marshal(parts[o*partsPerObject : min((o+1)*partsPerObject, len(parts))])
 		if err == nil {
-			err = p.Blobs.Put(ctx, objectKey(o), body)
+			err = p.Parts.Put(ctx, objectKey(o), body)
 		}
 		errs[o] = err
 	})
@@ -127,5 +138,11 @@ func (p *Pipeline) queue(ctx context.Context, acc model.Account, ds model.DataSo
 	}
 	// A customer has one message per import, so resending failed entries keeps each
 	// group's order.
-	return fifo.Send(ctx, p.SQS, p.QueueURL, msgs)
+	return p.Queue.SendBatch(ctx, msgs)
+}
+
+// partsKey is where one object of an import's parts lives: every key starts with the
+// account id, so a key never reaches another account's objects.
+func partsKey(accountID, dsUUID, importID, object string) string {
+	return fmt.Sprintf("imports/%s/%s/%s/%s.json", accountID, dsUUID, importID, object)
 }

@@ -40,12 +40,18 @@ type unit struct {
 	events          map[int64]int64 // applied events -> effective date
 	index           store.BillingIndex
 	indexChanged    bool
+
+	// locators are the new line items' and transactions' (written before their invoices);
+	// claims maps the records with an external id of the whole round to their invoice,
+	// so two customers of one round cannot take the same external id.
+	locators []store.RecordLocator
+	claims   map[string]string
 }
 
 func newUnit(m Message, part Part) *unit {
 	ok := model.KindStatus{Status: model.RecordsImported}
 	return &unit{m: m, part: part, invoices: map[string]*model.Invoice{}, skip: map[string]bool{},
-		subs: map[string]model.Subscription{}, events: map[int64]int64{},
+		subs: map[string]model.Subscription{}, events: map[int64]int64{}, claims: map[string]string{},
 		st: model.ImportCustomerStatus{ExternalID: m.CustomerExternalID, Status: model.RecordsImported, Customers: ok,
 			Invoices: ok, LineItems: ok, Transactions: ok, SubscriptionEvents: ok}}
 }
@@ -72,6 +78,9 @@ func (u *unit) query(q *store.ImportStateQuery) {
 	}
 	for _, li := range u.part.LineItems {
 		q.Invoices = append(q.Invoices, u.invoiceUUID(li.InvoiceExternalID))
+		if li.ExternalID != "" {
+			q.Records = append(q.Records, model.LineItemUUID(acc, ds, "", model.LineItemKey(li.ExternalID, 0)))
+		}
 		if li.SubscriptionExternalID != "" {
 			q.Subscriptions = append(q.Subscriptions, model.SubscriptionUUID(acc, ds, li.SubscriptionExternalID))
 		}
@@ -81,6 +90,9 @@ func (u *unit) query(q *store.ImportStateQuery) {
 	}
 	for _, t := range u.part.Transactions {
 		q.Invoices = append(q.Invoices, u.invoiceUUID(t.InvoiceExternalID))
+		if t.ExternalID != "" {
+			q.Records = append(q.Records, model.TransactionUUID(acc, ds, "", model.LineItemKey(t.ExternalID, 0)))
+		}
 	}
 	for _, e := range u.part.Events {
 		id := EventID(acc, ds, e.EventFields)
@@ -160,7 +172,7 @@ func (u *unit) mergeBilling(state store.ImportState, now time.Time) {
 		u.mergeLineItem(state, li)
 	}
 	for _, t := range u.part.Transactions {
-		u.mergeTransaction(state.Invoices, t)
+		u.mergeTransaction(state, t)
 	}
 	var touched []model.Invoice
 	for uuid, inv := range u.invoices {
@@ -214,7 +226,7 @@ func (u *unit) mergeLineItem(state store.ImportState, in model.ImportLineItem) {
 		return
 	}
 	li := model.LineItem{Key: model.LineItemKey(in.ExternalID, in.Position), LineItemFields: in.LineItemFields}
-	li.UUID = model.LineItemUUID(inv.UUID, li.Key)
+	li.UUID = model.LineItemUUID(u.m.AccountID, u.m.DataSourceUUID, inv.UUID, li.Key)
 	if in.PlanExternalID != "" && (in.Type == "subscription" || in.Type == "trial") {
 		pl, ok := state.Plans[u.planRef(in.PlanExternalID)]
 		if !ok {
@@ -230,10 +242,15 @@ func (u *unit) mergeLineItem(state store.ImportState, in model.ImportLineItem) {
 			return
 		}
 	}
+	if !u.claim(state.Invoices, state.RecordHolders, li.UUID, in.ExternalID, inv.UUID) {
+		u.fail(&u.st.LineItems, id, "Line item external id %q is used by another invoice of this data source", in.ExternalID)
+		return
+	}
 	inv.UpsertLineItem(li)
 }
 
-func (u *unit) mergeTransaction(stored map[string]model.Invoice, in model.ImportTransaction) {
+func (u *unit) mergeTransaction(state store.ImportState, in model.ImportTransaction) {
+	stored := state.Invoices
 	inv := u.target(stored, in.InvoiceExternalID)
 	id := in.ExternalID
 	if id == "" {
@@ -244,12 +261,39 @@ func (u *unit) mergeTransaction(stored map[string]model.Invoice, in model.Import
 		return
 	}
 	t := model.Transaction{Key: model.LineItemKey(in.ExternalID, in.Position), TransactionFields: in.TransactionFields}
-	t.UUID = model.TransactionUUID(inv.UUID, t.Key)
+	t.UUID = model.TransactionUUID(u.m.AccountID, u.m.DataSourceUUID, inv.UUID, t.Key)
 	if t.Result == "successful" && model.ExcessPayment(inv.Total(), inv.Settled(t.Type, t.Key), t.AmountInCents) {
 		u.fail(&u.st.Transactions, id, "The %ss of invoice %q would add up to more than its amount", t.Type, in.InvoiceExternalID)
 		return
 	}
+	if !u.claim(stored, state.RecordHolders, t.UUID, in.ExternalID, inv.UUID) {
+		u.fail(&u.st.Transactions, id, "Transaction external id %q is used by another invoice of this data source", in.ExternalID)
+		return
+	}
 	inv.UpsertTransaction(t)
+}
+
+// claim checks that no other invoice holds the external id of a line item or
+// transaction (ChartMogul keeps them unique per data source; the uuid is derived from
+// it), neither stored nor earlier in the round, and notes the locator of a record the
+// stored invoice does not hold yet.
+func (u *unit) claim(stored map[string]model.Invoice, holders map[string]string, uuid, externalID, invoiceUUID string) bool {
+	if externalID != "" {
+		if holder, ok := holders[uuid]; ok && holder != invoiceUUID {
+			return false
+		}
+		if holder, ok := u.claims[uuid]; ok && holder != invoiceUUID {
+			return false
+		}
+		u.claims[uuid] = invoiceUUID
+	}
+	if old, ok := stored[invoiceUUID]; ok && (old.LineItemIndex(uuid) >= 0 || old.TransactionIndex(uuid) >= 0) {
+		return true
+	}
+	if !slices.ContainsFunc(u.locators, func(l store.RecordLocator) bool { return l.UUID == uuid }) {
+		u.locators = append(u.locators, store.RecordLocator{AccountID: u.m.AccountID, UUID: uuid, InvoiceUUID: invoiceUUID})
+	}
+	return true
 }
 
 // normalize makes a stored and a merged invoice comparable (times in UTC, empty

@@ -1,5 +1,5 @@
 // Package jobs defines the asynchronous work items of the jobs FIFO queue and sends
-// them. Messages of one customer (or one data source) share a message group, so their
+// them through a queue.FIFO (no AWS import: the wiring hands it the SQS queue). Messages of one customer (or one data source) share a message group, so their
 // jobs never run concurrently and run in order.
 package jobs
 
@@ -10,9 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
-	"github.com/subsight/subsight/shared/fifo"
+	"github.com/subsight/subsight/shared/queue"
 )
 
 // Job types. Messages are built only by the constructors below.
@@ -26,6 +24,8 @@ const (
 	MergeCustomers = "merge_customers"
 	// UnmergeCustomer carries out the unmerges pending out of one customer.
 	UnmergeCustomer = "unmerge_customer"
+	// ExportActivities writes an account's activities to the CSV file of an export.
+	ExportActivities = "export_activities"
 )
 
 // Purge is the job that deletes a data source and everything imported into it.
@@ -53,21 +53,31 @@ func Unmerge(accountID, customerUUID, pair string) Message {
 	return Message{Type: UnmergeCustomer, AccountID: accountID, CustomerUUID: customerUUID, Nonce: pair}
 }
 
+// Export is the job that carries out an activities export request.
+func Export(accountID, exportID string) Message {
+	return Message{Type: ExportActivities, AccountID: accountID, ExportID: exportID}
+}
+
 // Message is one job.
 type Message struct {
 	Type           string `json:"type"`
 	AccountID      string `json:"account_id"`
 	DataSourceUUID string `json:"data_source_uuid,omitempty"`
 	CustomerUUID   string `json:"customer_uuid,omitempty"`
+	ExportID       string `json:"export_id,omitempty"`
 	// Nonce distinguishes two requests for the same work that must both run; empty
 	// lets SQS deduplicate repeats within its five-minute window.
 	Nonce string `json:"nonce,omitempty"`
 }
 
-// Group is the FIFO message group: the customer when there is one, else the data source.
+// Group is the FIFO message group: the customer when there is one, else the export or
+// the data source.
 func (m Message) Group() string {
 	if m.CustomerUUID != "" {
 		return m.AccountID + "#" + m.CustomerUUID
+	}
+	if m.ExportID != "" {
+		return m.AccountID + "#" + m.ExportID
 	}
 	return m.AccountID + "#" + m.DataSourceUUID
 }
@@ -79,51 +89,50 @@ func (m Message) DedupID() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Queue sends jobs.
-type Queue struct {
-	client *sqs.Client
-	url    string
+// Sender sends jobs to the jobs queue (Queue).
+type Sender interface {
+	// Send enqueues a job.
+	Send(ctx context.Context, m Message) error
+	// SendBatch enqueues several jobs in order.
+	SendBatch(ctx context.Context, ms []Message) error
 }
 
-// NewQueue returns a sender on the jobs queue.
-func NewQueue(client *sqs.Client, url string) *Queue { return &Queue{client: client, url: url} }
+// Queue sends jobs to a FIFO queue (on SQS: fifo.Queue), as JSON bodies with their
+// group and deduplication id.
+type Queue struct{ fifo queue.FIFO }
+
+var _ Sender = (*Queue)(nil)
+
+// NewQueue returns the sender of jobs on q.
+func NewQueue(q queue.FIFO) *Queue { return &Queue{fifo: q} }
 
 // Send enqueues a job.
 func (q *Queue) Send(ctx context.Context, m Message) error {
-	if q.url == "" {
-		return fmt.Errorf("jobs: JOBS_QUEUE_URL is not configured")
-	}
-	body, err := json.Marshal(m)
+	out, err := envelope(m)
 	if err != nil {
 		return err
 	}
-	group, dedup := m.Group(), m.DedupID()
-	_, err = q.client.SendMessage(ctx, &sqs.SendMessageInput{
-		QueueUrl:               &q.url,
-		MessageBody:            strPtr(string(body)),
-		MessageGroupId:         &group,
-		MessageDeduplicationId: &dedup,
-	})
-	return err
+	return q.fifo.Send(ctx, out)
 }
 
-// SendBatch enqueues several jobs with one request per ten.
+// SendBatch enqueues several jobs, ten per request.
 func (q *Queue) SendBatch(ctx context.Context, ms []Message) error {
-	if len(ms) == 0 {
-		return nil
-	}
-	if q.url == "" {
-		return fmt.Errorf("jobs: JOBS_QUEUE_URL is not configured")
-	}
-	out := make([]fifo.Message, len(ms))
+	out := make([]queue.Message, len(ms))
 	for i, m := range ms {
-		body, err := json.Marshal(m)
-		if err != nil {
+		var err error
+		if out[i], err = envelope(m); err != nil {
 			return err
 		}
-		out[i] = fifo.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}
 	}
-	return fifo.Send(ctx, q.client, q.url, out)
+	return q.fifo.SendBatch(ctx, out)
+}
+
+func envelope(m Message) (queue.Message, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return queue.Message{}, err
+	}
+	return queue.Message{Body: string(body), Group: m.Group(), DedupID: m.DedupID()}, nil
 }
 
 // Decode reads a job from a message body.
@@ -137,5 +146,3 @@ func Decode(body string) (Message, error) {
 	}
 	return m, nil
 }
-
-func strPtr(s string) *string { return &s }

@@ -46,7 +46,7 @@ func Scheduled(build func(*workers.Deps) func(context.Context) error) {
 }
 
 // Authorizer starts the HTTP API authorizer.
-func Authorizer(build func(*store.Store) auth.AuthorizerHandler) {
+func Authorizer(build func(store.KeyResolver) auth.AuthorizerHandler) {
 	lambda.Start(build(deps().Store))
 }
 

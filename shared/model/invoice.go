@@ -1,7 +1,9 @@
 package model
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/subsight/subsight/shared/ids"
@@ -20,10 +22,11 @@ type Invoice struct {
 	Currency           string
 	CollectionMethod   string
 	Status             string // "", InvoiceVoided or InvoiceWrittenOff: see invoice_status.go
-	LineItems          []LineItem
-	Transactions       []Transaction
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	DisabledState
+	LineItems    []LineItem
+	Transactions []Transaction
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // LineItem is one line of an invoice. Key is its identity within the invoice (its
@@ -34,6 +37,7 @@ type LineItem struct {
 	SubscriptionUUID string
 	PlanUUID         string
 	LineItemFields
+	DisabledState
 }
 
 // Transaction is a payment or refund of an invoice.
@@ -41,6 +45,7 @@ type Transaction struct {
 	UUID string
 	Key  string
 	TransactionFields
+	DisabledState
 }
 
 // InvoiceUUID is the id of the invoice with an external id in a data source. Being
@@ -63,14 +68,35 @@ func LineItemKey(externalID string, position int) string {
 	return "p:" + strconv.Itoa(position)
 }
 
-// LineItemUUID is the id of a line item of an invoice.
-func LineItemUUID(invoiceUUID, key string) string {
-	return ids.LineItem + DerivedUUID("line_item", invoiceUUID, key)
+// LineItemUUID is the id of a line item of an invoice. One with an external id gets an
+// id derived from its data source and external id, which ChartMogul keeps unique per
+// data source: a request that names it by data_source_uuid and external_id finds its
+// locator (docs/data-model.md) without knowing the invoice. One without gets an id
+// derived from its invoice and position.
+func LineItemUUID(accountID, dsUUID, invoiceUUID, key string) string {
+	return ids.LineItem + recordUUID("line_item", accountID, dsUUID, invoiceUUID, key)
 }
 
-// TransactionUUID is the id of a transaction of an invoice.
-func TransactionUUID(invoiceUUID, key string) string {
-	return ids.Transaction + DerivedUUID("transaction", invoiceUUID, key)
+// TransactionUUID is the id of a transaction of an invoice, derived as a line item's.
+func TransactionUUID(accountID, dsUUID, invoiceUUID, key string) string {
+	return ids.Transaction + recordUUID("transaction", accountID, dsUUID, invoiceUUID, key)
+}
+
+func recordUUID(kind, accountID, dsUUID, invoiceUUID, key string) string {
+	if ext, ok := strings.CutPrefix(key, "x:"); ok {
+		return DerivedUUID(kind, accountID, dsUUID, ext)
+	}
+	return DerivedUUID(kind, invoiceUUID, key)
+}
+
+// LineItemIndex is the position of the invoice's line item with that uuid, -1 if none.
+func (inv *Invoice) LineItemIndex(uuid string) int {
+	return slices.IndexFunc(inv.LineItems, func(li LineItem) bool { return li.UUID == uuid })
+}
+
+// TransactionIndex is the position of the invoice's transaction with that uuid, -1 if none.
+func (inv *Invoice) TransactionIndex(uuid string) int {
+	return slices.IndexFunc(inv.Transactions, func(t Transaction) bool { return t.UUID == uuid })
 }
 
 // Total is the sum of the line items' amounts.
@@ -100,10 +126,12 @@ func (inv *Invoice) Settled(kind string, except string) int64 {
 	return s
 }
 
-// UpsertLineItem replaces the line item with the same key or appends it.
+// UpsertLineItem replaces the line item with the same key or appends it. A replaced
+// line item keeps its disabled state: no import or update field sets it.
 func (inv *Invoice) UpsertLineItem(li LineItem) {
 	for i := range inv.LineItems {
 		if inv.LineItems[i].Key == li.Key {
+			li.DisabledState = inv.LineItems[i].DisabledState
 			inv.LineItems[i] = li
 			return
 		}
@@ -111,10 +139,12 @@ func (inv *Invoice) UpsertLineItem(li LineItem) {
 	inv.LineItems = append(inv.LineItems, li)
 }
 
-// UpsertTransaction replaces the transaction with the same key or appends it.
+// UpsertTransaction replaces the transaction with the same key or appends it,
+// keeping the replaced one's disabled state.
 func (inv *Invoice) UpsertTransaction(t Transaction) {
 	for i := range inv.Transactions {
 		if inv.Transactions[i].Key == t.Key {
+			t.DisabledState = inv.Transactions[i].DisabledState
 			inv.Transactions[i] = t
 			return
 		}

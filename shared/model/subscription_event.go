@@ -66,6 +66,7 @@ type SubscriptionEvent struct {
 	DataSourceUUID string
 	CustomerUUID   string
 	EventFields
+	DisabledState
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

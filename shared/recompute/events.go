@@ -14,7 +14,7 @@ import (
 // another customer are left out) and maps them to engine events; the
 // plan of each is resolved from its external id in its data source (an unknown plan
 // leaves PlanUUID empty, and the engine then ignores a start or update event).
-func customerEvents(ctx context.Context, st *store.Store, accountID, customerUUID string, ids []int64) ([]engine.SubscriptionEvent, error) {
+func customerEvents(ctx context.Context, st eventStorage, accountID, customerUUID string, ids []int64) ([]engine.SubscriptionEvent, error) {
 	byID, err := st.GetSubscriptionEvents(ctx, accountID, ids)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func engineEvent(accountID string, e model.SubscriptionEvent, planUUID string) e
 		SubscriptionExternalID: e.SubscriptionExternalID, PlanUUID: planUUID, EventType: e.EventType,
 		EventDate: e.EventDate.UTC(), EffectiveDate: e.EffectiveDate.UTC(),
 		AmountInCents: derefInt(e.AmountInCents), TaxAmountInCents: derefInt(e.TaxAmountInCents),
-		Quantity: derefInt(e.Quantity), EventOrder: int(derefInt(e.EventOrder))}
+		Quantity: derefInt(e.Quantity), EventOrder: int(derefInt(e.EventOrder)), Disabled: e.Disabled}
 	if e.SubscriptionSetExternalID != nil {
 		out.SubscriptionSetExternalID = *e.SubscriptionSetExternalID
 	}

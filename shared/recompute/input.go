@@ -41,7 +41,7 @@ func settings(acc model.Account) engine.Settings {
 // loadPlans reads every plan the records refer to, from its data source's partition
 // (one read each). A plan deleted meanwhile is left out: the engine then ignores the
 // items that use it.
-func loadPlans(ctx context.Context, st *store.Store, accountID string, recs Records) ([]engine.Plan, error) {
+func loadPlans(ctx context.Context, st store.Plans, accountID string, recs Records) ([]engine.Plan, error) {
 	type ref struct{ ds, plan string }
 	var refs []ref
 	add := func(ds, plan string) {
@@ -74,7 +74,7 @@ func loadPlans(ctx context.Context, st *store.Store, accountID string, recs Reco
 
 // loadRates reads, per foreign currency, the rates of the days the records need: one
 // query per currency over the span of its days.
-func loadRates(ctx context.Context, st *store.Store, accountID, accountCurrency string, recs Records) (engine.RateTable, error) {
+func loadRates(ctx context.Context, st store.FXRates, accountID, accountCurrency string, recs Records) (engine.RateTable, error) {
 	span := map[string][2]string{}
 	need := func(currency string, t time.Time) {
 		if currency == "" || currency == accountCurrency || t.IsZero() {

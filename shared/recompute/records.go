@@ -13,7 +13,22 @@ import (
 // StoreRecords reads a customer's records as the import pipeline stores them: the
 // customer's billing index (one read), then its invoices, subscriptions and
 // subscription events by id (batch reads of 100). Reads grow linearly with the number of invoices.
-type StoreRecords struct{ Store *store.Store }
+type StoreRecords struct{ Store RecordsStorage }
+
+// RecordsStorage is what StoreRecords reads: a customer's billing index and the
+// records it lists, with the plans its subscription events name.
+type RecordsStorage interface {
+	store.BillingIndexes
+	store.Invoices
+	store.Subscriptions
+	eventStorage
+}
+
+// eventStorage is what reading a customer's subscription events needs.
+type eventStorage interface {
+	store.SubscriptionEvents
+	store.Plans
+}
 
 // CustomerRecords implements Source.
 func (sr StoreRecords) CustomerRecords(ctx context.Context, accountID, customerUUID string) (Records, error) {
@@ -61,7 +76,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func engineInvoice(inv model.Invoice) engine.Invoice {
 	out := engine.Invoice{UUID: inv.UUID, ExternalID: inv.ExternalID, DataSourceUUID: inv.DataSourceUUID,
-		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency, Status: inv.Status}
+		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency, Status: inv.Status, Disabled: inv.Disabled}
 	for _, li := range inv.LineItems {
 		out.LineItems = append(out.LineItems, engine.LineItem{UUID: li.UUID, ExternalID: li.ExternalID,
 			Type: li.Type, SubscriptionUUID: li.SubscriptionUUID, SubscriptionExternalID: li.SubscriptionExternalID,
@@ -70,11 +85,11 @@ func engineInvoice(inv model.Invoice) engine.Invoice {
 			AmountInCents: li.AmountInCents, Quantity: li.Quantity, Prorated: li.Prorated,
 			ProrationType: li.ProrationType, DiscountAmountInCents: li.DiscountAmountInCents,
 			TaxAmountInCents: li.TaxAmountInCents, TransactionFeesInCents: li.TransactionFeesInCents,
-			EventOrder: int(derefInt(li.EventOrder)), CancelledAt: deref(li.CancelledAt)})
+			EventOrder: int(derefInt(li.EventOrder)), CancelledAt: deref(li.CancelledAt), Disabled: li.Disabled})
 	}
 	for _, t := range inv.Transactions {
 		out.Transactions = append(out.Transactions, engine.Transaction{UUID: t.UUID, Type: t.Type,
-			Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents})
+			Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents, Disabled: t.Disabled})
 	}
 	return out
 }

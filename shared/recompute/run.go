@@ -20,10 +20,27 @@ const AutoChurnTag = "auto-churned-delinquent-subscription"
 // Recomputer recomputes the customers of the store, reading their records as the
 // import pipeline stores them, and keeps the account series.
 type Recomputer struct {
-	store   *store.Store
+	store   Storage
 	records Source
 	series  Series
 	now     func() time.Time
+}
+
+// Storage is the part of the store a recomputation reads and writes.
+type Storage interface {
+	store.Accounts
+	store.Customers
+	store.Contacts
+	store.Notes
+	store.Merges
+	store.Unmerges
+	store.Opportunities
+	store.Tasks
+	store.DataSources
+	store.Connections
+	store.Metrics
+	store.FXRates
+	RecordsStorage
 }
 
 // Series keeps the account series and activity log (accountseries.Series, which records
@@ -34,7 +51,7 @@ type Series interface {
 }
 
 // New returns the recomputer of the customers in st, keeping series, at the clock now.
-func New(st *store.Store, series Series, now func() time.Time) *Recomputer {
+func New(st Storage, series Series, now func() time.Time) *Recomputer {
 	return &Recomputer{store: st, records: StoreRecords{Store: st}, series: series, now: now}
 }
 
@@ -107,9 +124,7 @@ func (r *Recomputer) Customer(ctx context.Context, accountID, customerUUID strin
 	if err := r.syncWake(ctx, accountID, customerUUID, prev, next); err != nil {
 		return Outcome{}, err
 	}
-	prevChunks := store.MetricsStateChunks(len(state.Data))
-	if err := r.store.PutMetricsState(ctx, accountID, customerUUID, state.Hash, prevChunks,
-		store.MetricsState{Hash: hash, Data: data}); err != nil {
+	if err := r.store.PutMetricsState(ctx, accountID, customerUUID, state, store.MetricsState{Hash: hash, Data: data}); err != nil {
 		return Outcome{}, fmt.Errorf("commit metrics state: %w", err)
 	}
 	out.Changed = true

@@ -31,7 +31,7 @@ var foundationAPIs = map[string]API{
 }
 
 // APIs are the HTTP API operations.
-var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs, crmAPIs)
+var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs, crmAPIs, recordAPIs)
 
 // Workers are the SQS queue consumers.
 var Workers = map[string]func(*workers.Deps) sqsworker.Handler{
@@ -40,7 +40,7 @@ var Workers = map[string]func(*workers.Deps) sqsworker.Handler{
 }
 
 // Authorizers are the HTTP API Lambda authorizers.
-var Authorizers = map[string]func(*store.Store) auth.AuthorizerHandler{
+var Authorizers = map[string]func(store.KeyResolver) auth.AuthorizerHandler{
 	"AuthorizerFunction": auth.Authorizer,
 }
 

@@ -3,327 +3,142 @@ package store
 import (
 	"context"
 	"errors"
-	"strconv"
+	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 )
 
-// attrValueItem is a stored custom attribute value (canonical text plus type).
-type attrValueItem struct {
-	Type string `dynamodbav:"t"`
-	Text string `dynamodbav:"v"`
-	Null bool   `dynamodbav:"n,omitempty"`
+// CustomerFilter narrows a customer listing; empty fields do not filter.
+type CustomerFilter struct {
+	DataSourceUUID string
+	ExternalID     string
+	Status         string // normalised ("Past Due")
+	System         string // billing system; "Custom" selects every API source
 }
 
-func attrItems(m map[string]model.AttrValue) map[string]attrValueItem {
-	out := make(map[string]attrValueItem, len(m))
-	for k, v := range m {
-		out[k] = attrValueItem{Type: string(v.Type), Text: v.Text, Null: v.Null}
-	}
-	return out
+// Matches applies the filter to a customer read otherwise than through the listing.
+func (f CustomerFilter) Matches(c model.Customer) bool {
+	return (f.ExternalID == "" || c.ExternalID == f.ExternalID) &&
+		(f.Status == "" || c.Status == f.Status) &&
+		(f.DataSourceUUID == "" || slices.Contains(c.DataSourceUUIDs, f.DataSourceUUID)) &&
+		(f.System == "" || (f.System == model.BillingSystemCustom && c.BillingSystemType == f.System) || slices.Contains(c.Systems, f.System))
 }
 
-func attrValues(m map[string]attrValueItem) map[string]model.AttrValue {
-	out := make(map[string]model.AttrValue, len(m))
-	for k, v := range m {
-		out[k] = model.AttrValue{Type: model.AttrType(v.Type), Text: v.Text, Null: v.Null}
-	}
-	return out
+// CustomerMetrics are the attributes of the customer item that the metrics own.
+type CustomerMetrics struct {
+	MRR           int64
+	ARR           int64
+	Status        string
+	CustomerSince *time.Time // nil removes it (leads)
+	AddTags       []string   // appended (the caller leaves out tags already there)
 }
 
-// customerItem carries everything the customer object shows, so that a listing page
-// is one query and nothing per row.
-type customerItem struct {
-	PK                 string                   `dynamodbav:"PK"`
-	SK                 string                   `dynamodbav:"SK"`
-	ET                 string                   `dynamodbav:"et"`
-	GSI1PK             string                   `dynamodbav:"GSI1PK"`
-	GSI1SK             string                   `dynamodbav:"GSI1SK"`
-	GSI2PK             string                   `dynamodbav:"GSI2PK"`
-	GSI2SK             string                   `dynamodbav:"GSI2SK"`
-	AccountID          string                   `dynamodbav:"account_id"`
-	ID                 int64                    `dynamodbav:"id"`
-	UUID               string                   `dynamodbav:"uuid"`
-	DataSourceUUID     string                   `dynamodbav:"data_source_uuid"`
-	DataSourceUUIDs    []string                 `dynamodbav:"data_source_uuids"`
-	ExternalID         string                   `dynamodbav:"external_id"`
-	ExternalIDs        []string                 `dynamodbav:"external_ids"`
-	Systems            []string                 `dynamodbav:"systems"`
-	Name               string                   `dynamodbav:"name"`
-	Email              string                   `dynamodbav:"email"`
-	Company            string                   `dynamodbav:"company"`
-	City               string                   `dynamodbav:"city"`
-	Zip                string                   `dynamodbav:"zip"`
-	Country            string                   `dynamodbav:"country"`
-	State              string                   `dynamodbav:"state"`
-	LeadCreatedAt      *time.Time               `dynamodbav:"lead_created_at,omitempty"`
-	FreeTrialStartedAt *time.Time               `dynamodbav:"free_trial_started_at,omitempty"`
-	CustomerSince      *time.Time               `dynamodbav:"customer_since,omitempty"`
-	Status             string                   `dynamodbav:"status"`
-	Tags               []string                 `dynamodbav:"tags"`
-	Custom             map[string]attrValueItem `dynamodbav:"custom"`
-	MRR                int64                    `dynamodbav:"mrr"`
-	ARR                int64                    `dynamodbav:"arr"`
-	BillingSystemType  string                   `dynamodbav:"billing_system_type"`
-	Currency           string                   `dynamodbav:"currency"`
-	Owner              string                   `dynamodbav:"owner"`
-	WebsiteURL         string                   `dynamodbav:"website_url"`
-	LastSeen           *time.Time               `dynamodbav:"last_seen,omitempty"`
-	CreatedAt          time.Time                `dynamodbav:"created_at"`
-	UpdatedAt          time.Time                `dynamodbav:"updated_at"`
-	Version            int64                    `dynamodbav:"version"`
+// ErrDuplicateEmail is returned when a contact e-mail is already used by another
+// contact of the same customer.
+var ErrDuplicateEmail = errors.New("contact e-mail already used in this customer")
+
+// ContactFilter narrows a contact listing; empty fields do not filter.
+type ContactFilter struct {
+	CustomerUUID       string
+	DataSourceUUID     string
+	Email              string
+	CustomerExternalID string
 }
 
-func newCustomerItem(c model.Customer) customerItem {
-	k := keys.Customer(c.AccountID, c.UUID)
-	return customerItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomer,
-		GSI1PK: keys.CustomerList(c.AccountID), GSI1SK: keys.CustomerOrder(c.ID),
-		GSI2PK: keys.CustomerByExternalID(c.AccountID, c.ExternalID), GSI2SK: keys.CustomerOrder(c.ID),
-		AccountID: c.AccountID, ID: c.ID, UUID: c.UUID, DataSourceUUID: c.DataSourceUUID,
-		DataSourceUUIDs: c.DataSourceUUIDs, ExternalID: c.ExternalID, ExternalIDs: c.ExternalIDs,
-		Systems: c.Systems, Name: c.Name, Email: c.Email, Company: c.Company, City: c.City, Zip: c.Zip,
-		Country: c.Country, State: c.State, LeadCreatedAt: c.LeadCreatedAt,
-		FreeTrialStartedAt: c.FreeTrialStartedAt, CustomerSince: c.CustomerSince, Status: c.Status,
-		Tags: c.Tags, Custom: attrItems(c.Custom), MRR: c.MRR, ARR: c.ARR,
-		BillingSystemType: c.BillingSystemType, Currency: c.Currency, Owner: c.Owner,
-		WebsiteURL: c.WebsiteURL, LastSeen: c.LastSeen, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
-		Version: c.Version}
+// ErrCustomerNotFound: the customer a note is written for does not exist.
+var ErrCustomerNotFound = errors.New("customer not found")
+
+// NoteFilter narrows a note listing; empty fields do not filter.
+type NoteFilter struct {
+	CustomerUUID string
+	ContactUUID  string
+	Type         string
+	AuthorEmail  string
 }
 
-func (it customerItem) customer() model.Customer {
-	tags := it.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	return model.Customer{AccountID: it.AccountID, ID: it.ID, UUID: it.UUID,
-		DataSourceUUID: it.DataSourceUUID, DataSourceUUIDs: it.DataSourceUUIDs, ExternalID: it.ExternalID,
-		ExternalIDs: it.ExternalIDs, Systems: it.Systems, Name: it.Name, Email: it.Email,
-		Company: it.Company, City: it.City, Zip: it.Zip, Country: it.Country, State: it.State,
-		LeadCreatedAt: it.LeadCreatedAt, FreeTrialStartedAt: it.FreeTrialStartedAt,
-		CustomerSince: it.CustomerSince, Status: it.Status, Tags: tags, Custom: attrValues(it.Custom),
-		MRR: it.MRR, ARR: it.ARR, BillingSystemType: it.BillingSystemType, Currency: it.Currency,
-		Owner: it.Owner, WebsiteURL: it.WebsiteURL, LastSeen: it.LastSeen, CreatedAt: it.CreatedAt,
-		UpdatedAt: it.UpdatedAt, Version: it.Version}
+// Customers are the customer records, their external ids and the attributes the metrics own.
+type Customers interface {
+	// NextCustomerID draws the next integer id of the account's customers.
+	NextCustomerID(ctx context.Context, accountID string) (int64, error)
+	// CreateCustomer stores a new customer (with its id already drawn). It first
+	// reserves the external id in its data source with a conditional put, then writes
+	// the customer: two single-item writes cost half of a transaction. ErrConflict when
+	// the external id is taken.
+	CreateCustomer(ctx context.Context, c model.Customer) error
+	// GetCustomer reads a customer of the account.
+	GetCustomer(ctx context.Context, accountID, customerUUID string) (model.Customer, error)
+	// SaveCustomer writes the new state of a customer read as old. It fails with
+	// ErrConflict when the customer changed since it was read (the caller re-reads and
+	// retries) and with ErrNotFound when it was deleted.
+	SaveCustomer(ctx context.Context, old, c model.Customer) error
+	// DeleteCustomer removes a customer with its contacts, e-mail index, contact e-mail
+	// items and external id reservations. The customer item goes last, in one
+	// transaction with its reservations, so a failure half-way leaves a customer that a
+	// repeated DELETE removes.
+	DeleteCustomer(ctx context.Context, c model.Customer) error
+	// ListCustomers is one page of the account's customers in id order. The plain
+	// listing and the external id filter are one Query; status, data source and system
+	// filters are applied by DynamoDB as a filter on the same index.
+	ListCustomers(ctx context.Context, accountID string, f CustomerFilter, limit int, start PageToken) (Page[model.Customer], error)
+	// CustomersByEmail returns, in id order, every customer of the account whose e-mail
+	// is email and, with withContacts, every customer with a contact of that e-mail.
+	// An address matches few customers, so this reads the index partitions (one Query
+	// each) and the matches (one BatchGetItem per 100) and pages in memory.
+	CustomersByEmail(ctx context.Context, accountID, email string, withContacts bool) ([]model.Customer, error)
+	// ListCustomersByEmail is one page, in id order, of the customers that f selects among
+	// those CustomersByEmail finds; they are few, so they are paged in memory and Total is
+	// known.
+	ListCustomersByEmail(ctx context.Context, accountID, email string, withContacts bool, f CustomerFilter, limit int, start PageToken) (Page[model.Customer], error)
+	// CustomerUUIDByExternalID finds the customer holding an external id in a data source,
+	// from the customers' uniqueness item (a consistent read). ErrNotFound when none.
+	CustomerUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error)
+	// UpdateCustomerMetrics writes only the metrics attributes of a customer item read at
+	// version, and bumps the version, so that a concurrent full-item save of the customer
+	// (which checks the version) re-reads instead of restoring stale figures. ErrConflict
+	// when the customer changed since it was read, ErrNotFound when it is gone.
+	UpdateCustomerMetrics(ctx context.Context, accountID, customerUUID string, version int64, m CustomerMetrics) error
 }
 
-// uniqueItem reserves a value (an external id in a data source, a contact e-mail in
-// a customer) for one owner; its conditional put is what enforces uniqueness.
-type uniqueItem struct {
-	PK           string     `dynamodbav:"PK"`
-	SK           string     `dynamodbav:"SK"`
-	ET           string     `dynamodbav:"et"`
-	GSI2PK       string     `dynamodbav:"GSI2PK,omitempty"`
-	GSI2SK       string     `dynamodbav:"GSI2SK,omitempty"`
-	CustomerUUID string     `dynamodbav:"customer_uuid"`
-	ContactUUID  string     `dynamodbav:"contact_uuid,omitempty"`
-	ReservedAt   *time.Time `dynamodbav:"reserved_at,omitempty"`
+// Contacts are the customers' contacts.
+type Contacts interface {
+	// CreateContact stores a new contact and reserves its e-mail in its customer;
+	// ErrDuplicateEmail when another contact of the customer has it.
+	CreateContact(ctx context.Context, c model.Contact) error
+	// SaveContact writes a new (old == nil) or changed contact. The e-mail reservation
+	// moves with it in the same transaction. ErrDuplicateEmail for a taken e-mail,
+	// ErrConflict when the contact changed since it was read, ErrNotFound when deleted.
+	SaveContact(ctx context.Context, old *model.Contact, c model.Contact) error
+	// GetContact reads a contact of the account.
+	GetContact(ctx context.Context, accountID, contactUUID string) (model.Contact, error)
+	// DeleteContact removes a contact and its e-mail reservation.
+	DeleteContact(ctx context.Context, c model.Contact) error
+	// MergeContacts saves into (read as oldInto) and deletes from, in one transaction;
+	// into takes over from's e-mail reservation when it takes its e-mail.
+	MergeContacts(ctx context.Context, oldInto, into, from model.Contact) error
+	// CustomerContacts returns every contact of a customer (a customer has few).
+	CustomerContacts(ctx context.Context, accountID, customerUUID string) ([]model.Contact, error)
+	// ListContacts is one page of contacts, newest first: of one customer (GSI2) or of
+	// the account (GSI1), with the other filters applied by DynamoDB.
+	ListContacts(ctx context.Context, accountID string, f ContactFilter, limit int, start PageToken) (Page[model.Contact], error)
 }
 
-func customerEmailIndexItem(c model.Customer) uniqueItem {
-	k := keys.CustomerEmailIndex(c.AccountID, c.UUID)
-	return uniqueItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomerEmailIndex,
-		GSI2PK: keys.CustomerByEmail(c.AccountID, c.Email), GSI2SK: keys.CustomerOrder(c.ID),
-		CustomerUUID: c.UUID}
-}
-
-// NextCustomerID draws the next integer id of the account's customers.
-func (s *Store) NextCustomerID(ctx context.Context, accountID string) (int64, error) {
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.Counter(accountID, keys.CustomerIDCounter)),
-		UpdateExpression:         aws.String("ADD #n :one SET et = :et"),
-		ExpressionAttributeNames: map[string]string{"#n": "n"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one": &types.AttributeValueMemberN{Value: "1"},
-			":et":  &types.AttributeValueMemberS{Value: keys.TypeCounter},
-		},
-		ReturnValues:           types.ReturnValueUpdatedNew,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
-		return 0, err
-	}
-	n, ok := out.Attributes["n"].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, errors.New("customer id counter: no value returned")
-	}
-	return strconv.ParseInt(n.Value, 10, 64)
-}
-
-// staleReservation is how old an external id reservation without its customer must
-// be before another create may take it over: far longer than any function runs, so
-// a create still between its two writes is never robbed.
-const staleReservation = 5 * time.Minute
-
-// CreateCustomer stores a new customer (with its id already drawn). It first
-// reserves the external id in its data source with a conditional put, then writes
-// the customer: two single-item writes cost half of a transaction. ErrConflict when
-// the external id is taken.
-func (s *Store) CreateCustomer(ctx context.Context, c model.Customer) error {
-	c.Version = 1
-	if err := s.reserveExternalID(ctx, c); err != nil {
-		return err
-	}
-	if err := s.putNew(ctx, newCustomerItem(c)); err != nil {
-		return err
-	}
-	if c.Email != "" {
-		return s.put(ctx, customerEmailIndexItem(c))
-	}
-	return nil
-}
-
-func (s *Store) reserveExternalID(ctx context.Context, c model.Customer) error {
-	ek := keys.CustomerExternalID(c.AccountID, c.DataSourceUUID, c.ExternalID)
-	now := s.now()
-	mine := uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: c.UUID, ReservedAt: &now}
-	err := s.putNew(ctx, mine)
-	if !errors.Is(err, ErrConflict) {
-		return err
-	}
-	// Taken: by a live customer, by a create in progress, or by a create that died
-	// between its two writes (stale), which is the only case we may take over.
-	var held uniqueItem
-	if err := s.get(ctx, ek, &held); err != nil {
-		return err
-	}
-	if held.ReservedAt == nil || now.Sub(*held.ReservedAt) < staleReservation {
-		return ErrConflict
-	}
-	if _, err := s.GetCustomer(ctx, c.AccountID, held.CustomerUUID); !errors.Is(err, ErrNotFound) {
-		if err == nil {
-			return ErrConflict
-		}
-		return err
-	}
-	av, err := attributevalue.MarshalMap(mine)
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
-		ConditionExpression:       aws.String("customer_uuid = :held"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":held": &types.AttributeValueMemberS{Value: held.CustomerUUID}},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal})
-	return conflict(err)
-}
-
-// GetCustomer reads a customer of the account.
-func (s *Store) GetCustomer(ctx context.Context, accountID, customerUUID string) (model.Customer, error) {
-	var it customerItem
-	if err := s.get(ctx, keys.Customer(accountID, customerUUID), &it); err != nil {
-		return model.Customer{}, err
-	}
-	return it.customer(), nil
-}
-
-// SaveCustomer writes the new state of a customer read as old. It fails with
-// ErrConflict when the customer changed since it was read (the caller re-reads and
-// retries) and with ErrNotFound when it was deleted.
-func (s *Store) SaveCustomer(ctx context.Context, old, c model.Customer) error {
-	c.Version = old.Version + 1
-	c.UpdatedAt = s.now()
-	cust, err := attributevalue.MarshalMap(newCustomerItem(c))
-	if err != nil {
-		return err
-	}
-	put := &types.Put{TableName: &s.table, Item: cust,
-		ConditionExpression:       aws.String("attribute_exists(PK) AND version = :v"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(old.Version, 10)}},
-	}
-	var side []types.TransactWriteItem
-	switch {
-	case c.Email == old.Email:
-	case c.Email != "":
-		idx, err := attributevalue.MarshalMap(customerEmailIndexItem(c))
-		if err != nil {
-			return err
-		}
-		side = append(side, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: idx}})
-	default:
-		side = append(side, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table,
-			Key: keyAttrs(keys.CustomerEmailIndex(c.AccountID, c.UUID))}})
-	}
-	if len(side) == 0 {
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: cust,
-			ConditionExpression: put.ConditionExpression, ExpressionAttributeValues: put.ExpressionAttributeValues,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		return s.versionConflict(ctx, c, conflict(err))
-	}
-	err = conflict(s.transactWrite(ctx, append([]types.TransactWriteItem{{Put: put}}, side...)))
-	return s.versionConflict(ctx, c, err)
-}
-
-// versionConflict tells a lost race (ErrConflict) from a deleted customer (ErrNotFound).
-func (s *Store) versionConflict(ctx context.Context, c model.Customer, err error) error {
-	if !errors.Is(err, ErrConflict) {
-		return err
-	}
-	if _, gerr := s.GetCustomer(ctx, c.AccountID, c.UUID); errors.Is(gerr, ErrNotFound) {
-		return ErrNotFound
-	}
-	return ErrConflict
-}
-
-// DeleteCustomer removes a customer with its contacts, e-mail index, contact e-mail
-// items and external id reservations. The customer item goes last, in one
-// transaction with its reservations, so a failure half-way leaves a customer that a
-// repeated DELETE removes.
-func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
-	// Invoices, subscriptions and events live outside the partition; their index is in it.
-	if err := s.deleteCustomerBilling(ctx, c.AccountID, c.UUID); err != nil {
-		return err
-	}
-	contacts, err := s.CustomerContacts(ctx, c.AccountID, c.UUID)
-	if err != nil {
-		return err
-	}
-	var doomed []map[string]types.AttributeValue
-	for _, con := range contacts {
-		doomed = append(doomed, keyAttrs(keys.Contact(c.AccountID, con.UUID)))
-	}
-	// The partition also holds what other areas keep per customer (notes, invoices,
-	// subscriptions), so it can exceed one Query page.
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:              &s.table,
-		KeyConditionExpression: aws.String("PK = :pk"),
-		ProjectionExpression:   aws.String("PK, SK"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: keys.CustomerPartition(c.AccountID, c.UUID)},
-		},
-		ConsistentRead:         aws.Bool(true),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	main := keys.Customer(c.AccountID, c.UUID)
-	for p.HasMorePages() {
-		res, err := p.NextPage(ctx)
-		if err != nil {
-			return err
-		}
-		for _, k := range res.Items {
-			if sk, _ := k[keys.SK].(*types.AttributeValueMemberS); sk == nil || sk.Value != main.SK {
-				doomed = append(doomed, k)
-			}
-		}
-	}
-	if err := s.batchDelete(ctx, doomed); err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(main)}}}
-	for i, ds := range c.DataSourceUUIDs {
-		if i < len(c.ExternalIDs) {
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table,
-				Key:                       keyAttrs(keys.CustomerExternalID(c.AccountID, ds, c.ExternalIDs[i])),
-				ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":c": &types.AttributeValueMemberS{Value: c.UUID}},
-			}})
-		}
-	}
-	return conflict(s.transactWrite(ctx, items))
+// Notes are the customers' notes and call logs.
+type Notes interface {
+	// CreateNote stores a note and its locator, in one transaction that checks the
+	// customer exists. ErrCustomerNotFound when it does not.
+	CreateNote(ctx context.Context, n model.Note) error
+	// GetNote reads a note by uuid: the locator, then the note (consistent reads). A
+	// deleted customer leaves locators behind; their notes are gone, so ErrNotFound.
+	GetNote(ctx context.Context, accountID, noteUUID string) (model.Note, error)
+	// UpdateNote writes the changed fields of a note read earlier (n holds the new
+	// values); ErrNotFound when it was deleted meanwhile. It returns the stored note.
+	UpdateNote(ctx context.Context, n model.Note) (model.Note, error)
+	// DeleteNote removes a note and its locator; ErrNotFound when already gone.
+	DeleteNote(ctx context.Context, n model.Note) error
+	// ListNotes reads one page of notes, newest first (by created_at, then uuid): one
+	// customer's through GSI2, the account's through GSI1; type and author are filters.
+	ListNotes(ctx context.Context, accountID string, f NoteFilter, limit int, start PageToken) (Page[model.Note], error)
+	// CustomerNotes reads every note of a customer (its partition).
+	CustomerNotes(ctx context.Context, accountID, customerUUID string) ([]model.Note, error)
 }

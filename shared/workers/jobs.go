@@ -17,12 +17,29 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
+// Storage is the part of the store the workers use: what the recomputation uses,
+// the data sources a purge removes, and the account series.
+type Storage interface {
+	recompute.Storage
+	store.DataSources
+	store.SeriesStore
+	store.Activities
+	store.ActivitiesExports
+}
+
+// Files keeps the activities exports' files (on S3: blobs.Store).
+type Files interface {
+	PutFile(ctx context.Context, key, contentType string, body []byte) error
+}
+
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
-	Store   *store.Store
-	Jobs    *jobs.Queue
+	Store   Storage
+	Jobs    jobs.Sender
 	Imports *imports.Pipeline
-	Now     func() time.Time
+	// Files are the activities exports' files.
+	Files Files
+	Now   func() time.Time
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
@@ -53,6 +70,8 @@ func Jobs(d *Deps) sqsworker.Handler {
 			return mergeCustomers(ctx, d, job)
 		case jobs.UnmergeCustomer:
 			return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
+		case jobs.ExportActivities:
+			return exportActivities(ctx, d, job, msg)
 		default:
 			return fmt.Errorf("jobs: unknown job type %q", job.Type)
 		}

@@ -410,7 +410,11 @@ describe('dashboard in Chromium', () => {
 
   test('a json_import\'s progress, per customer', async () => {
     const status = await api.get(`/v1/data_sources/${ds.uuid}/json_imports/${imp.id}`);
-    await page.goto(base + `/#/imports/${ds.uuid}/${imp.id}`);
+    await page.goto(base + `/#/imports/${ds.uuid}`);
+    await page.waitForSelector('.import-list tbody tr');
+    const listed = await page.$$eval('.import-list tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[2].textContent]));
+    assert.deepEqual(listed, [[imp.id, 'completed']], 'the data source\'s one import, from the json_imports listing');
+    await page.click(`.import-list a[href$="/${imp.id}"]`);
     await page.waitForSelector('#import-status');
     assert.equal(await page.textContent('#import-status'), 'completed');
     const rows = await page.$$eval('.import-result tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent]));

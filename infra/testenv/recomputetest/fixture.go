@@ -137,7 +137,7 @@ func (f *Fixture) AddInvoices(invs ...Invoice) {
 		subUUID := model.SubscriptionUUID(f.Acc.ID, f.DS.UUID, sub)
 		invUUID := model.InvoiceUUID(f.Acc.ID, f.DS.UUID, in.Ext)
 		end := in.Start.AddDate(0, max(in.Months, 1), 0)
-		li := model.LineItem{UUID: model.LineItemUUID(invUUID, "p:0"), Key: "p:0", SubscriptionUUID: subUUID,
+		li := model.LineItem{UUID: model.LineItemUUID(f.Acc.ID, f.DS.UUID, invUUID, "p:0"), Key: "p:0", SubscriptionUUID: subUUID,
 			PlanUUID: f.Plan.UUID, LineItemFields: model.LineItemFields{Type: "subscription", SubscriptionExternalID: sub,
 				ServicePeriodStart: TP(in.Start), ServicePeriodEnd: TP(end), AmountInCents: in.Amount, Quantity: 1,
 				CancelledAt: in.Cancel}}
@@ -149,7 +149,7 @@ func (f *Fixture) AddInvoices(invs ...Invoice) {
 			if in.Failed {
 				result = "failed"
 			}
-			inv.Transactions = []model.Transaction{{UUID: model.TransactionUUID(invUUID, "p:0"), Key: "p:0",
+			inv.Transactions = []model.Transaction{{UUID: model.TransactionUUID(f.Acc.ID, f.DS.UUID, invUUID, "p:0"), Key: "p:0",
 				TransactionFields: model.TransactionFields{Type: "payment", Result: result, Date: in.Start}}}
 		}
 		models = append(models, inv)

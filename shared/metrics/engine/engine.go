@@ -8,6 +8,7 @@ import (
 
 // Compute derives one customer's subscriptions, MRR timeline, movements and status.
 func Compute(in Input) Result {
+	in = in.enabled()
 	plans := make(map[string]Plan, len(in.Plans))
 	for _, p := range in.Plans {
 		plans[p.UUID] = p

@@ -78,6 +78,7 @@ type Invoice struct {
 	DueDate        time.Time
 	Currency       string
 	Status         string
+	Disabled       bool // §1.7: counts for nothing, with its line items and transactions
 	LineItems      []LineItem
 	Transactions   []Transaction
 }
@@ -103,6 +104,7 @@ type LineItem struct {
 	TransactionFeesInCents    int64 // informational: fees are not deducted from MRR
 	EventOrder                int
 	CancelledAt               time.Time
+	Disabled                  bool
 }
 
 // Transaction is a payment or refund; a nil AmountInCents means the whole invoice amount.
@@ -112,6 +114,7 @@ type Transaction struct {
 	Result        string
 	Date          time.Time
 	AmountInCents *int64
+	Disabled      bool
 }
 
 // SubscriptionEvent is one of the ten subscription event types. ID is what retractions point
@@ -133,6 +136,7 @@ type SubscriptionEvent struct {
 	RetractedEventID          string
 	EventOrder                int
 	Retracted                 bool
+	Disabled                  bool
 }
 
 // CancellationHistory is a subscription's cancellation_dates as last set through the

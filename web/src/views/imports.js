@@ -1,8 +1,12 @@
-// A json_import's progress (/v1/data_sources/{uuid}/json_imports/{id}): its status and each
-// customer's, refreshed every two seconds until it is completed or failed.
+// A data source's json_imports (/v1/data_sources/{uuid}/json_imports), newest first, and one
+// import's progress (…/json_imports/{id}): its status and each customer's, refreshed every
+// two seconds until it is completed or failed.
 import { clear, errorBox, h, loading, table } from '../dom.js';
 
 const DONE = new Set(['completed', 'failed']);
+const LISTED = 50;
+
+const importHref = (ds, id) => `#/imports/${encodeURIComponent(ds)}/${encodeURIComponent(id)}`;
 
 export async function importsView ({ api }, dsUUID, importID) {
   const sources = await api.all('/v1/data_sources', {}, 'data_sources');
@@ -11,7 +15,32 @@ export async function importsView ({ api }, dsUUID, importID) {
   const idInput = h('input', { type: 'text', id: 'i-id', name: 'id', value: importID ?? '', required: true, autocomplete: 'off',
     'aria-describedby': 'i-id-help' });
   const result = h('div', { class: 'import-result', 'aria-live': 'polite' });
+  const listing = h('div', { class: 'import-list' });
   let timer = null;
+
+  // The API lists a source's imports in the order of their external ids; the newest are
+  // the ones a person looks for, so the whole listing is read and sorted here.
+  async function list (ds) {
+    clear(listing, loading('the imports'));
+    let imports;
+    try {
+      imports = await api.all(`/v1/data_sources/${encodeURIComponent(ds)}/json_imports`, {}, 'json_imports');
+    } catch (e) {
+      if (e.status === 401) throw e;
+      clear(listing, errorBox(e));
+      return;
+    }
+    imports.sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''));
+    clear(listing,
+      h('h2', {}, imports.length > LISTED ? `The ${LISTED} newest imports of ${imports.length}` : 'Imports of this data source'),
+      table('Imports of this data source', [
+        { label: 'Import', cell: (i) => h('a', { href: importHref(ds, i.id) }, i.id) },
+        { label: 'External id', cell: (i) => i.external_id ?? '—' },
+        { label: 'Status', cell: (i) => h('span', { class: `badge import-${i.status}` }, i.status) },
+        { label: 'Created', cell: (i) => i.created_at },
+        { label: 'Updated', cell: (i) => i.updated_at }
+      ], imports.slice(0, LISTED), { empty: 'No json_import was sent to this data source yet.' }));
+  }
 
   async function show (ds, id) {
     clearTimeout(timer);
@@ -54,7 +83,7 @@ export async function importsView ({ api }, dsUUID, importID) {
 
   const form = h('form', { class: 'toolbar', onsubmit: (ev) => {
     ev.preventDefault();
-    history.replaceState(null, '', `#/imports/${encodeURIComponent(select.value)}/${encodeURIComponent(idInput.value.trim())}`);
+    history.replaceState(null, '', importHref(select.value, idInput.value.trim()));
     show(select.value, idInput.value.trim());
   } },
   h('label', { for: 'i-source' }, 'Data source'), select,
@@ -62,10 +91,16 @@ export async function importsView ({ api }, dsUUID, importID) {
   h('button', { type: 'submit' }, 'Show progress'));
 
   const view = h('div', {},
-    h('h1', { tabindex: '-1' }, 'Import progress'),
+    h('h1', { tabindex: '-1' }, 'Imports'),
     sources.length ? form : h('p', { class: 'empty' }, 'This account has no data source yet.'),
-    h('p', { id: 'i-id-help', class: 'help' }, 'The id (or the external_id you sent) of a json_import: POST /v1/data_sources/{uuid}/json_imports answers it.'),
-    result);
+    h('p', { id: 'i-id-help', class: 'help' }, 'The id (or the external_id you sent) of a json_import, or pick one from the data source\'s imports below.'),
+    result,
+    listing);
+  select.addEventListener('change', () => {
+    history.replaceState(null, '', `#/imports/${encodeURIComponent(select.value)}`);
+    list(select.value);
+  });
   if (dsUUID && importID) await show(dsUUID, importID);
+  if (sources.length) await list(dsUUID && sources.some((s) => s.uuid === dsUUID) ? dsUUID : sources[0].uuid);
   return view;
 }

@@ -1,0 +1,9 @@
+// Command delete-customer-invoices deletes a customer's invoices in a data source.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.DeleteCustomerInvoices) }

@@ -1,0 +1,9 @@
+// Command get-line-item-by-external-id reads a line item by data source and external id.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.GetLineItem) }

@@ -1,0 +1,9 @@
+// Command get-transaction reads a transaction.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.GetTransaction) }

@@ -1,0 +1,9 @@
+// Command put-plan updates a plan (PUT, as chartmogul-node's Plan.update sends it).
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.UpdatePlan) }

@@ -1,0 +1,9 @@
+// Command set-invoice-disabled disables or enables an invoice.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.SetInvoiceDisabled) }

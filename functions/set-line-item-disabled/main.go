@@ -1,0 +1,9 @@
+// Command set-line-item-disabled disables or enables a line item.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.SetLineItemDisabled) }

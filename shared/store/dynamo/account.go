@@ -1,0 +1,217 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+)
+
+type accountItem struct {
+	PK               string    `dynamodbav:"PK"`
+	SK               string    `dynamodbav:"SK"`
+	ET               string    `dynamodbav:"et"`
+	ID               string    `dynamodbav:"id"`
+	Name             string    `dynamodbav:"name"`
+	Currency         string    `dynamodbav:"currency"`
+	TimeZone         string    `dynamodbav:"time_zone"`
+	WeekStartOn      string    `dynamodbav:"week_start_on"`
+	ChurnRecognition string    `dynamodbav:"churn_recognition"`
+	ChurnWhenZeroMRR bool      `dynamodbav:"churn_when_zero_mrr"`
+	AutoChurn        bool      `dynamodbav:"auto_churn_subscription"`
+	RefundHandling   string    `dynamodbav:"refund_handling"`
+	Reclassification string    `dynamodbav:"proximate_movement_reclassification"`
+	CreatedAt        time.Time `dynamodbav:"created_at"`
+}
+
+func (it accountItem) account() model.Account {
+	return model.Account{ID: it.ID, Name: it.Name, Currency: it.Currency, TimeZone: it.TimeZone,
+		WeekStartOn: it.WeekStartOn, CreatedAt: it.CreatedAt, Settings: model.Settings{
+			ChurnRecognition: it.ChurnRecognition, ChurnWhenZeroMRR: it.ChurnWhenZeroMRR,
+			AutoChurnSubscription: it.AutoChurn, RefundHandling: it.RefundHandling,
+			ProximateMovementReclassification: it.Reclassification,
+		}}
+}
+
+func newAccountItem(a model.Account) accountItem {
+	k := keys.Account(a.ID)
+	return accountItem{PK: k.PK, SK: k.SK, ET: keys.TypeAccount, ID: a.ID, Name: a.Name,
+		Currency: a.Currency, TimeZone: a.TimeZone, WeekStartOn: a.WeekStartOn, CreatedAt: a.CreatedAt,
+		ChurnRecognition: a.Settings.ChurnRecognition, ChurnWhenZeroMRR: a.Settings.ChurnWhenZeroMRR,
+		AutoChurn: a.Settings.AutoChurnSubscription, RefundHandling: a.Settings.RefundHandling,
+		Reclassification: a.Settings.ProximateMovementReclassification}
+}
+
+// CreateAccount stores a new account; ErrConflict if the id exists.
+func (s *Store) CreateAccount(ctx context.Context, a model.Account) error {
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = s.now()
+	}
+	return s.putNew(ctx, newAccountItem(a))
+}
+
+// GetAccount reads an account.
+func (s *Store) GetAccount(ctx context.Context, accountID string) (model.Account, error) {
+	var it accountItem
+	if err := s.get(ctx, keys.Account(accountID), &it); err != nil {
+		return model.Account{}, err
+	}
+	return it.account(), nil
+}
+
+// UpdateSettings replaces the account's analytics settings.
+func (s *Store) UpdateSettings(ctx context.Context, accountID string, st model.Settings) error {
+	av, err := attributevalue.MarshalMap(map[string]any{
+		":cr": st.ChurnRecognition, ":cz": st.ChurnWhenZeroMRR, ":ac": st.AutoChurnSubscription,
+		":rh": st.RefundHandling, ":pm": st.ProximateMovementReclassification,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 keyAttrs(keys.Account(accountID)),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+		UpdateExpression: aws.String("SET churn_recognition = :cr, churn_when_zero_mrr = :cz, " +
+			"auto_churn_subscription = :ac, refund_handling = :rh, proximate_movement_reclassification = :pm"),
+		ExpressionAttributeValues: av,
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	return notFoundOnCondition(err)
+}
+
+type apiKeyItem struct {
+	PK        string     `dynamodbav:"PK"`
+	SK        string     `dynamodbav:"SK"`
+	ET        string     `dynamodbav:"et"`
+	AccountID string     `dynamodbav:"account_id"`
+	ID        string     `dynamodbav:"id"`
+	Hash      string     `dynamodbav:"hash"`
+	CreatedAt time.Time  `dynamodbav:"created_at"`
+	RevokedAt *time.Time `dynamodbav:"revoked_at,omitempty"`
+}
+
+// apiKeyLookupItem finds an unrevoked key's account from the key's hash.
+type apiKeyLookupItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	ET        string `dynamodbav:"et"`
+	AccountID string `dynamodbav:"account_id"`
+	ID        string `dynamodbav:"id"`
+}
+
+// CreateAPIKey stores the hash of a new key and returns the key's id: the lookup item
+// the authorizer reads, then the key in the account's partition (a crash in between
+// leaves a usable key the account does not list; the admin command reports failure
+// and creates another).
+func (s *Store) CreateAPIKey(ctx context.Context, accountID, hash string) (string, error) {
+	id := uuid.NewString()
+	lk := keys.APIKeyByHash(hash)
+	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id}); err != nil {
+		return "", err
+	}
+	k := keys.APIKey(accountID, id)
+	err := s.putNew(ctx, apiKeyItem{PK: k.PK, SK: k.SK, ET: keys.TypeAPIKey,
+		AccountID: accountID, ID: id, Hash: hash, CreatedAt: s.now()})
+	return id, err
+}
+
+// ListAPIKeys returns every key of the account, revoked ones included.
+func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]model.APIKey, error) {
+	var items []apiKeyItem
+	if err := s.queryPrefix(ctx, keys.AccountPartition(accountID), keys.APIKeyPrefix, &items); err != nil {
+		return nil, err
+	}
+	out := make([]model.APIKey, len(items))
+	for i, it := range items {
+		out[i] = model.APIKey{AccountID: it.AccountID, ID: it.ID, Hash: it.Hash, CreatedAt: it.CreatedAt, RevokedAt: it.RevokedAt}
+	}
+	return out, nil
+}
+
+// RevokeAPIKey removes the key's lookup item, so the authorizer can no longer find
+// it, then marks the key revoked (in that order: a crash in between leaves a key that
+// no longer works, and revoking again completes it).
+func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
+	var it apiKeyItem
+	if err := s.get(ctx, keys.APIKey(accountID, keyID), &it); err != nil {
+		return err
+	}
+	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
+		Key: keyAttrs(keys.APIKeyByHash(it.Hash)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
+		return err
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 keyAttrs(keys.APIKey(accountID, keyID)),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberS{Value: s.now().Format(time.RFC3339Nano)},
+		},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	return notFoundOnCondition(err)
+}
+
+// AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
+func (s *Store) AccountForKeyHash(ctx context.Context, hash string) (string, error) {
+	var it apiKeyLookupItem
+	if err := s.get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
+		return "", err
+	}
+	return it.AccountID, nil
+}
+
+type memberItem struct {
+	PK        string    `dynamodbav:"PK"`
+	SK        string    `dynamodbav:"SK"`
+	ET        string    `dynamodbav:"et"`
+	AccountID string    `dynamodbav:"account_id"`
+	Email     string    `dynamodbav:"email"`
+	Name      string    `dynamodbav:"name"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+func (it memberItem) member() model.Member {
+	return model.Member{AccountID: it.AccountID, Email: it.Email, Name: it.Name, CreatedAt: it.CreatedAt}
+}
+
+// PutMember adds or renames a team member.
+func (s *Store) PutMember(ctx context.Context, m model.Member) error {
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = s.now()
+	}
+	k := keys.Member(m.AccountID, m.Email)
+	return s.put(ctx, memberItem{PK: k.PK, SK: k.SK, ET: keys.TypeMember, AccountID: m.AccountID,
+		Email: m.Email, Name: m.Name, CreatedAt: m.CreatedAt})
+}
+
+// GetMember finds a team member by e-mail (case-insensitive).
+func (s *Store) GetMember(ctx context.Context, accountID, email string) (model.Member, error) {
+	var it memberItem
+	if err := s.get(ctx, keys.Member(accountID, email), &it); err != nil {
+		return model.Member{}, err
+	}
+	return it.member(), nil
+}
+
+// ListMembers returns the account's team.
+func (s *Store) ListMembers(ctx context.Context, accountID string) ([]model.Member, error) {
+	var items []memberItem
+	if err := s.queryPrefix(ctx, keys.AccountPartition(accountID), keys.MemberPrefix, &items); err != nil {
+		return nil, err
+	}
+	out := make([]model.Member, len(items))
+	for i, it := range items {
+		out[i] = it.member()
+	}
+	return out, nil
+}

@@ -1,0 +1,26 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+)
+
+// UpdateCalendar replaces the account's time zone and first day of the week (the
+// calendar of its metrics; the caller re-buckets the account series afterwards).
+func (s *Store) UpdateCalendar(ctx context.Context, accountID, timeZone, weekStartOn string) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 keyAttrs(keys.Account(accountID)),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+		UpdateExpression:    aws.String("SET time_zone = :tz, week_start_on = :ws"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":tz": &types.AttributeValueMemberS{Value: timeZone}, ":ws": &types.AttributeValueMemberS{Value: weekStartOn}},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	return notFoundOnCondition(err)
+}

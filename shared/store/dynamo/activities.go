@@ -1,0 +1,96 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/timefmt"
+)
+
+// activityItem is an activity of the account activity log (accountseries.Activity) as
+// stored: in its customer's activity partition; GSI1 lists the account's activities by
+// date and GSI2 those of one type.
+type activityItem struct {
+	PK     string `dynamodbav:"PK"`
+	SK     string `dynamodbav:"SK"`
+	ET     string `dynamodbav:"et"`
+	GSI1PK string `dynamodbav:"GSI1PK"`
+	GSI1SK string `dynamodbav:"GSI1SK"`
+	GSI2PK string `dynamodbav:"GSI2PK"`
+	GSI2SK string `dynamodbav:"GSI2SK"`
+	accountseries.Activity
+}
+
+func (it activityItem) activity() accountseries.Activity { return it.Activity }
+
+func activityAttrs(accountID string, a accountseries.Activity) (map[string]types.AttributeValue, error) {
+	order := a.Order()
+	k := keys.Activity(accountID, a.CustomerUUID, order)
+	return attributevalue.MarshalMap(activityItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivity,
+		GSI1PK: keys.ActivitiesByAccount(accountID), GSI1SK: order,
+		GSI2PK: keys.ActivitiesByType(accountID, a.Type), GSI2SK: order, Activity: a})
+}
+
+// WriteActivities puts activities of a customer and deletes others by sort key (all
+// plain puts and deletes, so a repeat is harmless).
+func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customerUUID string, put []accountseries.Activity, drop []string) error {
+	s := ss.store
+	reqs := make([]types.WriteRequest, 0, len(put)+len(drop))
+	for _, a := range put {
+		item, err := activityAttrs(accountID, a)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
+	}
+	pk := keys.ActivityPartition(accountID, customerUUID)
+	for _, sk := range drop {
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(keys.Key{PK: pk, SK: sk})}})
+	}
+	return s.batchWrite(ctx, reqs)
+}
+
+// ListActivities reads one page of the account's activities from GSI1 (all types) or
+// GSI2 (one type), in date order: one Query.
+func (s *Store) ListActivities(ctx context.Context, accountID string, f store.ActivityFilter, limit int,
+	start store.PageToken) (store.Page[accountseries.Activity], error) {
+	index, pkAttr, skAttr, pk := keys.GSI1, keys.GSI1PK, keys.GSI1SK, keys.ActivitiesByAccount(accountID)
+	if f.Type != "" {
+		index, pkAttr, skAttr, pk = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.ActivitiesByType(accountID, f.Type)
+	}
+	// Sort keys start with a fixed-width time; "0" sorts before any of them and "~"
+	// after the "#uuid" that follows one.
+	lo, hi := "0", "~"
+	if !f.From.IsZero() {
+		lo = timefmt.Nanos(f.From)
+	}
+	if !f.To.IsZero() {
+		hi = timefmt.Nanos(f.To) + "~"
+	}
+	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
+		return store.Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
+	}
+	q := listQuery{
+		in: dynamodb.QueryInput{IndexName: aws.String(index),
+			KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+			ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk), ":lo": sAttr(lo), ":hi": sAttr(hi)},
+			ScanIndexForward:          aws.Bool(!f.Descending)},
+		keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
+	}
+	return listPage(ctx, s, q, limit, start, activityItem.activity, nil)
+}
+
+// ListCustomerActivities reads one page of a customer's activities, oldest first.
+func (s *Store) ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int,
+	start store.PageToken) (store.Page[accountseries.Activity], error) {
+	q := prefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix)
+	return listPage(ctx, s, q, limit, start, activityItem.activity, nil)
+}

@@ -1,0 +1,191 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// ListCustomers is one page of the account's customers in id order. The plain
+// listing and the external id filter are one Query; status, data source and system
+// filters are applied by DynamoDB as a filter on the same index.
+func (s *Store) ListCustomers(ctx context.Context, accountID string, f store.CustomerFilter, limit int, start store.PageToken) (store.Page[model.Customer], error) {
+	return listPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
+}
+
+func customerQuery(accountID string, f store.CustomerFilter) listQuery {
+	q := indexListing(keys.GSI1, keys.CustomerList(accountID), true)
+	if f.ExternalID != "" {
+		q = indexListing(keys.GSI2, keys.CustomerByExternalID(accountID, f.ExternalID), true)
+	}
+	if f.Status != "" {
+		q.where("#st = :st", map[string]string{"#st": "status"}, map[string]types.AttributeValue{":st": sAttr(f.Status)})
+	}
+	if f.DataSourceUUID != "" {
+		q.where("contains(#dss, :ds)", map[string]string{"#dss": "data_source_uuids"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
+	}
+	switch f.System {
+	case "":
+	case model.BillingSystemCustom:
+		q.where("#bst = :sys", map[string]string{"#bst": "billing_system_type"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
+	default:
+		q.where("contains(#sys, :sys)", map[string]string{"#sys": "systems"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
+	}
+	return q
+}
+
+// maxEmailMatches bounds how many customers one e-mail can match in a listing.
+const maxEmailMatches = 1000
+
+// CustomersByEmail returns, in id order, every customer of the account whose e-mail
+// is email and, with withContacts, every customer with a contact of that e-mail.
+// An address matches few customers, so this reads the index partitions (one Query
+// each) and the matches (one BatchGetItem per 100) and pages in memory.
+func (s *Store) CustomersByEmail(ctx context.Context, accountID, email string, withContacts bool) ([]model.Customer, error) {
+	uuids, err := s.indexCustomerUUIDs(ctx, keys.CustomerByEmail(accountID, email))
+	if err != nil {
+		return nil, err
+	}
+	if withContacts {
+		more, err := s.indexCustomerUUIDs(ctx, keys.ContactsByEmail(accountID, email))
+		if err != nil {
+			return nil, err
+		}
+		uuids = append(uuids, more...)
+	}
+	customers, err := s.batchGetCustomers(ctx, accountID, uuids)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(customers, func(i, j int) bool { return customers[i].ID < customers[j].ID })
+	return customers, nil
+}
+
+// ListCustomersByEmail is one page, in id order, of the customers that f selects among
+// those CustomersByEmail finds; they are few, so they are paged in memory and Total is
+// known.
+func (s *Store) ListCustomersByEmail(ctx context.Context, accountID, email string, withContacts bool, f store.CustomerFilter,
+	limit int, start store.PageToken) (store.Page[model.Customer], error) {
+	all, err := s.CustomersByEmail(ctx, accountID, email, withContacts)
+	if err != nil {
+		return store.Page[model.Customer]{}, err
+	}
+	after := start[keys.GSI1SK] // the customer listing's order of the last customer returned
+	p := store.Page[model.Customer]{TotalKnown: true}
+	for _, c := range all {
+		if !f.Matches(c) {
+			continue
+		}
+		p.Total++
+		if keys.CustomerOrder(c.ID) <= after {
+			continue
+		}
+		if len(p.Items) == limit {
+			p.HasMore = true
+			continue
+		}
+		p.Items = append(p.Items, c)
+	}
+	if n := len(p.Items); n > 0 {
+		p.Next = store.PageToken{keys.GSI1SK: keys.CustomerOrder(p.Items[n-1].ID)}
+	}
+	return p, nil
+}
+
+// indexCustomerUUIDs reads the customer uuids of a GSI2 partition of index items.
+func (s *Store) indexCustomerUUIDs(ctx context.Context, pk string) ([]string, error) {
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName:                 &s.table,
+		IndexName:                 aws.String(keys.GSI2),
+		KeyConditionExpression:    aws.String("GSI2PK = :pk"),
+		ProjectionExpression:      aws.String("customer_uuid"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	var out []string
+	for p.HasMorePages() && len(out) < maxEmailMatches {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var rows []uniqueItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &rows); err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out = append(out, r.CustomerUUID)
+		}
+	}
+	return out, nil
+}
+
+// batchGetCustomers reads customers by uuid (missing ones are skipped, duplicates
+// read once).
+func (s *Store) batchGetCustomers(ctx context.Context, accountID string, uuids []string) ([]model.Customer, error) {
+	seen := map[string]bool{}
+	var keyList []map[string]types.AttributeValue
+	for _, u := range uuids {
+		if u != "" && !seen[u] {
+			seen[u] = true
+			keyList = append(keyList, keyAttrs(keys.Customer(accountID, u)))
+		}
+	}
+	raw, err := s.batchGet(ctx, keyList)
+	if err != nil {
+		return nil, err
+	}
+	var items []customerItem
+	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
+		return nil, err
+	}
+	out := make([]model.Customer, 0, len(items))
+	for _, it := range items {
+		if it.ET == keys.TypeCustomer && it.AccountID == accountID {
+			out = append(out, it.customer())
+		}
+	}
+	return out, nil
+}
+
+// batchGet reads items by key with consistent reads, 100 at a time, retrying
+// unprocessed keys.
+func (s *Store) batchGet(ctx context.Context, keyList []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, keyList, true)
+}
+
+// batchRead is batchGet, with eventually consistent reads unless consistent.
+func (s *Store) batchRead(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
+	var out []map[string]types.AttributeValue
+	for start := 0; start < len(keyList); start += 100 {
+		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))],
+			ConsistentRead: aws.Bool(consistent)}}
+		for attempt := 0; len(pending[s.table].Keys) > 0; attempt++ {
+			if attempt == maxAttempts {
+				return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", maxAttempts)
+			}
+			if attempt > 0 {
+				if err := pause(ctx, attempt); err != nil {
+					return nil, err
+				}
+			}
+			res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res.Responses[s.table]...)
+			pending = res.UnprocessedKeys
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package dynamo
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/store"
+)
+
+type fxRateItem struct {
+	PK       string `dynamodbav:"PK"`
+	SK       string `dynamodbav:"SK"`
+	ET       string `dynamodbav:"et"`
+	Currency string `dynamodbav:"currency"`
+	Rate     string `dynamodbav:"rate"`
+}
+
+// PutFXRates stores rates of the account, replacing those of the same day and currency.
+func (s *Store) PutFXRates(ctx context.Context, accountID string, rates []store.FXRate) error {
+	var reqs []types.WriteRequest
+	for _, r := range rates {
+		k := keys.FXRate(accountID, r.Currency, r.Day)
+		av, err := attributevalue.MarshalMap(fxRateItem{PK: k.PK, SK: k.SK, ET: keys.TypeFXRate, Currency: r.Currency, Rate: r.Rate})
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	}
+	return s.batchWrite(ctx, reqs)
+}
+
+// FXRatesBetween reads the rates of one currency from day from to day to (inclusive),
+// keyed by day.
+func (s *Store) FXRatesBetween(ctx context.Context, accountID, currency, from, to string) (map[string]float64, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :from AND :to"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": sAttr(keys.FXRates(accountID, currency)), ":from": sAttr(from), ":to": sAttr(to),
+		},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	}
+	out := map[string]float64{}
+	p := dynamodb.NewQueryPaginator(s.db, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var items []fxRateItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			v, err := strconv.ParseFloat(it.Rate, 64)
+			if err != nil {
+				return nil, err
+			}
+			out[it.SK] = v
+		}
+	}
+	return out, nil
+}

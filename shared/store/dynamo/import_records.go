@@ -1,0 +1,159 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+type importItem struct {
+	PK          string           `dynamodbav:"PK"`
+	SK          string           `dynamodbav:"SK"`
+	ET          string           `dynamodbav:"et"`
+	ID          string           `dynamodbav:"id"`
+	DS          string           `dynamodbav:"ds"`
+	ExternalID  string           `dynamodbav:"x"`
+	Customers   int              `dynamodbav:"customers"`
+	PayloadHash string           `dynamodbav:"hash"`
+	Queued      bool             `dynamodbav:"queued"`
+	Plans       model.KindStatus `dynamodbav:"plans"`
+	CreatedAt   time.Time        `dynamodbav:"created_at"`
+	UpdatedAt   time.Time        `dynamodbav:"updated_at"`
+}
+
+func (it importItem) record(accountID string) model.Import {
+	return model.Import{AccountID: accountID, ID: it.ID, DataSourceUUID: it.DS, ExternalID: it.ExternalID,
+		Customers: it.Customers, PayloadHash: it.PayloadHash, Queued: it.Queued, Plans: it.Plans,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+}
+
+type importLocatorItem struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	ET         string `dynamodbav:"et"`
+	ExternalID string `dynamodbav:"x"`
+}
+
+// CreateImport records a new import unless its external id is taken in the data
+// source (a conditional put), then the locator of its id. An unfinished record of the
+// same payload (an intake that failed half-way and is retried) is returned instead,
+// its locator written again, so the retry can finish it; anything else is
+// ErrImportExists. Two plain writes instead of a transaction: half the write units,
+// and the locator is only needed once the intake answers.
+func (s *Store) CreateImport(ctx context.Context, imp model.Import) (model.Import, error) {
+	k := keys.Import(imp.AccountID, imp.DataSourceUUID, imp.ExternalID)
+	err := s.putNew(ctx, importItem{PK: k.PK, SK: k.SK, ET: keys.TypeImport, ID: imp.ID,
+		DS: imp.DataSourceUUID, ExternalID: imp.ExternalID, Customers: imp.Customers, PayloadHash: imp.PayloadHash,
+		Plans: imp.Plans, CreatedAt: imp.CreatedAt, UpdatedAt: imp.UpdatedAt})
+	if errors.Is(err, store.ErrConflict) {
+		old, gerr := s.GetImport(ctx, imp.AccountID, imp.DataSourceUUID, imp.ExternalID)
+		if gerr != nil {
+			return model.Import{}, gerr
+		}
+		if old.Queued || old.PayloadHash != imp.PayloadHash {
+			return model.Import{}, store.ErrImportExists
+		}
+		imp = old
+	} else if err != nil {
+		return model.Import{}, err
+	}
+	lk := keys.ImportLocator(imp.AccountID, imp.DataSourceUUID, imp.ID)
+	if err := s.put(ctx, importLocatorItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeImportLocator, ExternalID: imp.ExternalID}); err != nil {
+		return model.Import{}, err
+	}
+	return imp, nil
+}
+
+// GetImport reads an import by its external id.
+func (s *Store) GetImport(ctx context.Context, accountID, dsUUID, externalID string) (model.Import, error) {
+	var it importItem
+	if err := s.get(ctx, keys.Import(accountID, dsUUID, externalID), &it); err != nil {
+		return model.Import{}, err
+	}
+	return it.record(accountID), nil
+}
+
+// GetImportByID reads an import by the id the API returned.
+func (s *Store) GetImportByID(ctx context.Context, accountID, dsUUID, id string) (model.Import, error) {
+	var loc importLocatorItem
+	if err := s.get(ctx, keys.ImportLocator(accountID, dsUUID, id), &loc); err != nil {
+		return model.Import{}, err
+	}
+	return s.GetImport(ctx, accountID, dsUUID, loc.ExternalID)
+}
+
+// FinishImportIntake stores the plans' outcome and marks the import queued.
+func (s *Store) FinishImportIntake(ctx context.Context, imp model.Import, plans model.KindStatus, now time.Time) error {
+	pl, err := attributevalue.Marshal(plans)
+	if err != nil {
+		return err
+	}
+	t, err := attributevalue.Marshal(now)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyAttrs(keys.Import(imp.AccountID, imp.DataSourceUUID, imp.ExternalID)),
+		UpdateExpression:          aws.String("SET queued = :t, plans = :p, updated_at = :now"),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":p": pl, ":now": t},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	return notFoundOnCondition(err)
+}
+
+type importCustomerItem struct {
+	PK                 string                      `dynamodbav:"PK"`
+	SK                 string                      `dynamodbav:"SK"`
+	ET                 string                      `dynamodbav:"et"`
+	ExternalID         string                      `dynamodbav:"x"`
+	Status             string                      `dynamodbav:"st"`
+	Customers          packed[model.KindStatus]    `dynamodbav:"customers"`
+	Invoices           packed[model.KindStatus]    `dynamodbav:"invoices"`
+	LineItems          packed[model.KindStatus]    `dynamodbav:"line_items"`
+	Transactions       packed[model.KindStatus]    `dynamodbav:"transactions"`
+	SubscriptionEvents packed[model.KindStatus]    `dynamodbav:"subscription_events"`
+	Errors             packed[[]model.RecordError] `dynamodbav:"errors"`
+	UpdatedAt          time.Time                   `dynamodbav:"updated_at"`
+}
+
+// PutImportCustomerStatus records how one customer's records went. A success never
+// overwrites a recorded failure of the same message's last attempt and vice versa
+// is harmless: each message writes its customer's item once, at its end.
+func (s *Store) PutImportCustomerStatus(ctx context.Context, accountID, importID string, st model.ImportCustomerStatus) error {
+	return s.put(ctx, newImportCustomerItem(accountID, importID, st))
+}
+
+func newImportCustomerItem(accountID, importID string, st model.ImportCustomerStatus) importCustomerItem {
+	k := keys.ImportCustomer(accountID, importID, st.ExternalID)
+	return importCustomerItem{PK: k.PK, SK: k.SK, ET: keys.TypeImportCustomer, ExternalID: st.ExternalID,
+		Status: st.Status, Customers: packed[model.KindStatus]{st.Customers}, Invoices: packed[model.KindStatus]{st.Invoices},
+		LineItems: packed[model.KindStatus]{st.LineItems}, Transactions: packed[model.KindStatus]{st.Transactions},
+		SubscriptionEvents: packed[model.KindStatus]{st.SubscriptionEvents}, Errors: packed[[]model.RecordError]{st.Errors},
+		UpdatedAt: st.UpdatedAt}
+}
+
+// ImportCustomerStatuses reads every customer entry recorded so far for an import.
+func (s *Store) ImportCustomerStatuses(ctx context.Context, accountID, importID string) ([]model.ImportCustomerStatus, error) {
+	var items []importCustomerItem
+	if err := s.queryPrefix(ctx, keys.ImportCustomersPartition(accountID, importID), "CUS#", &items); err != nil {
+		return nil, err
+	}
+	out := make([]model.ImportCustomerStatus, len(items))
+	for i, it := range items {
+		out[i] = model.ImportCustomerStatus{ExternalID: it.ExternalID, Status: it.Status, Customers: it.Customers.V,
+			Invoices: it.Invoices.V, LineItems: it.LineItems.V, Transactions: it.Transactions.V,
+			SubscriptionEvents: it.SubscriptionEvents.V, Errors: it.Errors.V, UpdatedAt: it.UpdatedAt}
+	}
+	return out, nil
+}

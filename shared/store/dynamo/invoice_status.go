@@ -1,0 +1,49 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// SetInvoiceStatus changes the status of inv (as read) to status with one UpdateItem that
+// touches only the status and updated_at. It is conditional on the invoice still
+// belonging to inv's customer and still having the status it was read with, so a
+// concurrent change is never overwritten: ErrConflict then, and the caller re-reads.
+// It returns the invoice as stored afterwards.
+func (s *Store) SetInvoiceStatus(ctx context.Context, inv model.Invoice, status string, now time.Time) (model.Invoice, error) {
+	ua, err := attributevalue.Marshal(now)
+	if err != nil {
+		return model.Invoice{}, err
+	}
+	cond := "customer_uuid = :c AND attribute_not_exists(st)"
+	vals := map[string]types.AttributeValue{":c": sAttr(inv.CustomerUUID), ":st": sAttr(status), ":ua": ua}
+	if inv.Status != "" {
+		cond = "customer_uuid = :c AND st = :from"
+		vals[":from"] = sAttr(inv.Status)
+	}
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyAttrs(keys.Invoice(inv.AccountID, inv.UUID)),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String("SET st = :st, ua = :ua"),
+		ExpressionAttributeValues: vals,
+		ReturnValues:              types.ReturnValueAllNew,
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return model.Invoice{}, conflict(err)
+	}
+	var it invoiceItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return model.Invoice{}, err
+	}
+	return it.invoice(inv.AccountID), nil
+}

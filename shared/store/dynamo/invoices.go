@@ -1,0 +1,202 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// invoiceItem is one invoice with its line items and transactions embedded (packed
+// as JSON), so that an invoice costs one item write however many lines it has.
+// Embedded field names are short because every byte of them is paid on every write.
+type invoiceItem struct {
+	PK                 string             `dynamodbav:"PK"`
+	SK                 string             `dynamodbav:"SK"`
+	ET                 string             `dynamodbav:"et"`
+	UUID               string             `dynamodbav:"uuid"`
+	DataSourceUUID     string             `dynamodbav:"ds"`
+	CustomerUUID       string             `dynamodbav:"customer_uuid"`
+	CustomerExternalID string             `dynamodbav:"cx"`
+	ExternalID         string             `dynamodbav:"x"`
+	Date               time.Time          `dynamodbav:"d"`
+	DueDate            *time.Time         `dynamodbav:"dd,omitempty"`
+	Currency           string             `dynamodbav:"cur"`
+	CollectionMethod   string             `dynamodbav:"cm,omitempty"`
+	Status             string             `dynamodbav:"st,omitempty"`
+	Disabled           *disabled          `dynamodbav:"dis,omitempty"`
+	LineItems          packed[[]lineItem] `dynamodbav:"li"`
+	Transactions       packed[[]txItem]   `dynamodbav:"tr"`
+	CreatedAt          time.Time          `dynamodbav:"ca"`
+	UpdatedAt          time.Time          `dynamodbav:"ua"`
+}
+
+type lineItem struct {
+	Key                       string     `dynamodbav:"k" json:"k"`
+	UUID                      string     `dynamodbav:"u" json:"u"`
+	ExternalID                string     `dynamodbav:"x,omitempty" json:"x,omitempty"`
+	Type                      string     `dynamodbav:"t" json:"t"`
+	SubscriptionUUID          string     `dynamodbav:"su,omitempty" json:"su,omitempty"`
+	SubscriptionExternalID    string     `dynamodbav:"sx,omitempty" json:"sx,omitempty"`
+	SubscriptionSetExternalID string     `dynamodbav:"ss,omitempty" json:"ss,omitempty"`
+	PlanUUID                  string     `dynamodbav:"p,omitempty" json:"p,omitempty"`
+	ServicePeriodStart        *time.Time `dynamodbav:"s,omitempty" json:"s,omitempty"`
+	ServicePeriodEnd          *time.Time `dynamodbav:"e,omitempty" json:"e,omitempty"`
+	AmountInCents             int64      `dynamodbav:"a" json:"a"`
+	Quantity                  int64      `dynamodbav:"q" json:"q"`
+	Prorated                  bool       `dynamodbav:"pr,omitempty" json:"pr,omitempty"`
+	ProrationType             string     `dynamodbav:"pt,omitempty" json:"pt,omitempty"`
+	CancelledAt               *time.Time `dynamodbav:"c,omitempty" json:"c,omitempty"`
+	DiscountAmountInCents     int64      `dynamodbav:"da,omitempty" json:"da,omitempty"`
+	DiscountCode              string     `dynamodbav:"dc,omitempty" json:"dc,omitempty"`
+	DiscountDescription       *string    `dynamodbav:"dd,omitempty" json:"dd,omitempty"`
+	TaxAmountInCents          int64      `dynamodbav:"ta,omitempty" json:"ta,omitempty"`
+	TransactionFeesInCents    int64      `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
+	TransactionFeesCurrency   *string    `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
+	Description               string     `dynamodbav:"de,omitempty" json:"de,omitempty"`
+	AccountCode               string     `dynamodbav:"ac,omitempty" json:"ac,omitempty"`
+	EventOrder                *int64     `dynamodbav:"eo,omitempty" json:"eo,omitempty"`
+	Disabled                  *disabled  `dynamodbav:"di,omitempty" json:"di,omitempty"`
+}
+
+type txItem struct {
+	Key                     string    `dynamodbav:"k" json:"k"`
+	UUID                    string    `dynamodbav:"u" json:"u"`
+	ExternalID              string    `dynamodbav:"x,omitempty" json:"x,omitempty"`
+	Type                    string    `dynamodbav:"t" json:"t"`
+	Result                  string    `dynamodbav:"r" json:"r"`
+	Date                    time.Time `dynamodbav:"d" json:"d"`
+	AmountInCents           *int64    `dynamodbav:"a,omitempty" json:"a,omitempty"`
+	TransactionFeesInCents  *int64    `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
+	TransactionFeesCurrency *string   `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
+	Disabled                *disabled `dynamodbav:"di,omitempty" json:"di,omitempty"`
+}
+
+func newInvoiceItem(inv model.Invoice) invoiceItem {
+	k := keys.Invoice(inv.AccountID, inv.UUID)
+	it := invoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvoice, UUID: inv.UUID, DataSourceUUID: inv.DataSourceUUID,
+		CustomerUUID: inv.CustomerUUID, CustomerExternalID: inv.CustomerExternalID, ExternalID: inv.ExternalID,
+		Date: inv.Date, DueDate: inv.DueDate, Currency: inv.Currency, CollectionMethod: inv.CollectionMethod,
+		Status: inv.Status, Disabled: disabledOf(inv.DisabledState), LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
+		Transactions: packed[[]txItem]{make([]txItem, len(inv.Transactions))},
+		CreatedAt:    inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
+	for i, li := range inv.LineItems {
+		it.LineItems.V[i] = lineItem{Key: li.Key, UUID: li.UUID, ExternalID: li.ExternalID, Type: li.Type,
+			SubscriptionUUID: li.SubscriptionUUID, SubscriptionExternalID: li.SubscriptionExternalID,
+			SubscriptionSetExternalID: li.SubscriptionSetExternalID, PlanUUID: li.PlanUUID,
+			ServicePeriodStart: li.ServicePeriodStart, ServicePeriodEnd: li.ServicePeriodEnd,
+			AmountInCents: li.AmountInCents, Quantity: li.Quantity, Prorated: li.Prorated,
+			ProrationType: li.ProrationType, CancelledAt: li.CancelledAt,
+			DiscountAmountInCents: li.DiscountAmountInCents, DiscountCode: li.DiscountCode,
+			DiscountDescription: li.DiscountDescription, TaxAmountInCents: li.TaxAmountInCents,
+			TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
+			Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder,
+			Disabled: disabledOf(li.DisabledState)}
+	}
+	for i, t := range inv.Transactions {
+		it.Transactions.V[i] = txItem{Key: t.Key, UUID: t.UUID, ExternalID: t.ExternalID, Type: t.Type, Result: t.Result,
+			Date: t.Date, AmountInCents: t.AmountInCents, TransactionFeesInCents: t.TransactionFeesInCents,
+			TransactionFeesCurrency: t.TransactionFeesCurrency, Disabled: disabledOf(t.DisabledState)}
+	}
+	return it
+}
+
+func (it invoiceItem) invoice(accountID string) model.Invoice {
+	inv := model.Invoice{AccountID: accountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
+		CustomerUUID: it.CustomerUUID, CustomerExternalID: it.CustomerExternalID, ExternalID: it.ExternalID,
+		Date: it.Date, DueDate: it.DueDate, Currency: it.Currency, CollectionMethod: it.CollectionMethod,
+		Status: it.Status, DisabledState: it.Disabled.state(), LineItems: make([]model.LineItem, len(it.LineItems.V)), Transactions: make([]model.Transaction, len(it.Transactions.V)),
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+	for i, li := range it.LineItems.V {
+		inv.LineItems[i] = model.LineItem{UUID: li.UUID, Key: li.Key, SubscriptionUUID: li.SubscriptionUUID,
+			PlanUUID: li.PlanUUID, LineItemFields: model.LineItemFields{ExternalID: li.ExternalID, Type: li.Type,
+				SubscriptionExternalID: li.SubscriptionExternalID, SubscriptionSetExternalID: li.SubscriptionSetExternalID,
+				ServicePeriodStart: li.ServicePeriodStart, ServicePeriodEnd: li.ServicePeriodEnd,
+				AmountInCents: li.AmountInCents, Quantity: li.Quantity, Prorated: li.Prorated,
+				ProrationType: li.ProrationType, CancelledAt: li.CancelledAt,
+				DiscountAmountInCents: li.DiscountAmountInCents, DiscountCode: li.DiscountCode,
+				DiscountDescription: li.DiscountDescription, TaxAmountInCents: li.TaxAmountInCents,
+				TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
+				Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder},
+			DisabledState: li.Disabled.state()}
+	}
+	for i, t := range it.Transactions.V {
+		inv.Transactions[i] = model.Transaction{UUID: t.UUID, Key: t.Key, TransactionFields: model.TransactionFields{
+			ExternalID: t.ExternalID, Type: t.Type, Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents,
+			TransactionFeesInCents: t.TransactionFeesInCents, TransactionFeesCurrency: t.TransactionFeesCurrency},
+			DisabledState: t.Disabled.state()}
+	}
+	return inv
+}
+
+// GetInvoice reads an invoice by uuid.
+func (s *Store) GetInvoice(ctx context.Context, accountID, invoiceUUID string) (model.Invoice, error) {
+	var it invoiceItem
+	if err := s.get(ctx, keys.Invoice(accountID, invoiceUUID), &it); err != nil {
+		return model.Invoice{}, err
+	}
+	return it.invoice(accountID), nil
+}
+
+// GetInvoices reads invoices by uuid (one BatchGetItem per 100); missing ones are
+// absent from the map.
+func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []string) (map[string]model.Invoice, error) {
+	return getMany(ctx, s, uuids, func(u string) keys.Key { return keys.Invoice(accountID, u) },
+		func(it invoiceItem) string { return it.UUID }, func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
+}
+
+// PutInvoices writes invoices, each with a condition that it is new or already the
+// customer's: the condition is what keeps an invoice external id unique in its data
+// source (BatchWriteItem has no conditions, so each is a PutItem; they run in
+// parallel). The result has one error per invoice (nil, ErrOwnedElsewhere or a
+// failure); a retry rewrites the same keys, so it never duplicates.
+func (s *Store) PutInvoices(ctx context.Context, invs []model.Invoice) []error {
+	errs := make([]error, len(invs))
+	parallel.For(len(invs), writeConcurrency, func(i int) {
+		errs[i] = s.ownedPut(ctx, newInvoiceItem(invs[i]), invs[i].CustomerUUID)
+	})
+	return errs
+}
+
+// ownedPut writes an item that carries customer_uuid if it is new or the customer's.
+func (s *Store) ownedPut(ctx context.Context, item any, customerUUID string) error {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 &s.table,
+		Item:                      av,
+		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(customerUUID)},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	if errors.Is(conflict(err), store.ErrConflict) {
+		return store.ErrOwnedElsewhere
+	}
+	return err
+}
+
+// DeleteInvoiceItem removes an invoice item if it still belongs to the customer.
+func (s *Store) DeleteInvoiceItem(ctx context.Context, inv model.Invoice) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &s.table,
+		Key:                       keyAttrs(keys.Invoice(inv.AccountID, inv.UUID)),
+		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(inv.CustomerUUID)},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	return conflict(err)
+}
+
+// writeConcurrency bounds the parallel single-item writes of one import message.
+const writeConcurrency = 8

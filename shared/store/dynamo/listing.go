@@ -1,0 +1,251 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// rawPage is one page of items in the table's own encoding; lastKey is where it ends.
+type rawPage struct {
+	items   []map[string]types.AttributeValue
+	lastKey map[string]types.AttributeValue
+	hasMore bool
+}
+
+// listQuery is one listing: a Query (partition, index, order, filter) and the
+// attributes that identify an item in what it reads (the table key, plus the index
+// key when it reads an index), which is what ExclusiveStartKey needs. The key
+// condition names the partition ":pk"; keyNames[2], when there is one, is the index's
+// partition attribute.
+type listQuery struct {
+	in       dynamodb.QueryInput
+	keyNames []string
+	// maxRequests bounds the Queries of one page; 0 reads until the page is full.
+	maxRequests int
+}
+
+// partitionAttr is the attribute that holds the partition q reads.
+func (q listQuery) partitionAttr() string {
+	if len(q.keyNames) > 2 {
+		return q.keyNames[2]
+	}
+	return keys.PK
+}
+
+// partition is the partition key value q reads.
+func (q listQuery) partition() string {
+	sv, _ := q.in.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS)
+	if sv == nil {
+		return ""
+	}
+	return sv.Value
+}
+
+// indexListing lists one partition of GSI1 or GSI2.
+func indexListing(index, pk string, forward bool) listQuery {
+	pkAttr, skAttr := keys.GSI1PK, keys.GSI1SK
+	if index == keys.GSI2 {
+		pkAttr, skAttr = keys.GSI2PK, keys.GSI2SK
+	}
+	return listQuery{
+		in: dynamodb.QueryInput{IndexName: aws.String(index), KeyConditionExpression: aws.String(pkAttr + " = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk)}, ScanIndexForward: aws.Bool(forward)},
+		keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
+	}
+}
+
+// prefixListing lists the items of a table partition whose sort key starts with
+// prefix, with consistent reads.
+func prefixListing(pk, prefix string) listQuery {
+	return listQuery{
+		in: dynamodb.QueryInput{KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk), ":prefix": sAttr(prefix)},
+			ConsistentRead:            aws.Bool(true)},
+		keyNames: []string{keys.PK, keys.SK},
+	}
+}
+
+// where adds a filter condition (ANDed with the others) with the attribute names and
+// values it uses.
+func (q *listQuery) where(cond string, names map[string]string, values map[string]types.AttributeValue) {
+	if q.in.FilterExpression == nil {
+		q.in.FilterExpression = aws.String(cond)
+	} else {
+		q.in.FilterExpression = aws.String(*q.in.FilterExpression + " AND " + cond)
+	}
+	if len(names) > 0 && q.in.ExpressionAttributeNames == nil {
+		q.in.ExpressionAttributeNames = map[string]string{}
+	}
+	for k, v := range names {
+		q.in.ExpressionAttributeNames[k] = v
+	}
+	for k, v := range values {
+		q.in.ExpressionAttributeValues[k] = v
+	}
+}
+
+// maxEvaluated caps how many items one follow-up query of a filtered listing reads.
+const maxEvaluated = 1000
+
+// queryPage reads up to limit items of q after start, those keep accepts (nil: all).
+// Without a filter it is one Query with Limit limit+1: the extra item only tells
+// whether more exist. A FilterExpression or keep makes DynamoDB's Limit count items
+// before the filter, so it reads on, a larger slice each time (up to maxEvaluated),
+// until the page is full, the query is exhausted or q.maxRequests is reached.
+// lastKey is the key of the last item returned, never a LastEvaluatedKey beyond it, so
+// no match is skipped; only a page cut short by maxRequests ends at the
+// LastEvaluatedKey, as nothing before it is left unread.
+func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map[string]types.AttributeValue,
+	keep func(map[string]types.AttributeValue) (bool, error)) (rawPage, error) {
+	limit = max(limit, 1) // a page holds at least one item
+	in := q.in
+	in.TableName, in.ExclusiveStartKey = &s.table, start
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	filtered := in.FilterExpression != nil || keep != nil
+	evaluate := limit + 1
+	var got []map[string]types.AttributeValue
+	for requests := 1; ; requests++ {
+		in.Limit = aws.Int32(int32(limit + 1 - len(got)))
+		if filtered {
+			in.Limit = aws.Int32(int32(evaluate))
+		}
+		out, err := s.db.Query(ctx, &in)
+		if err != nil {
+			return rawPage{}, err
+		}
+		for _, item := range out.Items {
+			if keep != nil {
+				ok, err := keep(item)
+				if err != nil {
+					return rawPage{}, err
+				}
+				if !ok {
+					continue
+				}
+			}
+			if len(got) == limit {
+				return rawPage{items: got, lastKey: pickKey(got[limit-1], q.keyNames), hasMore: true}, nil
+			}
+			got = append(got, item)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			p := rawPage{items: got}
+			if len(got) > 0 {
+				p.lastKey = pickKey(got[len(got)-1], q.keyNames)
+			}
+			return p, nil
+		}
+		if q.maxRequests > 0 && requests >= q.maxRequests {
+			return rawPage{items: got, lastKey: pickKey(out.LastEvaluatedKey, q.keyNames), hasMore: true}, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+		// A selective filter would otherwise cost one small query per few matches.
+		evaluate = min(evaluate*4, maxEvaluated)
+	}
+}
+
+// listPage is queryPage from a token, with the items decoded (I, the stored struct)
+// and converted (T); keep, when not nil, filters the converted items.
+func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, start store.PageToken,
+	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
+	startKey, err := q.startKey(start)
+	if err != nil {
+		return store.Page[T]{}, err
+	}
+	var kept []T
+	var test func(map[string]types.AttributeValue) (bool, error)
+	if keep != nil {
+		test = func(item map[string]types.AttributeValue) (bool, error) {
+			t, err := decodeItem(item, convert)
+			if err != nil || !keep(t) {
+				return false, err
+			}
+			kept = append(kept, t)
+			return true, nil
+		}
+	}
+	raw, err := s.queryPage(ctx, q, limit, startKey, test)
+	if err != nil {
+		return store.Page[T]{}, err
+	}
+	next, err := tokenOf(raw.lastKey)
+	if err != nil {
+		return store.Page[T]{}, err
+	}
+	out := store.Page[T]{Next: next, HasMore: raw.hasMore}
+	if keep != nil {
+		out.Items = kept[:len(raw.items)]
+		return out, nil
+	}
+	out.Items = make([]T, len(raw.items))
+	for i, item := range raw.items {
+		if out.Items[i], err = decodeItem(item, convert); err != nil {
+			return store.Page[T]{}, err
+		}
+	}
+	return out, nil
+}
+
+func decodeItem[I, T any](item map[string]types.AttributeValue, convert func(I) T) (T, error) {
+	var it I
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		var zero T
+		return zero, err
+	}
+	return convert(it), nil
+}
+
+// countMatching counts the items of q that keep accepts (nil: every item, counted by
+// DynamoDB with Select COUNT), reading at most maxRequests responses (0: all);
+// complete is false when it stopped before the end.
+func countMatching[I, T any](ctx context.Context, s *Store, q listQuery, maxRequests int, convert func(I) T,
+	keep func(T) bool) (n int, complete bool, err error) {
+	in := q.in
+	in.TableName = &s.table
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	if keep == nil {
+		in.Select = types.SelectCount
+	}
+	for requests := 1; ; requests++ {
+		out, err := s.db.Query(ctx, &in)
+		if err != nil {
+			return 0, false, err
+		}
+		if keep == nil {
+			n += int(out.Count)
+		}
+		for _, item := range out.Items {
+			t, err := decodeItem(item, convert)
+			if err != nil {
+				return 0, false, err
+			}
+			if keep(t) {
+				n++
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return n, true, nil
+		}
+		if maxRequests > 0 && requests >= maxRequests {
+			return n, false, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func pickKey(item map[string]types.AttributeValue, names []string) map[string]types.AttributeValue {
+	k := make(map[string]types.AttributeValue, len(names))
+	for _, n := range names {
+		k[n] = item[n]
+	}
+	return k
+}
+
+func sAttr(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }

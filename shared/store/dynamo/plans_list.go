@@ -1,0 +1,45 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// ListPlans reads one page of the account's plans in creation order, from start (the
+// Next of an earlier page of the same filter). The most selective key answers:
+// external id (GSI2), else data source (its partition), else the account (GSI1); the
+// other filters are filter expressions.
+func (s *Store) ListPlans(ctx context.Context, accountID string, f store.PlanFilter, limit int,
+	start store.PageToken) (store.Page[model.Plan], error) {
+	return listPage(ctx, s, planQuery(accountID, f), limit, start, planItem.plan, nil)
+}
+
+// CountPlans counts the plans that match f (for the legacy total_pages field).
+func (s *Store) CountPlans(ctx context.Context, accountID string, f store.PlanFilter) (int, error) {
+	n, _, err := countMatching(ctx, s, planQuery(accountID, f), 0, planItem.plan, nil)
+	return n, err
+}
+
+func planQuery(accountID string, f store.PlanFilter) listQuery {
+	var q listQuery
+	switch {
+	case f.ExternalID != "":
+		q = indexListing(keys.GSI2, keys.PlansByExternalID(accountID, f.ExternalID), true)
+		if f.DataSourceUUID != "" {
+			q.where("data_source_uuid = :ds", nil, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
+		}
+	case f.DataSourceUUID != "":
+		q = prefixListing(keys.DataSourcePartition(accountID, f.DataSourceUUID), keys.PlanPrefix)
+	default:
+		q = indexListing(keys.GSI1, keys.PlansByAccount(accountID), true)
+	}
+	if f.System != "" {
+		q.where("#system = :system", map[string]string{"#system": "system"}, map[string]types.AttributeValue{":system": sAttr(f.System)})
+	}
+	return q
+}

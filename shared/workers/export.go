@@ -1,0 +1,124 @@
+package workers
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/activityview"
+	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// exportPageSize is how many activities one read of an export takes.
+const exportPageSize = 200
+
+// exportActivities carries out an activities export: it reads the account's activities
+// with the export's filter (as GET /v1/activities does, one Query a page of 200),
+// writes them as CSV to the bucket (blobs.ExportKey) and marks the export succeeded.
+// A finished export is left as it is, so a redelivered job changes nothing; on the
+// last attempt before the dead-letter queue the export is marked failed.
+func exportActivities(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessage) error {
+	e, err := d.Store.GetActivitiesExport(ctx, job.AccountID, job.ExportID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && e.Status != model.ExportPending) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err = writeExport(ctx, d, &e); err != nil && receiveCount(msg) >= maxReceiveCount() {
+		e.Status, e.UpdatedAt = model.ExportFailed, d.Now()
+		if ferr := d.Store.FinishActivitiesExport(ctx, e); ferr != nil && !errors.Is(ferr, store.ErrConflict) {
+			return errors.Join(err, ferr)
+		}
+	}
+	return err
+}
+
+func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error {
+	acc, err := d.Store.GetAccount(ctx, e.AccountID)
+	if err != nil {
+		return err
+	}
+	loc := accountseries.Calendar(acc).Location
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(ExportColumns()); err != nil {
+		return err
+	}
+	filter := store.ActivityFilter{From: e.From, To: e.To, Type: e.Type}
+	var start store.PageToken
+	for {
+		page, err := d.Store.ListActivities(ctx, e.AccountID, filter, exportPageSize, start)
+		if err != nil {
+			return err
+		}
+		for _, a := range page.Items {
+			fields := activityview.Fields(a, acc.Currency, loc)
+			row := make([]string, len(fields))
+			for i, f := range fields {
+				row[i] = cell(f.Value)
+			}
+			if err := w.Write(row); err != nil {
+				return err
+			}
+			e.Rows++
+		}
+		if !page.HasMore {
+			break
+		}
+		start = page.Next
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	e.FileKey = ExportKey(e.AccountID, e.ID)
+	if err := d.Files.PutFile(ctx, e.FileKey, "text/csv; charset=utf-8", buf.Bytes()); err != nil {
+		return err
+	}
+	e.Status, e.UpdatedAt = model.ExportSucceeded, d.Now()
+	if err := d.Store.FinishActivitiesExport(ctx, *e); err != nil && !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	return nil
+}
+
+// ExportKey is where an export's CSV lives in the bucket, under its own prefix (the
+// functions that write and read it are granted that prefix only); the key starts with
+// the account id.
+func ExportKey(accountID, exportID string) string {
+	return fmt.Sprintf("exports/%s/%s.csv", accountID, exportID)
+}
+
+// ExportColumns are the export's CSV columns: the fields of an activity of GET
+// /v1/activities, in their order (activityview.Fields).
+func ExportColumns() []string {
+	fields := activityview.Fields(accountseries.Activity{}, "", time.UTC)
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.Key
+	}
+	return out
+}
+
+// cell is a field's value as CSV text: numbers in decimal, text as it is.
+func cell(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
