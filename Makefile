@@ -8,6 +8,7 @@
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
+#   make fault-test  the import under injected DynamoDB faults at 1,000 customers
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -98,7 +99,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -236,8 +237,10 @@ test: venv
 # Unit tests, integration tests against moto (infra/testenv starts one per test binary) and the
 # Lambda-parity tests: every function's real bootstrap under the runtime interface emulator
 # (infra/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
+# A package may take longer than go test's default 10 minutes on a loaded host (infra/local
+# runs whole stacks, the fault-injection import among them): 30.
 go-test: venv rie $(DASHBOARD_STAMP)
-	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 ./...
+	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 -timeout 30m ./...
 
 # Without Docker: every function is a Makefile build in the source folder (samconfig.toml).
 sam-build: venv $(BUILD_STAMP)
@@ -285,14 +288,24 @@ else
 	@echo "sam-smoke: skipped (SAM_SMOKE=$(SAM_SMOKE))"
 endif
 
+# The fault-injection import at full size (infra/local TestImportUnderFaults; make test runs
+# it at 50 customers): 1,000 customers imported and recomputed with 10 % of the DynamoDB
+# request attempts failing, against the same import without faults (docs/benchmarks.md).
+fault-test: venv
+	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-1000} \
+	  $(GO) test -count=1 -timeout 40m -v -run '^TestImportUnderFaults$$' ./infra/local
+
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \
 	  METRICS_BENCH_SIZES=$${METRICS_BENCH_SIZES:-100,1000} \
 	  $(GO) test -count=1 -timeout 60m -run '^$$' -bench . -benchmem ./...
 
-# The import benchmark: 200 customers x 12 invoices by HTTP through the local stack
-# (json_imports, S3, SQS FIFO, import worker): write units per record against the minimum,
-# and the emulator's raw BatchWriteItem throughput for information (docs/benchmarks.md).
+# The import benchmark: 200 customers x 12 invoices (IMPORT_BENCH_CUSTOMERS) by HTTP through
+# the local stack (json_imports, S3, SQS FIFO, import worker) with the customers'
+# recomputations (IMPORT_BENCH_RECOMPUTE=0 leaves them out): write units and requests per
+# record against the minimum, CPU per record, the heat meter's hottest keys and projected
+# customers per second per account on DynamoDB, the cost of a million records, and the
+# emulator's raw BatchWriteItem throughput for information (docs/benchmarks.md).
 bench-import: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-200} \
 	  $(GO) test -count=1 -run '^$$' -bench ImportThroughLocalStack -benchtime 1x -timeout 60m ./infra/local

@@ -61,6 +61,8 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 		t.Fatalf("calendar stored as %q %q", acc.TimeZone, acc.WeekStartOn)
 	}
 	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	testenv.CheckSeries(t, te.Workers, changed.ID)
+	testenv.CheckSeries(t, te.Workers, reference.ID)
 	for _, iv := range intervals {
 		if got, want := metrics(changed.ID, iv), metrics(reference.ID, iv); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s after the change:\n got %v\nwant %v", iv, got, want)

@@ -40,6 +40,7 @@ commands:
   set-setting    -account ACCOUNT_ID -setting NAME -value VALUE   (also time_zone, week_start_on; recomputes every customer)
   load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate; recomputes every customer)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
+  check-series   -account ACCOUNT_ID   (the stored series against every customer recomputed; exit 1 on a difference)
 `
 
 // env is what every command needs.
@@ -64,6 +65,7 @@ var commands = map[string]command{
 	"set-setting":      setSetting,
 	"load-fx-rates":    loadFXRates,
 	"define-attribute": defineAttribute,
+	"check-series":     checkSeries,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -49,6 +49,9 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 		t.Fatalf("load-fx-rates: %v %v", out, err)
 	}
 	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	if out, err := runCmd(t, env{store: te.Deps.Store}, "check-series", "-account", acc.ID); err != nil || out["ok"] != true {
+		t.Fatalf("check-series: %v %v", out, err)
+	}
 
 	gb := customerByExternalID(t, te.API, acc.ID, "gb")
 	if gb["mrr"] != 6350.0 || gb["arr"] != 76200.0 {

@@ -87,6 +87,22 @@ func (s Snapshot) TotalUnits() float64 {
 	return n
 }
 
+// dynamoDBOps are DynamoDB's data operations (a meter attached to a configuration
+// also counts the requests of the other services' clients built from it).
+var dynamoDBOps = map[string]bool{"GetItem": true, "PutItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true,
+	"Scan": true, "BatchGetItem": true, "BatchWriteItem": true, "TransactWriteItems": true, "TransactGetItems": true}
+
+// DynamoDBRequests is the number of DynamoDB data requests.
+func (s Snapshot) DynamoDBRequests() int {
+	n := 0
+	for op, v := range s.Requests {
+		if dynamoDBOps[op] {
+			n += v
+		}
+	}
+	return n
+}
+
 // Writes counts the write requests (the ones that cost write units).
 func (s Snapshot) Writes() int {
 	n := 0

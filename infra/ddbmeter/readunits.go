@@ -37,22 +37,19 @@ type ReadRecorder struct {
 
 // Attach makes every client built from cfg afterwards report its reads.
 func (r *ReadRecorder) Attach(cfg *aws.Config) {
-	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("ddbmeter-reads",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
-				middleware.InitializeOutput, middleware.Metadata, error) {
-				start := time.Now()
-				out, md, err := next.HandleInitialize(ctx, in)
-				if units, items, ok := ReadUnits(in.Parameters, out.Result); ok {
-					r.mu.Lock()
-					r.reads.Requests++
-					r.reads.Items += items
-					r.reads.Units += units
-					r.reads.Elapsed += time.Since(start)
-					r.mu.Unlock()
-				}
-				return out, md, err
-			}), middleware.After)
+	attach(cfg, "ddbmeter-reads", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+		middleware.InitializeOutput, middleware.Metadata, error) {
+		start := time.Now()
+		out, md, err := next.HandleInitialize(ctx, in)
+		if units, items, ok := ReadUnits(in.Parameters, out.Result); ok {
+			r.mu.Lock()
+			r.reads.Requests++
+			r.reads.Items += items
+			r.reads.Units += units
+			r.reads.Elapsed += time.Since(start)
+			r.mu.Unlock()
+		}
+		return out, md, err
 	})
 }
 

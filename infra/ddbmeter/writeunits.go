@@ -96,13 +96,10 @@ func (w *WriteRecorder) Reset() {
 
 // Attach makes every client built from cfg afterwards report its writes.
 func (w *WriteRecorder) Attach(cfg *aws.Config) {
-	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("ddbmeter-writes",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
-				middleware.InitializeOutput, middleware.Metadata, error) {
-				w.record(in.Parameters)
-				return next.HandleInitialize(ctx, in)
-			}), middleware.After)
+	attach(cfg, "ddbmeter-writes", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+		middleware.InitializeOutput, middleware.Metadata, error) {
+		w.record(in.Parameters)
+		return next.HandleInitialize(ctx, in)
 	})
 }
 

@@ -273,7 +273,7 @@ func (s *Server) AWSConfig(ctx context.Context) (aws.Config, error) {
 func Clients(cfg aws.Config) awsclients.Clients {
 	return awsclients.Clients{
 		Config:   cfg,
-		DynamoDB: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true }),
+		DynamoDB: dynamodb.NewFromConfig(cfg, awsclients.RetryConflicts, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true }),
 		SQS:      sqs.NewFromConfig(cfg),
 	}
 }

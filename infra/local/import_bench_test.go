@@ -12,13 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/subsight/subsight/infra/awscost"
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/emulator"
 	"github.com/subsight/subsight/shared/routes"
@@ -66,12 +70,16 @@ func runImportBenchmark(b *testing.B, customers int) {
 		b.Fatal(err)
 	}
 	var writes ddbmeter.WriteRecorder
+	var heat ddbmeter.Heat
 	workers := maps.Clone(routes.Workers)
-	if os.Getenv("IMPORT_BENCH_RECOMPUTE") != "1" {
+	recompute := os.Getenv("IMPORT_BENCH_RECOMPUTE") != "0"
+	if !recompute {
 		workers["JobsWorkerFunction"] = nil
 	}
+	meter := ddbmeter.New()
+	attach := func(cfg *aws.Config) { writes.Attach(cfg); heat.Attach(cfg); meter.Attach(cfg) }
 	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
-		motoOutput: io.Discard, workers: workers, awsConfig: writes.Attach, pollers: importBenchPollers})
+		motoOutput: io.Discard, workers: workers, awsConfig: attach, pollers: importBenchPollers})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,6 +92,8 @@ func runImportBenchmark(b *testing.B, customers int) {
 	rawItems := customers * 19
 	rawBefore := rawBatchWriteThroughput(b, plain, "raw-before", rawItems)
 	writes.Reset()
+	heat.Reset()
+	meter.Reset()
 
 	client := &benchClient{base: s.baseURL, key: s.apiKey}
 	var ds struct {
@@ -92,7 +102,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	client.do(b, "POST", "/v1/data_sources", map[string]any{"name": "bench"}, &ds)
 
 	b.StartTimer()
-	start := time.Now()
+	start, cpuStart := time.Now(), processCPU(b)
 	type sent struct {
 		id        string
 		customers int
@@ -121,8 +131,20 @@ func runImportBenchmark(b *testing.B, customers int) {
 			time.Sleep(statusPollWait(imp.customers, st.StatusDetails))
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed, cpuImport := time.Since(start), processCPU(b)-cpuStart
 	b.StopTimer()
+	cpuAll := cpuImport
+	var report ddbmeter.HeatReport
+	if recompute {
+		waitForJobs(b, s)
+		cpuAll = processCPU(b) - cpuStart
+		if report, err = heat.Report(ctx, plain, table, customers, time.Since(start)); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(report.Projected, "projected_customers/s")
+		// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
+		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
+	}
 	// Measured again after the import. The machine's speed drifts by up to half
 	// between two measurements a few seconds apart, and the import, one long
 	// measurement, runs through that drift: the mean of the measurements on either
@@ -148,12 +170,101 @@ func runImportBenchmark(b *testing.B, customers int) {
 	b.ReportMetric(same.Seconds()/elapsed.Seconds(), "ratio_same_items")
 	b.ReportMetric(wcu/records, "WCU/record")
 	b.ReportMetric(wcu/minimum, "WCU/minimum")
+	// Requests against the fewest that could store the result: every item once, 25 per
+	// BatchWriteItem.
+	calls := meter.Snapshot()
+	b.ReportMetric(float64(calls.DynamoDBRequests())/records, "DynamoDB_requests/record")
+	b.ReportMetric(float64(calls.Writes())/(float64(len(items))/25), "write_requests/minimum")
+	b.ReportMetric(float64(cpuImport.Microseconds())/records, "import_CPU_us/record")
+	b.ReportMetric(float64(cpuAll.Microseconds())/records, "CPU_us/record")
+	b.Logf("requests: %s; CPU of this process (router, handlers, workers, SDK): import %v, with the recomputations %v",
+		calls, cpuImport.Round(time.Millisecond), cpuAll.Round(time.Millisecond))
+	if recompute {
+		perMillion := importUsage(calls, report, wcu, cpuAll, customers).Scale(1e6 / records)
+		fmt.Printf("Cost of a million records imported and recomputed: %s\n", perMillion)
+		b.ReportMetric(perMillion.Total(), "$/million_records")
+	}
 	b.Logf("customers %d records %.0f intake %v total %v; raw items/s %.0f before, %.0f after (ratio to the better %.2f); the import's %d items by BatchWriteItem %v; WCU %.0f, minimum %.0f",
 		customers, records, intake.Round(time.Millisecond), elapsed.Round(time.Millisecond), rawBefore, rawAfter,
 		rate/max(rawBefore, rawAfter), len(items), same.Round(time.Millisecond), wcu, minimum)
 	for _, line := range perType {
 		b.Log(line)
 	}
+}
+
+// requestLatency is what each AWS request adds to a function's billed duration on
+// AWS: DynamoDB answers in single-digit milliseconds, SQS and S3 in about as much.
+const requestLatency = 5 * time.Millisecond
+
+// importUsage is what the whole run used on AWS's bill: DynamoDB units as measured;
+// Lambda duration as this process's CPU time plus requestLatency per AWS request, all
+// taken one after the other (an upper bound), at the workers' 1,024 MB; an import
+// batch and a jobs batch of ten customers per invocation, one intake request per
+// json_import; SQS and S3 requests as counted (the pollers' included, as Lambda's
+// event source mappings make them on AWS).
+func importUsage(calls ddbmeter.Snapshot, heat ddbmeter.HeatReport, wcu float64, cpu time.Duration, customers int) awscost.Usage {
+	rcu := 0.0
+	for _, p := range heat.Partitions {
+		rcu += p.RCU
+	}
+	var sqsCalls, puts, gets float64
+	for op, n := range calls.Requests {
+		switch {
+		case strings.Contains(op, "Message"):
+			sqsCalls += float64(n)
+		case op == "PutObject":
+			puts += float64(n)
+		case op == "GetObject":
+			gets += float64(n)
+		}
+	}
+	awsRequests := float64(calls.DynamoDBRequests()) + sqsCalls + puts + gets
+	seconds := cpu.Seconds() + awsRequests*requestLatency.Seconds()
+	intake := float64((customers + importBenchChunk - 1) / importBenchChunk)
+	return awscost.Usage{WRU: wcu, RRU: rcu, LambdaGBSeconds: seconds * 1.0, LambdaInvocations: float64(customers)/10*2 + intake,
+		HTTPRequests: intake, SQSRequests: sqsCalls, S3Puts: puts, S3Gets: gets}
+}
+
+// processCPU is the user and system CPU time this process has used: the router, the
+// handlers, the workers and their SDK clients (and the benchmark's client); the
+// emulator runs in its own process.
+func processCPU(b testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// waitForJobs waits until the jobs queue has no message left, visible or in flight,
+// and fails if any went to its dead-letter queue.
+func waitForJobs(b testing.TB, s *stack) {
+	for idle := 0; idle < 3; time.Sleep(200 * time.Millisecond) {
+		if queueLength(b, s, "JobsQueue") == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
+	if n := queueLength(b, s, "JobsDeadLetterQueue"); n > 0 {
+		b.Fatalf("%d recomputations in the jobs dead-letter queue", n)
+	}
+}
+
+// queueLength is the number of messages in a queue of the template, visible or in flight.
+func queueLength(b testing.TB, s *stack, id string) int {
+	out, err := s.deps.Clients.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.resources.Queues[id].URL),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		x, _ := strconv.Atoi(v)
+		n += x
+	}
+	return n
 }
 
 // statusPollWait is how long to wait before the next status request of an import of
@@ -172,7 +283,7 @@ func statusPollWait(customers int, details map[string]json.RawMessage) time.Dura
 	return min(max(time.Duration(left)*10*time.Millisecond, 100*time.Millisecond), time.Second)
 }
 
-func mustConfig(b *testing.B, s *stack) aws.Config {
+func mustConfig(b testing.TB, s *stack) aws.Config {
 	cfg, err := s.moto.AWSConfig(context.Background())
 	if err != nil {
 		b.Fatal(err)
@@ -294,7 +405,7 @@ type benchClient struct {
 }
 
 // send calls the API and returns the status and body; a failed round trip fails b.
-func (c *benchClient) send(b *testing.B, method, path string, body any) (int, []byte) {
+func (c *benchClient) send(b testing.TB, method, path string, body any) (int, []byte) {
 	b.Helper()
 	var r io.Reader
 	if body != nil {
@@ -327,7 +438,7 @@ func (c *benchClient) send(b *testing.B, method, path string, body any) (int, []
 }
 
 // do sends a request that must succeed (2xx) and decodes its answer into out.
-func (c *benchClient) do(b *testing.B, method, path string, body, out any) {
+func (c *benchClient) do(b testing.TB, method, path string, body, out any) {
 	b.Helper()
 	status, raw := c.send(b, method, path, body)
 	if status >= 300 {

@@ -2,8 +2,11 @@ package accountseries_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/subsight/subsight/infra/ddbmeter"
@@ -39,12 +42,7 @@ func BenchmarkApplyChange(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			env := testenv.New(b)
 			meter, writes := ddbmeter.New(), &ddbmeter.WriteRecorder{}
-			cfg := env.AWS.Copy()
-			meter.Attach(&cfg)
-			writes.Attach(&cfg)
-			series := accountseries.New(dynamo.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-				o.DisableValidateResponseChecksum = true
-			}), env.TableName, env.Deps.Now).Series())
+			series := meteredSeries(env, meter.Attach, writes.Attach)
 			ctx := context.Background()
 			acc := env.NewAccount(b, "Apply bench").ID
 			var seed []accountseries.SeedCustomer
@@ -77,4 +75,50 @@ func BenchmarkApplyChange(b *testing.B) {
 			b.Logf("%s: %s, ≈ %.0f WCU", tc.name, snap, wcu)
 		})
 	}
+}
+
+// BenchmarkLoadShards: the reads of one metrics request's segment once customers have
+// spread over every write shard: 320 customers applied one by one (each to the shard of
+// its uuid), then Load of the "all" segment over two years, with read units estimated
+// from the items (ddbmeter.ReadRecorder) (docs/benchmarks.md, "One account at scale").
+func BenchmarkLoadShards(b *testing.B) {
+	env := testenv.New(b)
+	var reads ddbmeter.ReadRecorder
+	meter := ddbmeter.New()
+	series := meteredSeries(env, reads.Attach, meter.Attach)
+	ctx := context.Background()
+	acc := env.NewAccount(b, "Shards bench").ID
+	p := portfolio()
+	for i := range 320 {
+		c := p[i%len(p)]
+		c.Attrs.UUID = fmt.Sprintf("cus_shard_%03d", i)
+		if err := series.Apply(ctx, acc, &engine.Result{Movements: c.Movements}, c.Attrs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	from, to := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)
+	for b.Loop() {
+		reads.Reset()
+		meter.Reset()
+		if _, err := series.Load(ctx, acc, accountseries.Segments(nil, nil), from, to); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := reads.Reads()
+	b.ReportMetric(float64(r.Requests), "requests")
+	b.ReportMetric(float64(r.Items), "items")
+	b.ReportMetric(r.Units, "RCU")
+	b.Logf("one segment over two years: %s, %d items, %.1f RCU", meter.Snapshot(), r.Items, r.Units)
+}
+
+// meteredSeries is the series on env's table through a DynamoDB client the meters are
+// attached to.
+func meteredSeries(env *testenv.Env, meters ...func(*aws.Config)) *accountseries.Series {
+	cfg := env.AWS.Copy()
+	for _, attach := range meters {
+		attach(&cfg)
+	}
+	return accountseries.New(dynamo.New(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.DisableValidateResponseChecksum = true
+	}), env.TableName, env.Deps.Now).Series())
 }

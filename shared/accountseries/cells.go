@@ -159,7 +159,10 @@ func addAggregate(out Cells, segment string, a *series.Aggregate) {
 	}
 }
 
-// updates groups cells by bucket item, in a stable order.
+// updates groups cells by bucket item, in a stable order. Every segment's index item
+// is among them, with nothing to add if need be, and sorts first among the segment's
+// items: whatever shard the additions go to then has the segment's index item before
+// any other item of the segment (readers skip shards without one).
 func (c Cells) updates() []BucketAdd {
 	byItem := map[[2]string]map[string]int64{}
 	for k, v := range c {
@@ -169,6 +172,9 @@ func (c Cells) updates() []BucketAdd {
 			byItem[id] = map[string]int64{}
 		}
 		byItem[id][attr] = v
+		if index := [2]string{seg, keys.SeriesIndexSK}; byItem[index] == nil {
+			byItem[index] = map[string]int64{}
+		}
 	}
 	ids := slices.SortedFunc(maps.Keys(byItem), func(a, b [2]string) int {
 		return strings.Compare(a[0]+"|"+a[1], b[0]+"|"+b[1])

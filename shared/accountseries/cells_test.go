@@ -73,3 +73,25 @@ func TestChunkLimits(t *testing.T) {
 		t.Fatalf("chunks carry %d numbers, want 500", total)
 	}
 }
+
+// TestUpdatesMarkEverySegmentsIndex: a difference that touches a segment's months but
+// not its index still updates the index item first (with nothing to add), so that the
+// shard it goes to shows the segment to readers; chunks keep the empty update.
+func TestUpdatesMarkEverySegmentsIndex(t *testing.T) {
+	diff := Cells{}
+	diff.add(cellKey("plan:P1", keys.SeriesMonthSK("2024-03"), "e10"), -500)
+	diff.add(cellKey(segmentAll, keys.SeriesIndexSK, "m2024"), 100)
+	diff.add(cellKey(segmentAll, keys.SeriesMonthSK("2024-03"), "n01"), 100)
+	got := fmt.Sprint(diff.updates())
+	want := "[{all I map[m2024:100]} {all M#2024-03 map[n01:100]} {plan:P1 I map[]} {plan:P1 M#2024-03 map[e10:-500]}]"
+	if got != want {
+		t.Errorf("updates %s, want %s", got, want)
+	}
+	n := 0
+	for _, c := range chunk("v", diff.updates()) {
+		n += len(c)
+	}
+	if n != 4 {
+		t.Errorf("chunks hold %d updates, want 4", n)
+	}
+}

@@ -76,19 +76,17 @@ const loadConcurrency = 8
 
 func (s *Series) loadSegment(ctx context.Context, accountID, segment string, from, to time.Time) (*series.Aggregate, error) {
 	firstMonth := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
-	openingMRR, openingCustomers, err := s.opening(ctx, accountID, segment, firstMonth)
+	points, months, err := s.store.SeriesWindow(ctx, accountID, segment,
+		[]string{keys.SeriesIndexSK, keys.SeriesYearSK(firstMonth.Format("2006"))},
+		keys.SeriesMonthSK(firstMonth.Format("2006-01")), keys.SeriesMonthSK(to.Format("2006-01")))
 	if err != nil {
 		return nil, err
 	}
+	openingMRR, openingCustomers := opening(points, firstMonth)
 	a := series.NewAggregate()
 	if openingMRR != 0 || openingCustomers != 0 {
 		a.Days[firstMonth.AddDate(0, 0, -1).Format(time.DateOnly)] = series.DayTotals{
 			NewBusiness: openingMRR, CustomersChange: openingCustomers}
-	}
-	months, err := s.store.SeriesBucketsBetween(ctx, accountID, segment,
-		keys.SeriesMonthSK(firstMonth.Format("2006-01")), keys.SeriesMonthSK(to.Format("2006-01")))
-	if err != nil {
-		return nil, err
 	}
 	for _, m := range months {
 		if err := addMonthItem(a, m); err != nil {
@@ -100,12 +98,8 @@ func (s *Series) loadSegment(ctx context.Context, accountID, segment string, fro
 
 // opening sums the net MRR and customer changes of every month before firstMonth from
 // the index item (whole years) and the year item of firstMonth's year (its months).
-func (s *Series) opening(ctx context.Context, accountID, segment string, firstMonth time.Time) (mrr, customers int64, err error) {
+func opening(buckets []Bucket, firstMonth time.Time) (mrr, customers int64) {
 	year := firstMonth.Format("2006")
-	buckets, err := s.store.SeriesBuckets(ctx, accountID, segment, keys.SeriesIndexSK, keys.SeriesYearSK(year))
-	if err != nil {
-		return 0, 0, err
-	}
 	for _, b := range buckets {
 		// Index attributes are m<yyyy>/c<yyyy>, year attributes m<mm>/c<mm>: both
 		// before the window when their suffix sorts before the window's.
@@ -124,7 +118,7 @@ func (s *Series) opening(ctx context.Context, accountID, segment string, firstMo
 			}
 		}
 	}
-	return mrr, customers, nil
+	return mrr, customers
 }
 
 // addMonthItem adds a month item's day sums and lost-customer counts to a.

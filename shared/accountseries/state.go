@@ -54,6 +54,9 @@ func chunk(version string, us []BucketAdd) map[string][]BucketAdd {
 	var parts []BucketAdd
 	for _, u := range us {
 		attrs := sortedKeys(u.Add)
+		if len(attrs) == 0 {
+			parts = append(parts, u) // an index item only marked as present in its shard
+		}
 		for i := 0; i < len(attrs); i += maxAttrsPerUpdate {
 			p := BucketAdd{Segment: u.Segment, SK: u.SK, Add: map[string]int64{}}
 			for _, a := range attrs[i:min(i+maxAttrsPerUpdate, len(attrs))] {

@@ -27,8 +27,10 @@ type Storage interface {
 	// WriteActivities puts a customer's activities and deletes others by sort key.
 	WriteActivities(ctx context.Context, accountID, customerUUID string, put []Activity, drop []string) error
 
-	// SeriesBuckets reads bucket items of a segment by sort key; absent ones are left out.
-	SeriesBuckets(ctx context.Context, accountID, segment string, sks ...string) ([]Bucket, error)
+	// SeriesWindow is what one metrics request reads of a segment: the bucket items with
+	// the sort keys sks (absent ones left out) and those whose sort keys lie in
+	// [from, to].
+	SeriesWindow(ctx context.Context, accountID, segment string, sks []string, from, to string) (points, window []Bucket, err error)
 	// SeriesBucketsBetween reads the bucket items whose sort keys lie in [from, to].
 	SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) ([]Bucket, error)
 	// SeriesBucketsWithPrefix reads the bucket items whose sort keys start with prefix.

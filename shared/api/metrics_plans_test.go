@@ -70,6 +70,7 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 	}
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
 	testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers))
+	testenv.CheckSeries(t, env.Workers, acc)
 
 	tests := []struct {
 		geo, plans string

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -33,7 +34,15 @@ func Load(ctx context.Context) (Clients, error) {
 
 // New builds the clients from a loaded configuration.
 func New(cfg aws.Config) Clients {
-	return Clients{Config: cfg, DynamoDB: dynamodb.NewFromConfig(cfg), SQS: sqs.NewFromConfig(cfg)}
+	return Clients{Config: cfg, DynamoDB: dynamodb.NewFromConfig(cfg, RetryConflicts), SQS: sqs.NewFromConfig(cfg)}
+}
+
+// RetryConflicts makes a DynamoDB client retry, like throttling, a single write
+// refused because a transaction holds its item (TransactionConflictException, which
+// DynamoDB asks callers to retry and the SDK does not by default). Every DynamoDB
+// client of the service is built with it.
+func RetryConflicts(o *dynamodb.Options) {
+	o.Retryer = retry.AddWithErrorCodes(o.Retryer, "TransactionConflictException")
 }
 
 // S3 builds an S3 client from the configuration.

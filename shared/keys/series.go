@@ -1,5 +1,10 @@
 package keys
 
+import (
+	"hash/fnv"
+	"strconv"
+)
+
 // Account-level metric series and the account activity log. See docs/metrics-api.md.
 
 // Entity types of the series and activity items.
@@ -17,6 +22,31 @@ const (
 // SeriesYearSK(y) and SeriesMonthSK(y, m) items.
 func SeriesPartition(accountID, segment string) string {
 	return Partition(accountID, "SERIES", segment)
+}
+
+// SeriesShards is how many partitions hold one segment's buckets. Every customer adds
+// its contribution to the shard SeriesShard picks for it, and a read sums the same
+// sort key over every shard: one partition key value takes at most 1,000 write units
+// and one item a few dozen transactions per second, so a single partition per segment
+// would cap an account at about 40 customers recomputed per second
+// (docs/benchmarks.md, "One account at scale").
+const SeriesShards = 32
+
+// SeriesShardPartition is the partition of one shard of a segment; shard 0 is
+// SeriesPartition itself, where the buckets lived before they were sharded.
+func SeriesShardPartition(accountID, segment string, shard int) string {
+	if shard == 0 {
+		return SeriesPartition(accountID, segment)
+	}
+	return SeriesPartition(accountID, segment) + sep + "S" + strconv.Itoa(shard)
+}
+
+// SeriesShard is the shard a customer's contributions go to: a hash of its uuid, so
+// that customers spread evenly and one customer's retries hit the same items.
+func SeriesShard(customerUUID string) int {
+	h := fnv.New32a()
+	h.Write([]byte(customerUUID))
+	return int(h.Sum32() % SeriesShards)
 }
 
 // SeriesIndexSK is the item with the segment's net change per year.

@@ -81,15 +81,10 @@ func (r *Recomputer) Customer(ctx context.Context, accountID, customerUUID strin
 	if err != nil {
 		return Outcome{}, err
 	}
-	recs, err := r.records.CustomerRecords(ctx, accountID, customerUUID)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("records of %s: %w", customerUUID, err)
-	}
-	in, plans, err := r.buildInput(ctx, acc, customerUUID, recs)
+	res, plans, err := r.compute(ctx, acc, customerUUID)
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := engine.Compute(in)
 	next := newSnapshot(customerView{accountID: accountID, customerUUID: customerUUID, currency: acc.Currency,
 		plans: plans}, cust.Country, res)
 	hash, data, err := next.encode()
@@ -131,6 +126,19 @@ func (r *Recomputer) Customer(ctx context.Context, accountID, customerUUID strin
 	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", customerUUID,
 		"status", out.Status, "mrr", res.MRR, "movements", len(res.Movements), "invalid_invoices", len(res.InvalidInvoices))
 	return out, nil
+}
+
+// compute runs the engine on the customer's stored records, writing nothing.
+func (r *Recomputer) compute(ctx context.Context, acc model.Account, customerUUID string) (engine.Result, map[string]engine.Plan, error) {
+	recs, err := r.records.CustomerRecords(ctx, acc.ID, customerUUID)
+	if err != nil {
+		return engine.Result{}, nil, fmt.Errorf("records of %s: %w", customerUUID, err)
+	}
+	in, plans, err := r.buildInput(ctx, acc, customerUUID, recs)
+	if err != nil {
+		return engine.Result{}, nil, err
+	}
+	return engine.Compute(in), plans, nil
 }
 
 // buildInput loads everything the engine needs besides the records.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/jobs"
 )
 
@@ -55,4 +56,10 @@ func SweepMetricsWakes(ctx context.Context, d *Deps) (int, error) {
 // mergeCustomers handles jobs.MergeCustomers.
 func mergeCustomers(ctx context.Context, d *Deps, job jobs.Message) error {
 	return d.Recomputer().Merges(ctx, job.AccountID, job.CustomerUUID)
+}
+
+// CheckSeries compares the account's stored series with what its customers' results
+// add up to (recompute.Recomputer.CheckSeries).
+func (d *Deps) CheckSeries(ctx context.Context, accountID string) (accountseries.Verification, error) {
+	return d.Recomputer().CheckSeries(ctx, accountseries.New(d.Store.Series()), accountID)
 }

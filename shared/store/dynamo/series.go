@@ -19,6 +19,7 @@ import (
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -150,8 +151,9 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 		ConditionExpression:      aws.String("attribute_exists(pend.#c)"),
 		ExpressionAttributeNames: map[string]string{"#c": chunkID},
 	}}}
+	shard := keys.SeriesShard(customerUUID)
 	for _, a := range adds {
-		items = append(items, s.bucketUpdate(accountID, a))
+		items = append(items, s.bucketUpdate(accountID, shard, a))
 	}
 	err := s.transactWrite(ctx, items)
 	if conditionFailedAt(err, 0) {
@@ -160,7 +162,7 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 	return err
 }
 
-func (s *Store) bucketUpdate(accountID string, a accountseries.BucketAdd) types.TransactWriteItem {
+func (s *Store) bucketUpdate(accountID string, shard int, a accountseries.BucketAdd) types.TransactWriteItem {
 	names := map[string]string{"#et": keys.EntityType}
 	values := map[string]types.AttributeValue{":et": sAttr(seriesEntity(a.SK))}
 	adds := make([]string, 0, len(a.Add))
@@ -170,10 +172,14 @@ func (s *Store) bucketUpdate(accountID string, a accountseries.BucketAdd) types.
 		values[":v"+p] = nAttr(a.Add[attr])
 		adds = append(adds, "#a"+p+" :v"+p)
 	}
+	expr := "SET #et = :et"
+	if len(adds) > 0 {
+		expr += " ADD " + strings.Join(adds, ", ")
+	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, a.Segment), SK: a.SK}),
-		UpdateExpression:          aws.String("SET #et = :et ADD " + strings.Join(adds, ", ")),
+		Key:                       keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, a.Segment, shard), SK: a.SK}),
+		UpdateExpression:          aws.String(expr),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}}
@@ -232,52 +238,119 @@ func (ss SeriesStorage) DeleteSeriesRecord(ctx context.Context, accountID, custo
 	return err
 }
 
-// SeriesBuckets reads bucket items of a segment by sort key (eventually consistent,
-// like every read of the buckets, which many customers write at once); absent items
-// are left out.
-func (ss SeriesStorage) SeriesBuckets(ctx context.Context, accountID, segment string, sks ...string) ([]accountseries.Bucket, error) {
+// SeriesWindow reads the items sks and the items in [from, to] of a segment
+// (eventually consistent, like every read of the buckets, which many customers write at
+// once), summed over its shards, finding the live shards once: one BatchGetItem of every shard's
+// index item (which also tells which shards hold the segment), one of the other sks in
+// the live shards, and one Query per live shard.
+func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment string, sks []string, from, to string) (points, window []accountseries.Bucket, err error) {
 	s := ss.store
-	pk := keys.SeriesPartition(accountID, segment)
-	keyList := make([]map[string]types.AttributeValue, len(sks))
-	for i, sk := range sks {
-		keyList[i] = keyAttrs(keys.Key{PK: pk, SK: sk})
-	}
-	items, err := s.batchRead(ctx, keyList, false)
+	indexes, live, err := s.shardIndexes(ctx, accountID, segment)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return seriesBuckets(items)
+	var items []map[string]types.AttributeValue
+	var keyList []map[string]types.AttributeValue
+	for _, sk := range sks {
+		if sk == keys.SeriesIndexSK {
+			items = append(items, indexes...)
+			continue
+		}
+		for _, shard := range live {
+			keyList = append(keyList, keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, segment, shard), SK: sk}))
+		}
+	}
+	others, err := s.batchRead(ctx, keyList, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if points, err = seriesBuckets(append(items, others...)); err != nil {
+		return nil, nil, err
+	}
+	window, err = s.queryShards(ctx, accountID, segment, live, "SK BETWEEN :lo AND :hi",
+		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)})
+	return points, window, err
 }
 
 // SeriesBucketsBetween reads the bucket items of a segment whose sort keys lie in
-// [from, to].
+// [from, to], summed over its shards.
 func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) ([]accountseries.Bucket, error) {
-	s := ss.store
-	return s.queryBuckets(ctx, "PK = :pk AND SK BETWEEN :lo AND :hi", map[string]types.AttributeValue{
-		":pk": sAttr(keys.SeriesPartition(accountID, segment)), ":lo": sAttr(from), ":hi": sAttr(to)})
+	return ss.store.queryBuckets(ctx, accountID, segment, "SK BETWEEN :lo AND :hi",
+		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)})
 }
 
 // SeriesBucketsWithPrefix reads the bucket items of a segment whose sort keys start
-// with prefix.
+// with prefix, summed over its shards.
 func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]accountseries.Bucket, error) {
-	s := ss.store
-	return s.queryBuckets(ctx, "PK = :pk AND begins_with(SK, :prefix)", map[string]types.AttributeValue{
-		":pk": sAttr(keys.SeriesPartition(accountID, segment)), ":prefix": sAttr(prefix)})
+	return ss.store.queryBuckets(ctx, accountID, segment, "begins_with(SK, :prefix)",
+		map[string]types.AttributeValue{":prefix": sAttr(prefix)})
 }
 
-func (s *Store) queryBuckets(ctx context.Context, cond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
-	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
-		TableName: &s.table, KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: values,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
+// shardReadConcurrency bounds the shard queries one read runs at once.
+const shardReadConcurrency = 8
+
+// queryBuckets runs one Query per live shard of the segment (sortCond on the sort
+// key), shardReadConcurrency at a time.
+func (s *Store) queryBuckets(ctx context.Context, accountID, segment, sortCond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
+	_, shards, err := s.shardIndexes(ctx, accountID, segment)
 	if err != nil {
 		return nil, err
+	}
+	return s.queryShards(ctx, accountID, segment, shards, sortCond, values)
+}
+
+// queryShards runs one Query per shard given, shardReadConcurrency at a time, and sums
+// the items by sort key.
+func (s *Store) queryShards(ctx context.Context, accountID, segment string, shards []int, sortCond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
+	pages := make([][]map[string]types.AttributeValue, len(shards))
+	errs := make([]error, len(shards))
+	parallel.For(len(shards), shardReadConcurrency, func(i int) {
+		shard := shards[i]
+		vals := maps.Clone(values)
+		vals[":pk"] = sAttr(keys.SeriesShardPartition(accountID, segment, shard))
+		pages[i], errs[i] = s.queryAll(ctx, &dynamodb.QueryInput{
+			TableName: &s.table, KeyConditionExpression: aws.String("PK = :pk AND " + sortCond), ExpressionAttributeValues: vals,
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		})
+	})
+	var items []map[string]types.AttributeValue
+	for i, page := range pages {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		items = append(items, page...)
 	}
 	return seriesBuckets(items)
 }
 
+// shardIndexes reads the index item of every shard of a segment (one BatchGetItem) and
+// returns them with the live shards: shard 0, where the buckets lived before they were
+// sharded, and every shard whose index item exists (accountseries adds to a segment's
+// index item in a shard before any other item of the segment there).
+func (s *Store) shardIndexes(ctx context.Context, accountID, segment string) ([]map[string]types.AttributeValue, []int, error) {
+	byPK := make(map[string]int, keys.SeriesShards)
+	keyList := make([]map[string]types.AttributeValue, 0, keys.SeriesShards)
+	for shard := range keys.SeriesShards {
+		pk := keys.SeriesShardPartition(accountID, segment, shard)
+		byPK[pk] = shard
+		keyList = append(keyList, keyAttrs(keys.Key{PK: pk, SK: keys.SeriesIndexSK}))
+	}
+	items, err := s.batchRead(ctx, keyList, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	live := []int{0}
+	for _, item := range items {
+		if pk, ok := item[keys.PK].(*types.AttributeValueMemberS); ok && byPK[pk.Value] != 0 {
+			live = append(live, byPK[pk.Value])
+		}
+	}
+	slices.Sort(live)
+	return items, live, nil
+}
+
 func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
-	out := make([]accountseries.Bucket, 0, len(items))
+	bySK := map[string]accountseries.Bucket{}
 	for _, item := range items {
 		b := accountseries.Bucket{Values: make(map[string]int64, len(item))}
 		for attr, v := range item {
@@ -302,22 +375,34 @@ func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Buc
 			}
 			b.Values[attr] = x
 		}
-		out = append(out, b)
+		if prev, ok := bySK[b.SK]; ok {
+			for attr, x := range prev.Values {
+				b.Values[attr] += x
+			}
+		}
+		bySK[b.SK] = b
+	}
+	out := make([]accountseries.Bucket, 0, len(bySK))
+	for _, sk := range slices.Sorted(maps.Keys(bySK)) {
+		out = append(out, bySK[sk])
 	}
 	return out, nil
 }
 
-// SeriesBucketExists reads, consistently, whether a bucket item exists.
+// SeriesBucketExists reads, consistently, whether a bucket item exists in any shard.
 func (ss SeriesStorage) SeriesBucketExists(ctx context.Context, accountID, segment, sk string) (bool, error) {
-	s := ss.store
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, ConsistentRead: aws.Bool(true),
-		Key: keyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, segment), SK: sk})})
-	return err == nil && out.Item != nil, err
+	keyList := make([]map[string]types.AttributeValue, keys.SeriesShards)
+	for shard := range keyList {
+		keyList[shard] = keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, segment, shard), SK: sk})
+	}
+	items, err := ss.store.batchRead(ctx, keyList, true)
+	return err == nil && len(items) > 0, err
 }
 
 // PutSeries writes a bulk load of the series (customers' records by customer uuid,
-// activities, whole bucket items) with batched puts, no transactions: for backfills
-// and benchmarks, never concurrently with other writers of the account's series.
+// activities, whole bucket items, into shard 0) with batched puts, no transactions:
+// for backfills and benchmarks, never concurrently with other writers of the
+// account's series.
 func (ss SeriesStorage) PutSeries(ctx context.Context, accountID string, records map[string]accountseries.Applied,
 	acts []accountseries.Activity, buckets []accountseries.BucketAdd) error {
 	s := ss.store
