@@ -93,7 +93,7 @@ SAM_BUILD_DIR := .aws-sam/build
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-        pyclient go-test template-check sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
+        pyclient go-test fuzz template-check sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
 
@@ -209,6 +209,7 @@ sam-local: venv
 
 test: venv npm pyclient rie
 	$(MAKE) go-test
+	$(MAKE) fuzz
 	$(MAKE) template-check
 	$(MAKE) sam-build
 	$(MAKE) size-check
@@ -222,6 +223,17 @@ test: venv npm pyclient rie
 # (infra/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
 go-test: venv rie $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 ./...
+
+# Go native fuzzing, a short run of each target (the seed corpora in testdata/fuzz also run
+# in go-test): the body decoder, the cursor decoder, the json_imports validation.
+# FUZZ_TIME per target; what it finds goes to testdata/fuzz and fails the run.
+FUZZ_TIME    ?= 10s
+FUZZ_TARGETS := ./shared/jsonbody:FuzzDecode ./shared/cursor:FuzzDecode ./shared/model:FuzzParseImport
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name for $(FUZZ_TIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZ_TIME) -parallel 2 $$pkg || exit 1; done
 
 template-check: venv
 	$(CFN_LINT) template.yaml
