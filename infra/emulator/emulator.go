@@ -113,13 +113,16 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// motoServer starts moto's server with a speed fix for its SQS model (see the script).
+// motoServer starts moto's server after the thread-safety patches the local stack needs
+// (see the script).
 //
 //go:embed motoserver.py
 var motoServer string
 
 // command runs moto_server through motoserver.py with the Python interpreter of its
-// virtual environment, or moto_server itself when it has none beside it.
+// virtual environment, or moto_server itself, plain moto, when it has none beside it
+// (a link to it from another directory: how the patches' tests are run against plain
+// moto).
 func command(bin string, args ...string) *exec.Cmd {
 	python := filepath.Join(filepath.Dir(bin), "python")
 	if _, err := os.Stat(python); err != nil {

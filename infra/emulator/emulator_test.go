@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,5 +120,58 @@ func TestStartServeStop(t *testing.T) {
 	s.Stop() // idempotent
 	if err := syscall.Kill(-pid, 0); err == nil {
 		t.Fatalf("process group %d still alive after Stop", pid)
+	}
+}
+
+// TestMotoPin: motoserver.py's patches are written for the moto that
+// infra/requirements.txt installs.
+func TestMotoPin(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := os.ReadFile(filepath.Join(root, "infra", "requirements.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := regexp.MustCompile(`(?m)^moto\[server\]==(\S+)$`).FindSubmatch(req)
+	if pinned == nil || string(pinned[1]) != patchedMoto(t) {
+		t.Fatalf("infra/requirements.txt pins moto %q, motoserver.py's patches are for %q", pinned, patchedMoto(t))
+	}
+}
+
+// patchedMoto is motoserver.py's MOTO_VERSION.
+func patchedMoto(t *testing.T) string {
+	m := regexp.MustCompile(`(?m)^MOTO_VERSION = "([^"]+)"`).FindStringSubmatch(motoServer)
+	if m == nil {
+		t.Fatal("motoserver.py has no MOTO_VERSION")
+	}
+	return m[1]
+}
+
+// TestRefusesAnotherMoto: with any other moto installed, the server does not start, and
+// says why.
+func TestRefusesAnotherMoto(t *testing.T) {
+	bin, err := FindBinary()
+	if err != nil {
+		t.Fatalf("%v: run `make test` or set MOTO_SERVER", err)
+	}
+	// The distribution metadata found first on the path is the installed version.
+	dir := t.TempDir()
+	meta := filepath.Join(dir, "moto-0.0.1.dist-info")
+	if err := os.Mkdir(meta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(meta, "METADATA"), []byte("Metadata-Version: 2.1\nName: moto\nVersion: 0.0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PYTHONPATH", dir)
+	s, err := Start(context.Background(), Options{Binary: bin})
+	if err == nil {
+		s.Stop()
+		t.Fatal("moto started with moto 0.0.1 installed")
+	}
+	if want := "written for moto " + patchedMoto(t) + ", but moto 0.0.1 is installed"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error does not say %q: %v", want, err)
 	}
 }

@@ -16,8 +16,8 @@ import (
 // TestTransactionsWhileOthersWrite: unpatched moto fails a TransactWriteItems with a
 // 500 ("dictionary changed size during iteration") when another request writes to
 // the table meanwhile, which the local stack does all the time (an import worker
-// writing while an API call runs a transaction). motoserver.py serializes the
-// DynamoDB backend; every transaction must succeed.
+// writing while an API call runs a transaction). motoserver.py's dynamodb-serial makes
+// the DynamoDB backend's operations take turns; every transaction must succeed.
 func TestTransactionsWhileOthersWrite(t *testing.T) {
 	ctx := context.Background()
 	db := sharedClients(t).DynamoDB
@@ -51,10 +51,12 @@ func TestTransactionsWhileOthersWrite(t *testing.T) {
 	for writes.Load() < 3 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	for i := range 20 {
+	// Without the SDK's retries, which would hide a failed attempt.
+	noRetries := func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
+	for i := range 50 {
 		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 			{Put: &types.Put{TableName: &table, Item: item(fmt.Sprintf("t%d", i)), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-		}})
+		}}, noRetries)
 		if err != nil {
 			t.Errorf("transaction %d while %d batch writes ran: %v", i, writes.Load(), err)
 		}

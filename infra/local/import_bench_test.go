@@ -25,24 +25,24 @@ import (
 )
 
 // BenchmarkImportThroughLocalStack imports IMPORT_BENCH_CUSTOMERS customers (default
-// 1000) with 12 monthly invoices each (a subscription line item and a payment on
+// 200) with 12 monthly invoices each (a subscription line item and a payment on
 // every invoice, plus one subscription event) through the HTTP API of a whole local
 // stack (router, authorizer, intake, S3, SQS FIFO, pollers, import worker), in
 // json_imports of importBenchChunk customers (a whole 1,000-customer payload is over
-// the 5 MB body limit), and waits until every import reports completed. The same run
+// the 5 MB body limit), and waits until every import reports completed. It reports
+// DynamoDB write units per record against the minimum: every item the import leaves
+// in the table written once. For information about the emulator, the same run
 // measures moto's raw BatchWriteItem throughput two ways: flat items of an invoice's
 // size, before and after the import (ratio: records/s to their mean items/s), and
 // the import's own resulting items written again into an empty table like the
-// service's (ratio_same_items: that time over the import's). It also reports
-// DynamoDB write units per record against the minimum: every item the import leaves
-// in the table written once.
+// service's (ratio_same_items: that time over the import's).
 //
 // The jobs queue is not polled during the measurement unless IMPORT_BENCH_RECOMPUTE=1:
 // the customers' recomputations are not part of the import (its status does not wait
 // for them), have their own benchmark, and on moto they use queries and transactions
 // whose cost grows with the whole table (docs/benchmarks.md).
 func BenchmarkImportThroughLocalStack(b *testing.B) {
-	customers := 1000
+	customers := 200
 	if v, err := strconv.Atoi(os.Getenv("IMPORT_BENCH_CUSTOMERS")); err == nil && v > 0 {
 		customers = v
 	}
@@ -54,10 +54,9 @@ func BenchmarkImportThroughLocalStack(b *testing.B) {
 
 const importBenchChunk = 250
 
-// importBenchPollers is how many batches of the import queue run at once. Lambda runs
-// up to ten (the mapping's MaximumConcurrency); with the local stack's default two,
-// moto idled 4-6 % of the import while both batches were in the worker's own code,
-// with four it is busy 97-99 % of the time.
+// importBenchPollers is how many batches of the import queue run at once: more than
+// the local stack's default two, as Lambda runs up to ten (the mapping's
+// MaximumConcurrency).
 const importBenchPollers = 4
 
 func runImportBenchmark(b *testing.B, customers int) {

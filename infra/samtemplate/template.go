@@ -1,25 +1,31 @@
-// Package samtemplate is a strict parser for the subset of AWS SAM that template.yaml
-// uses. It reads what the local stack needs (routes, authorizer, queues, table,
-// bucket, SQS event mappings, function environments) and keeps intrinsic references
-// symbolic, so that the local stack can substitute its own physical names. Unknown
-// properties of the resource types it knows are errors (typos must not pass
-// silently); resources of other types are kept raw.
+// Package samtemplate reads what the local stack uses from template.yaml: the routes
+// and their authorizer, the SQS event mappings and schedules, the table, queues and
+// bucket, and each function's settings and environment (Globals merged in).
+//
+// It is a lenient reader, not a validator: CloudFormation and SAM rules are checked by
+// cfn-lint and `sam validate --lint` (make lint), properties the local stack does not
+// use are ignored, and Parse fails only on what it cannot read. The project's own rules
+// about the template are tests in infra/templatecheck.
+//
+// References stay symbolic, so the local stack can substitute its own physical names
+// (Resolve). A Ref to a parameter that has a default reads as that default, which is
+// what `sam deploy` uses unless told otherwise.
 package samtemplate
 
 import (
-	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"os"
-	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// Resource types the parser understands.
+// Resource types the reader models.
 const (
 	TypeFunction = "AWS::Serverless::Function"
 	TypeHttpApi  = "AWS::Serverless::HttpApi"
@@ -28,50 +34,33 @@ const (
 	TypeBucket   = "AWS::S3::Bucket"
 )
 
-// Template is a parsed template.
+// Template is what the local stack reads of a template.
 type Template struct {
-	Description string
-	Parameters  map[string]Parameter
-	Functions   map[string]*Function
-	HttpApis    map[string]*HttpApi
-	Tables      map[string]*Table
-	Queues      map[string]*Queue
-	Buckets     map[string]*Bucket
-	// Other holds resources of types this package does not model.
-	Other map[string]*RawResource
-}
-
-// Parameter is a template parameter.
-type Parameter struct {
-	Type        string
-	Default     *string
-	Description string
-}
-
-// RawResource is a resource of a type this package does not model.
-type RawResource struct {
-	LogicalID  string
-	Type       string
-	Properties yaml.Node
+	Functions map[string]*Function
+	HttpApis  map[string]*HttpApi
+	Tables    map[string]*Table
+	Queues    map[string]*Queue
+	Buckets   map[string]*Bucket
+	// Other maps the LogicalId of every resource of another type to its type.
+	Other map[string]string
+	// defaults are the parameters' defaults, for references inside a Sub.
+	defaults map[string]string
 }
 
 // Function is an AWS::Serverless::Function with Globals.Function merged in.
 type Function struct {
-	LogicalID string
-	Runtime   string
-	Handler   string
-	// Architectures are literal names, or "!Ref Parameter" (Value.String) when the
-	// template leaves the choice to a parameter.
+	LogicalID     string
+	Runtime       string
+	Handler       string
 	Architectures []string
-	Timeout       int
-	MemorySize    int
+	Timeout       int // seconds
+	MemorySize    int // MB
 	// Environment is Globals' variables overlaid with the function's own.
-	Environment map[string]Value
-	BuildMethod string
-	HttpEvents  []HttpApiEvent
-	SQSEvents   []SQSEvent
-	// ScheduleEvents are the Schedule and ScheduleV2 events.
-	ScheduleEvents []ScheduleEvent
+	Environment    map[string]Value
+	BuildMethod    string
+	HttpEvents     []HttpApiEvent
+	SQSEvents      []SQSEvent
+	ScheduleEvents []ScheduleEvent // Schedule and ScheduleV2 events
 }
 
 // HttpApiEvent is an event of Type HttpApi.
@@ -79,23 +68,21 @@ type HttpApiEvent struct {
 	Name   string
 	Method string // upper case; ANY for any method
 	Path   string
-	// ApiID is the LogicalId of the AWS::Serverless::HttpApi ("" means SAM's implicit API).
+	// ApiID is the LogicalId of the AWS::Serverless::HttpApi ("" for SAM's implicit API).
 	ApiID string
-	// Authorizer is the event's Auth.Authorizer override ("" means the API's default,
-	// "NONE" means none).
-	Authorizer string
+	// Authorizer is the event's Auth.Authorizer ("" for the API's default, NONE for none).
+	Authorizer           string
+	PayloadFormatVersion string // "" means SAM's default, 2.0
 }
 
 // SQSEvent is an event of Type SQS.
 type SQSEvent struct {
-	Name string
-	// Queue is the LogicalId of the AWS::SQS::Queue.
-	Queue                   string
+	Name                    string
+	Queue                   string // LogicalId of the AWS::SQS::Queue
 	BatchSize               int
 	ReportBatchItemFailures bool
-	MaxBatchingWindow       int
 	Enabled                 bool
-	MaximumConcurrency      int
+	MaximumConcurrency      int // ScalingConfig.MaximumConcurrency; 0 when not set
 }
 
 // HttpApi is an AWS::Serverless::HttpApi.
@@ -107,19 +94,16 @@ type HttpApi struct {
 
 // Authorizer is a Lambda authorizer of an HttpApi.
 type Authorizer struct {
-	Name string
-	// Function is the LogicalId of the authorizer's AWS::Serverless::Function.
-	Function              string
+	Name                  string
+	Function              string // LogicalId of the authorizer's function
 	PayloadFormatVersion  string
 	EnableSimpleResponses bool
 	IdentityHeaders       []string
-	ReauthorizeEvery      int
 }
 
 // Table is an AWS::DynamoDB::Table.
 type Table struct {
 	LogicalID            string
-	TableName            Value
 	BillingMode          string
 	AttributeDefinitions []AttributeDefinition
 	KeySchema            []KeyElement
@@ -147,33 +131,29 @@ type GlobalIndex struct {
 	NonKeyAttributes []string
 }
 
-// Queue is an AWS::SQS::Queue.
+// Queue is an AWS::SQS::Queue. Durations are in seconds; nil means the SQS default.
 type Queue struct {
 	LogicalID                 string
-	QueueName                 Value
 	FifoQueue                 bool
 	ContentBasedDeduplication bool
-	// Durations in seconds; nil means the SQS default.
-	VisibilityTimeout      *int
-	MessageRetentionPeriod *int
-	DelaySeconds           *int
-	ReceiveWaitTime        *int
-	DeduplicationScope     string
-	FifoThroughputLimit    string
-	Redrive                *Redrive
+	VisibilityTimeout         *int
+	MessageRetentionPeriod    *int
+	DelaySeconds              *int
+	ReceiveWaitTime           *int
+	DeduplicationScope        string
+	FifoThroughputLimit       string
+	Redrive                   *Redrive
 }
 
 // Redrive is a queue's RedrivePolicy.
 type Redrive struct {
-	// DeadLetterQueue is the LogicalId of the dead-letter queue.
-	DeadLetterQueue string
+	DeadLetterQueue string // LogicalId of the dead-letter queue
 	MaxReceiveCount int
 }
 
 // Bucket is an AWS::S3::Bucket.
 type Bucket struct {
-	LogicalID  string
-	BucketName Value
+	LogicalID string
 }
 
 // Route is one HttpApi event: the local router's view.
@@ -195,11 +175,103 @@ type SQSMapping struct {
 	BatchSize               int
 	ReportBatchItemFailures bool
 	Enabled                 bool
-	// MaximumConcurrency is ScalingConfig.MaximumConcurrency; 0 when not set.
-	MaximumConcurrency int
+	MaximumConcurrency      int
 }
 
-// ParseFile parses the template at path.
+// The parts of a template that the reader decodes; everything else is ignored.
+type (
+	rawTemplate struct {
+		Globals struct {
+			Function rawFunction `yaml:"Function"`
+		} `yaml:"Globals"`
+		Resources map[string]struct {
+			Type       string    `yaml:"Type"`
+			Properties yaml.Node `yaml:"Properties"`
+			Metadata   struct {
+				BuildMethod string `yaml:"BuildMethod"`
+			} `yaml:"Metadata"`
+		} `yaml:"Resources"`
+	}
+	rawFunction struct {
+		Runtime       *string `yaml:"Runtime"`
+		Handler       *string `yaml:"Handler"`
+		Architectures []Value `yaml:"Architectures"`
+		Timeout       *int    `yaml:"Timeout"`
+		MemorySize    *int    `yaml:"MemorySize"`
+		Environment   struct {
+			Variables map[string]Value `yaml:"Variables"`
+		} `yaml:"Environment"`
+		Events map[string]struct {
+			Type       string    `yaml:"Type"`
+			Properties yaml.Node `yaml:"Properties"`
+		} `yaml:"Events"`
+	}
+	rawHttpApiEvent struct {
+		ApiId  Value  `yaml:"ApiId"`
+		Method string `yaml:"Method"`
+		Path   string `yaml:"Path"`
+		Auth   struct {
+			Authorizer string `yaml:"Authorizer"`
+		} `yaml:"Auth"`
+		PayloadFormatVersion string `yaml:"PayloadFormatVersion"`
+	}
+	rawSQSEvent struct {
+		Queue                 Value    `yaml:"Queue"`
+		BatchSize             *int     `yaml:"BatchSize"`
+		Enabled               *bool    `yaml:"Enabled"`
+		FunctionResponseTypes []string `yaml:"FunctionResponseTypes"`
+		ScalingConfig         struct {
+			MaximumConcurrency int `yaml:"MaximumConcurrency"`
+		} `yaml:"ScalingConfig"`
+	}
+	rawHttpApi struct {
+		Auth struct {
+			DefaultAuthorizer string `yaml:"DefaultAuthorizer"`
+			Authorizers       map[string]struct {
+				FunctionArn                    Value  `yaml:"FunctionArn"`
+				AuthorizerPayloadFormatVersion string `yaml:"AuthorizerPayloadFormatVersion"`
+				EnableSimpleResponses          bool   `yaml:"EnableSimpleResponses"`
+				Identity                       struct {
+					Headers []string `yaml:"Headers"`
+				} `yaml:"Identity"`
+			} `yaml:"Authorizers"`
+		} `yaml:"Auth"`
+	}
+	rawTable struct {
+		BillingMode            string                `yaml:"BillingMode"`
+		AttributeDefinitions   []AttributeDefinition `yaml:"AttributeDefinitions"`
+		KeySchema              []KeyElement          `yaml:"KeySchema"`
+		GlobalSecondaryIndexes []struct {
+			IndexName  string       `yaml:"IndexName"`
+			KeySchema  []KeyElement `yaml:"KeySchema"`
+			Projection struct {
+				ProjectionType   string   `yaml:"ProjectionType"`
+				NonKeyAttributes []string `yaml:"NonKeyAttributes"`
+			} `yaml:"Projection"`
+		} `yaml:"GlobalSecondaryIndexes"`
+		LocalSecondaryIndexes   yaml.Node `yaml:"LocalSecondaryIndexes"`
+		TimeToLiveSpecification struct {
+			AttributeName string `yaml:"AttributeName"`
+			Enabled       bool   `yaml:"Enabled"`
+		} `yaml:"TimeToLiveSpecification"`
+	}
+	rawQueue struct {
+		FifoQueue                     bool   `yaml:"FifoQueue"`
+		ContentBasedDeduplication     bool   `yaml:"ContentBasedDeduplication"`
+		VisibilityTimeout             *int   `yaml:"VisibilityTimeout"`
+		MessageRetentionPeriod        *int   `yaml:"MessageRetentionPeriod"`
+		DelaySeconds                  *int   `yaml:"DelaySeconds"`
+		ReceiveMessageWaitTimeSeconds *int   `yaml:"ReceiveMessageWaitTimeSeconds"`
+		DeduplicationScope            string `yaml:"DeduplicationScope"`
+		FifoThroughputLimit           string `yaml:"FifoThroughputLimit"`
+		RedrivePolicy                 *struct {
+			DeadLetterTargetArn Value `yaml:"deadLetterTargetArn"`
+			MaxReceiveCount     int   `yaml:"maxReceiveCount"`
+		} `yaml:"RedrivePolicy"`
+	}
+)
+
+// ParseFile reads the template at path.
 func ParseFile(path string) (*Template, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -212,230 +284,263 @@ func ParseFile(path string) (*Template, error) {
 	return t, nil
 }
 
-type rawTemplate struct {
-	AWSTemplateFormatVersion string                  `yaml:"AWSTemplateFormatVersion"`
-	Transform                yaml.Node               `yaml:"Transform"`
-	Description              string                  `yaml:"Description"`
-	Metadata                 yaml.Node               `yaml:"Metadata"`
-	Parameters               map[string]rawParameter `yaml:"Parameters"`
-	Mappings                 yaml.Node               `yaml:"Mappings"`
-	Conditions               yaml.Node               `yaml:"Conditions"`
-	Rules                    yaml.Node               `yaml:"Rules"`
-	Globals                  rawGlobals              `yaml:"Globals"`
-	Resources                map[string]rawResource  `yaml:"Resources"`
-	Outputs                  yaml.Node               `yaml:"Outputs"`
-}
-
-type rawParameter struct {
-	Type                  string    `yaml:"Type"`
-	Default               *string   `yaml:"Default"`
-	Description           string    `yaml:"Description"`
-	AllowedValues         []string  `yaml:"AllowedValues"`
-	AllowedPattern        string    `yaml:"AllowedPattern"`
-	ConstraintDescription string    `yaml:"ConstraintDescription"`
-	MinLength             yaml.Node `yaml:"MinLength"`
-	MaxLength             yaml.Node `yaml:"MaxLength"`
-	MinValue              yaml.Node `yaml:"MinValue"`
-	MaxValue              yaml.Node `yaml:"MaxValue"`
-	NoEcho                bool      `yaml:"NoEcho"`
-}
-
-type rawGlobals struct {
-	Function     yaml.Node `yaml:"Function"`
-	HttpApi      yaml.Node `yaml:"HttpApi"`
-	Api          yaml.Node `yaml:"Api"`
-	SimpleTable  yaml.Node `yaml:"SimpleTable"`
-	StateMachine yaml.Node `yaml:"StateMachine"`
-	LayerVersion yaml.Node `yaml:"LayerVersion"`
-}
-
-type rawResource struct {
-	Type                string    `yaml:"Type"`
-	Properties          yaml.Node `yaml:"Properties"`
-	Metadata            yaml.Node `yaml:"Metadata"`
-	DependsOn           yaml.Node `yaml:"DependsOn"`
-	Condition           string    `yaml:"Condition"`
-	DeletionPolicy      string    `yaml:"DeletionPolicy"`
-	UpdateReplacePolicy string    `yaml:"UpdateReplacePolicy"`
-	UpdatePolicy        yaml.Node `yaml:"UpdatePolicy"`
-	CreationPolicy      yaml.Node `yaml:"CreationPolicy"`
-	Connectors          yaml.Node `yaml:"Connectors"`
-}
-
-// Parse parses and validates a template.
+// Parse reads a template.
 func Parse(b []byte) (*Template, error) {
-	var raw rawTemplate
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&raw); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("empty template")
-		}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
 		return nil, err
 	}
-	if len(raw.Resources) == 0 {
-		return nil, errors.New("template has no Resources")
+	var params struct {
+		Parameters map[string]struct {
+			Default *string `yaml:"Default"`
+		} `yaml:"Parameters"`
 	}
-	t := &Template{
-		Description: raw.Description,
-		Parameters:  map[string]Parameter{},
-		Functions:   map[string]*Function{},
-		HttpApis:    map[string]*HttpApi{},
-		Tables:      map[string]*Table{},
-		Queues:      map[string]*Queue{},
-		Buckets:     map[string]*Bucket{},
-		Other:       map[string]*RawResource{},
+	if err := root.Decode(&params); err != nil {
+		return nil, err
 	}
-	for name, p := range raw.Parameters {
-		t.Parameters[name] = Parameter{Type: p.Type, Default: p.Default, Description: p.Description}
-	}
-	var globals rawFunction
-	if !isEmpty(&raw.Globals.Function) {
-		if err := strict(&raw.Globals.Function, &globals); err != nil {
-			return nil, fmt.Errorf("Globals.Function: %w", err)
+	t := &Template{Functions: map[string]*Function{}, HttpApis: map[string]*HttpApi{}, Tables: map[string]*Table{},
+		Queues: map[string]*Queue{}, Buckets: map[string]*Bucket{}, Other: map[string]string{}, defaults: map[string]string{}}
+	for name, p := range params.Parameters {
+		if p.Default != nil {
+			t.defaults[name] = *p.Default
 		}
+	}
+	inlineDefaults(&root, t.defaults)
+	var raw rawTemplate
+	if err := root.Decode(&raw); err != nil {
+		return nil, err
 	}
 	var errs []error
-	for _, id := range sortedKeys(raw.Resources) {
+	for _, id := range slices.Sorted(maps.Keys(raw.Resources)) {
 		r := raw.Resources[id]
-		if err := t.addResource(id, r, &globals); err != nil {
-			errs = append(errs, fmt.Errorf("Resources.%s (%s): %w", id, r.Type, err))
+		var err error
+		switch r.Type {
+		case TypeFunction:
+			var f *Function
+			if f, err = readFunction(id, &raw.Globals.Function, &r.Properties); err == nil {
+				f.BuildMethod = r.Metadata.BuildMethod
+				t.Functions[id] = f
+			}
+		case TypeHttpApi:
+			var api *HttpApi
+			if api, err = readHttpApi(id, &r.Properties); err == nil {
+				t.HttpApis[id] = api
+			}
+		case TypeTable:
+			var tb *Table
+			if tb, err = readTable(id, &r.Properties); err == nil {
+				t.Tables[id] = tb
+			}
+		case TypeQueue:
+			var q *Queue
+			if q, err = readQueue(id, &r.Properties); err == nil {
+				t.Queues[id] = q
+			}
+		case TypeBucket:
+			t.Buckets[id] = &Bucket{LogicalID: id}
+		default:
+			t.Other[id] = r.Type
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("resource %s: %w", id, err))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if err := t.validate(&raw, b); err != nil {
-		return nil, err
-	}
-	return t, nil
+	errs = append(errs, t.checkAuthorizers()...)
+	return t, errors.Join(errs...)
 }
 
-func (t *Template) addResource(id string, r rawResource, globals *rawFunction) error {
-	if r.Type == "" {
-		return errors.New("no Type")
+// checkAuthorizers reports authorizer names the local router could not find.
+func (t *Template) checkAuthorizers() []error {
+	var errs []error
+	known := func(api *HttpApi, name string) bool {
+		_, ok := api.Authorizers[name]
+		return name == "" || name == "NONE" || ok
 	}
-	switch r.Type {
-	case TypeFunction:
-		var rf rawFunction
-		if err := strict(&r.Properties, &rf); err != nil {
-			return err
+	for _, id := range slices.Sorted(maps.Keys(t.HttpApis)) {
+		if api := t.HttpApis[id]; !known(api, api.DefaultAuthorizer) {
+			errs = append(errs, fmt.Errorf("%s: DefaultAuthorizer %s is not among its Authorizers", id, api.DefaultAuthorizer))
 		}
-		var md struct {
-			BuildMethod     string    `yaml:"BuildMethod"`
-			BuildProperties yaml.Node `yaml:"BuildProperties"`
-		}
-		if !isEmpty(&r.Metadata) {
-			if err := strict(&r.Metadata, &md); err != nil {
-				return fmt.Errorf("Metadata: %w", err)
+	}
+	for _, id := range t.FunctionIDs() {
+		for _, ev := range t.Functions[id].HttpEvents {
+			if api := t.HttpApis[ev.ApiID]; api != nil && !known(api, ev.Authorizer) {
+				errs = append(errs, fmt.Errorf("%s event %s: authorizer %s is not among %s's Authorizers", id, ev.Name, ev.Authorizer, api.LogicalID))
 			}
 		}
-		f, err := buildFunction(id, globals, &rf)
-		if err != nil {
-			return err
-		}
-		f.BuildMethod = md.BuildMethod
-		t.Functions[id] = f
-	case TypeHttpApi:
-		api, err := parseHttpApi(id, &r.Properties)
-		if err != nil {
-			return err
-		}
-		t.HttpApis[id] = api
-	case TypeTable:
-		tb, err := parseTable(id, &r.Properties)
-		if err != nil {
-			return err
-		}
-		t.Tables[id] = tb
-	case TypeQueue:
-		q, err := parseQueue(id, &r.Properties)
-		if err != nil {
-			return err
-		}
-		t.Queues[id] = q
-	case TypeBucket:
-		var rb rawBucket
-		if !isEmpty(&r.Properties) {
-			if err := strict(&r.Properties, &rb); err != nil {
-				return err
-			}
-		}
-		t.Buckets[id] = &Bucket{LogicalID: id, BucketName: rb.BucketName}
-	default:
-		t.Other[id] = &RawResource{LogicalID: id, Type: r.Type, Properties: r.Properties}
 	}
-	return nil
+	return errs
 }
 
-// strict decodes a node into out, rejecting properties that out does not declare.
-// yaml.v3 offers KnownFields only on a Decoder, not on Node.Decode, so the keys are
-// checked against the struct tags first; decoding the node itself keeps the
-// template's line numbers in Values and errors.
-func strict(n *yaml.Node, out any) error {
-	if err := checkKnown(n, reflect.TypeOf(out)); err != nil {
-		return err
+// inlineDefaults turns every Ref to a parameter with a default, in short or long form,
+// into that default.
+func inlineDefaults(n *yaml.Node, defaults map[string]string) {
+	if v, ok := refTarget(n); ok {
+		if d, ok := defaults[v]; ok {
+			*n = yaml.Node{Kind: yaml.ScalarNode, Value: d, Line: n.Line, Column: n.Column}
+			return
+		}
+	}
+	for _, c := range n.Content {
+		inlineDefaults(c, defaults)
+	}
+}
+
+func refTarget(n *yaml.Node) (string, bool) {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!Ref":
+		return n.Value, true
+	case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == FnRef && n.Content[1].Kind == yaml.ScalarNode:
+		return n.Content[1].Value, true
+	}
+	return "", false
+}
+
+func decode(n *yaml.Node, out any) error {
+	if n.Kind == 0 { // no Properties
+		return nil
 	}
 	return n.Decode(out)
 }
 
-var (
-	nodeType        = reflect.TypeOf(yaml.Node{})
-	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
-)
-
-func checkKnown(n *yaml.Node, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// readFunction merges Globals.Function into a function as SAM does: the function's
+// scalars and lists win, environment variables merge name by name.
+func readFunction(id string, g *rawFunction, props *yaml.Node) (*Function, error) {
+	var f rawFunction
+	if err := decode(props, &f); err != nil {
+		return nil, err
 	}
-	if t == nodeType || reflect.PointerTo(t).Implements(unmarshalerType) {
-		return nil
+	out := &Function{LogicalID: id, Environment: map[string]Value{},
+		Runtime: first(f.Runtime, g.Runtime, ""), Handler: first(f.Handler, g.Handler, ""),
+		Timeout: first(f.Timeout, g.Timeout, 3), MemorySize: first(f.MemorySize, g.MemorySize, 128)} // SAM's defaults
+	arch := g.Architectures
+	if f.Architectures != nil {
+		arch = f.Architectures
 	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return nil // Decode reports the type mismatch
-		}
-		fields := map[string]reflect.Type{}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "" {
-				name = strings.ToLower(f.Name)
+	for _, a := range arch {
+		out.Architectures = append(out.Architectures, a.String())
+	}
+	maps.Copy(out.Environment, g.Environment.Variables)
+	maps.Copy(out.Environment, f.Environment.Variables)
+	for _, name := range slices.Sorted(maps.Keys(f.Events)) {
+		ev := f.Events[name]
+		var err error
+		switch ev.Type {
+		case "HttpApi":
+			var e HttpApiEvent
+			if e, err = readHttpApiEvent(name, &ev.Properties); err == nil {
+				out.HttpEvents = append(out.HttpEvents, e)
 			}
-			fields[name] = f.Type
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key := n.Content[i].Value
-			ft, ok := fields[key]
-			if !ok {
-				return fmt.Errorf("line %d: unknown property %q", n.Content[i].Line, key)
+		case "SQS":
+			var e SQSEvent
+			if e, err = readSQSEvent(name, &ev.Properties); err == nil {
+				out.SQSEvents = append(out.SQSEvents, e)
 			}
-			if err := checkKnown(n.Content[i+1], ft); err != nil {
-				return err
+		case "Schedule", "ScheduleV2":
+			var e ScheduleEvent
+			if e, err = readScheduleEvent(name, &ev.Properties); err == nil {
+				out.ScheduleEvents = append(out.ScheduleEvents, e)
 			}
-		}
-	case reflect.Map:
-		if n.Kind == yaml.MappingNode {
-			for i := 1; i < len(n.Content); i += 2 {
-				if err := checkKnown(n.Content[i], t.Elem()); err != nil {
-					return err
-				}
-			}
-		}
-	case reflect.Slice:
-		if n.Kind == yaml.SequenceNode {
-			for _, c := range n.Content {
-				if err := checkKnown(c, t.Elem()); err != nil {
-					return err
-				}
-			}
+		} // other event types have no local emulation
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", name, err)
 		}
 	}
-	return nil
+	return out, nil
 }
 
-func isEmpty(n *yaml.Node) bool { return n.Kind == 0 }
+func first[T any](a, b *T, def T) T {
+	if a != nil {
+		return *a
+	}
+	if b != nil {
+		return *b
+	}
+	return def
+}
+
+func readHttpApiEvent(name string, props *yaml.Node) (HttpApiEvent, error) {
+	var re rawHttpApiEvent
+	if err := decode(props, &re); err != nil {
+		return HttpApiEvent{}, err
+	}
+	if re.Method == "" || re.Path == "" {
+		return HttpApiEvent{}, errors.New("the local router needs Method and Path")
+	}
+	e := HttpApiEvent{Name: name, Method: strings.ToUpper(re.Method), Path: re.Path, Authorizer: re.Auth.Authorizer,
+		PayloadFormatVersion: re.PayloadFormatVersion}
+	if !re.ApiId.IsZero() {
+		if re.ApiId.Fn != FnRef {
+			return HttpApiEvent{}, errors.New("its ApiId must be !Ref <HttpApi>")
+		}
+		e.ApiID = re.ApiId.Target
+	}
+	return e, nil
+}
+
+func readSQSEvent(name string, props *yaml.Node) (SQSEvent, error) {
+	var re rawSQSEvent
+	if err := decode(props, &re); err != nil {
+		return SQSEvent{}, err
+	}
+	if re.Queue.Fn != FnGetAtt || re.Queue.Attr != "Arn" {
+		return SQSEvent{}, errors.New("its Queue must be !GetAtt <Queue>.Arn")
+	}
+	return SQSEvent{Name: name, Queue: re.Queue.Target, BatchSize: first(re.BatchSize, nil, 10),
+		ReportBatchItemFailures: slices.Contains(re.FunctionResponseTypes, "ReportBatchItemFailures"),
+		Enabled:                 first(re.Enabled, nil, true), MaximumConcurrency: re.ScalingConfig.MaximumConcurrency}, nil
+}
+
+func readHttpApi(id string, props *yaml.Node) (*HttpApi, error) {
+	var ra rawHttpApi
+	if err := decode(props, &ra); err != nil {
+		return nil, err
+	}
+	api := &HttpApi{LogicalID: id, DefaultAuthorizer: ra.Auth.DefaultAuthorizer, Authorizers: map[string]Authorizer{}}
+	for name, a := range ra.Auth.Authorizers {
+		if a.FunctionArn.Fn != FnGetAtt || a.FunctionArn.Attr != "Arn" {
+			return nil, fmt.Errorf("authorizer %s: the local router runs Lambda authorizers, FunctionArn: !GetAtt <Function>.Arn", name)
+		}
+		api.Authorizers[name] = Authorizer{Name: name, Function: a.FunctionArn.Target, PayloadFormatVersion: a.AuthorizerPayloadFormatVersion,
+			EnableSimpleResponses: a.EnableSimpleResponses, IdentityHeaders: a.Identity.Headers}
+	}
+	return api, nil
+}
+
+func readTable(id string, props *yaml.Node) (*Table, error) {
+	var rt rawTable
+	if err := decode(props, &rt); err != nil {
+		return nil, err
+	}
+	if rt.LocalSecondaryIndexes.Kind != 0 {
+		return nil, errors.New("the local stack does not create LocalSecondaryIndexes")
+	}
+	t := &Table{LogicalID: id, BillingMode: rt.BillingMode, AttributeDefinitions: rt.AttributeDefinitions, KeySchema: rt.KeySchema}
+	for _, g := range rt.GlobalSecondaryIndexes {
+		t.GlobalIndexes = append(t.GlobalIndexes, GlobalIndex{IndexName: g.IndexName, KeySchema: g.KeySchema,
+			ProjectionType: g.Projection.ProjectionType, NonKeyAttributes: g.Projection.NonKeyAttributes})
+	}
+	if rt.TimeToLiveSpecification.Enabled {
+		t.TTLAttribute = rt.TimeToLiveSpecification.AttributeName
+	}
+	return t, nil
+}
+
+func readQueue(id string, props *yaml.Node) (*Queue, error) {
+	var rq rawQueue
+	if err := decode(props, &rq); err != nil {
+		return nil, err
+	}
+	q := &Queue{LogicalID: id, FifoQueue: rq.FifoQueue, ContentBasedDeduplication: rq.ContentBasedDeduplication,
+		VisibilityTimeout: rq.VisibilityTimeout, MessageRetentionPeriod: rq.MessageRetentionPeriod, DelaySeconds: rq.DelaySeconds,
+		ReceiveWaitTime: rq.ReceiveMessageWaitTimeSeconds, DeduplicationScope: rq.DeduplicationScope, FifoThroughputLimit: rq.FifoThroughputLimit}
+	if rp := rq.RedrivePolicy; rp != nil {
+		if rp.DeadLetterTargetArn.Fn != FnGetAtt || rp.DeadLetterTargetArn.Attr != "Arn" {
+			return nil, errors.New("its RedrivePolicy's deadLetterTargetArn must be !GetAtt <Queue>.Arn")
+		}
+		q.Redrive = &Redrive{DeadLetterQueue: rp.DeadLetterTargetArn.Target, MaxReceiveCount: rp.MaxReceiveCount}
+	}
+	return q, nil
+}
 
 // Routes lists every HttpApi event of every function, sorted by path then method.
 func (t *Template) Routes() []Route {
@@ -454,34 +559,18 @@ func (t *Template) Routes() []Route {
 	return out
 }
 
+// routeAuthorizer is the function that authorizes an event's route: the event's own
+// Auth.Authorizer, else its API's default; none for NONE or without an API.
 func (t *Template) routeAuthorizer(ev HttpApiEvent) string {
 	api := t.HttpApis[ev.ApiID]
 	if api == nil {
 		return ""
 	}
-	name := api.DefaultAuthorizer
-	if ev.Authorizer != "" {
-		name = ev.Authorizer
-	}
-	if name == "" || name == "NONE" {
-		return ""
-	}
-	return api.Authorizers[name].Function
+	name := cmp.Or(ev.Authorizer, api.DefaultAuthorizer)
+	return api.Authorizers[name].Function // "" for NONE and an unknown name
 }
 
-// AuthorizerFunction is the LogicalId of the default authorizer's function of the
-// template's only HttpApi ("" if there is none).
-func (t *Template) AuthorizerFunction() string {
-	for _, id := range sortedKeys(t.HttpApis) {
-		api := t.HttpApis[id]
-		if a, ok := api.Authorizers[api.DefaultAuthorizer]; ok {
-			return a.Function
-		}
-	}
-	return ""
-}
-
-// SQSMappings lists the SQS event source mappings, sorted by queue.
+// SQSMappings lists the SQS event source mappings, sorted by queue then function.
 func (t *Template) SQSMappings() []SQSMapping {
 	var out []SQSMapping
 	for _, f := range t.Functions {
@@ -514,14 +603,13 @@ func (t *Template) FunctionEnv(function string, r *Resolver) (map[string]string,
 }
 
 // FunctionIDs lists the function LogicalIds, sorted.
-func (t *Template) FunctionIDs() []string { return sortedKeys(t.Functions) }
+func (t *Template) FunctionIDs() []string { return slices.Sorted(maps.Keys(t.Functions)) }
 
-// QueueIDs lists the queue LogicalIds with dead-letter queues before the queues that
-// redrive to them, as creation needs.
+// QueueIDs lists the queue LogicalIds, those without a redrive policy (the dead-letter
+// queues) first, as creation needs.
 func (t *Template) QueueIDs() []string {
-	ids := sortedKeys(t.Queues)
 	var dlq, rest []string
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(t.Queues)) {
 		if t.Queues[id].Redrive == nil {
 			dlq = append(dlq, id)
 		} else {
@@ -541,14 +629,3 @@ func (t *Template) Table() (*Table, error) {
 	}
 	return nil, nil
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func upper(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }

@@ -16,7 +16,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/subsight/subsight/infra/samtemplate"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/routes"
 )
@@ -86,7 +85,7 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 				t.Errorf("LogicalId %s does not end in Function", id)
 			}
 			if fn.BuildMethod != "makefile" || fn.Handler != "bootstrap" || fn.Runtime != "provided.al2023" ||
-				!slices.Equal(deployedArchitectures(tpl, fn), []string{"arm64"}) {
+				!slices.Equal(fn.Architectures, []string{"arm64"}) {
 				t.Errorf("build settings: method %q handler %q runtime %q arch %v", fn.BuildMethod, fn.Handler, fn.Runtime, fn.Architectures)
 			}
 			main := filepath.Join(root, "functions", routes.Folder(id), "main.go")
@@ -167,19 +166,6 @@ func TestRoutesAreUnique(t *testing.T) {
 			t.Errorf("route %s: authorizer %q, public function %v", r.Key(), r.Authorizer, public)
 		}
 	}
-}
-
-// deployedArchitectures resolves "!Ref Parameter" entries to the parameter's default,
-// what `sam deploy` uses unless overridden.
-func deployedArchitectures(tpl *samtemplate.Template, fn *samtemplate.Function) []string {
-	var out []string
-	for _, a := range fn.Architectures {
-		if p, ok := strings.CutPrefix(a, "!Ref "); ok && tpl.Parameters[p].Default != nil {
-			a = *tpl.Parameters[p].Default
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // policies returns a function's Policies as written in template.yaml (nil when none).

@@ -102,6 +102,7 @@ func ValidPlanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
+		//lint:ignore ST1005 the error's text is ChartMogul's message, returned to the client as it is
 		return "", errors.New(MsgPlanName)
 	case len([]rune(name)) > MaxPlanNameLength:
 		return "", errors.New(MsgPlanNameTooLong)

@@ -169,16 +169,13 @@ func (s *Store) UpdatePlan(ctx context.Context, p model.Plan, u store.PlanUpdate
 		add("name", ":name", sAttr(*u.Name))
 	}
 	if u.IntervalCount != nil || u.IntervalUnit != nil {
-		count, unit := p.IntervalCount, p.IntervalUnit
 		var same []string
 		if u.IntervalCount != nil {
-			count = *u.IntervalCount
-			add("interval_count", ":count", &types.AttributeValueMemberN{Value: strconv.Itoa(count)})
+			add("interval_count", ":count", &types.AttributeValueMemberN{Value: strconv.Itoa(*u.IntervalCount)})
 			same = append(same, "#interval_count = :count")
 		}
 		if u.IntervalUnit != nil {
-			unit = *u.IntervalUnit
-			add("interval_unit", ":unit", sAttr(unit))
+			add("interval_unit", ":unit", sAttr(*u.IntervalUnit))
 			same = append(same, "#interval_unit = :unit")
 		}
 		unchanged := same[0]
