@@ -99,11 +99,7 @@ SAM_BUILD_DIR := .aws-sam/build
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-<<<<<<< HEAD
-        pyclient go-test fuzz template-check sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
-=======
-        pyclient go-test staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
->>>>>>> main
+        pyclient go-test fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
 
@@ -230,11 +226,7 @@ sam-local: venv
 test: venv
 	$(MAKE) lint
 	$(MAKE) go-test
-<<<<<<< HEAD
 	$(MAKE) fuzz
-	$(MAKE) template-check
-=======
->>>>>>> main
 	$(MAKE) sam-build
 	$(MAKE) size-check
 	$(MAKE) node-test
@@ -248,7 +240,6 @@ test: venv
 go-test: venv rie $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 ./...
 
-<<<<<<< HEAD
 # Go native fuzzing, a short run of each target (the seed corpora in testdata/fuzz also run
 # in go-test): the body decoder, the cursor decoder, the json_imports validation.
 # FUZZ_TIME per target; what it finds goes to testdata/fuzz and fails the run.
@@ -260,12 +251,6 @@ fuzz:
 	  echo "fuzz $$pkg $$name for $(FUZZ_TIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZ_TIME) -parallel 2 $$pkg || exit 1; done
 
-template-check: venv
-	$(CFN_LINT) template.yaml
-	$(SAM) validate --lint --template template.yaml --region us-east-1
-
-=======
->>>>>>> main
 # Without Docker: every function is a Makefile build in the source folder (samconfig.toml).
 sam-build: venv $(BUILD_STAMP)
 	$(SAM) build --template template.yaml --build-dir $(SAM_BUILD_DIR)
