@@ -36,7 +36,7 @@ func bodyFixture(t *testing.T, env *testenv.Env, accountID string) map[string]st
 	}
 	params := map[string]string{"customer_uuid": cus, "data_source_uuid": ds.UUID, "plan_uuid": pl.UUID,
 		"invoice_uuid": inv.UUID, "invoice_external_id": inv.ExternalID, "line_item_uuid": inv.LineItems[0].UUID,
-		"subscription_uuid": inv.LineItems[0].SubscriptionUUID, "uuid": cus, "from_uuid": cus, "import_id": "none",
+		"subscription_uuid": inv.LineItems[0].SubscriptionUUID, "uuid": ds.UUID, "from_uuid": cus, "import_id": "none",
 		"id": "1", "metric": "mrr", "file": "none"}
 	if len(inv.Transactions) > 0 {
 		params["transaction_uuid"] = inv.Transactions[0].UUID
