@@ -99,7 +99,7 @@ SAM_BUILD_DIR := .aws-sam/build
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: sam-local sam-smoke build run test lint bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-        pyclient go-test fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
+        pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
 
@@ -231,6 +231,7 @@ test: venv
 	$(MAKE) size-check
 	$(MAKE) node-test
 	$(MAKE) python-test
+	$(MAKE) api-fuzz
 	$(MAKE) dashboard-test
 	$(MAKE) sam-smoke
 
@@ -264,6 +265,15 @@ node-test: venv npm
 
 python-test: venv pyclient
 	MOTO_SERVER=$(MOTO_SERVER) bash $(PY_TEST_DIR)/run.sh
+
+# Property-based HTTP fuzzing of the local stack from docs/openapi.yaml (test/fuzz/run.sh):
+# schemathesis pinned in test/fuzz/requirements.txt, a fixed seed and number of examples per
+# operation; fails on any 5xx, a response slower than the functions' 10 s timeout, or a
+# response whose content type the document does not allow.
+FUZZ_SEED     ?= 18
+FUZZ_EXAMPLES ?= 10
+api-fuzz: venv $(DASHBOARD_STAMP)
+	MOTO_SERVER=$(MOTO_SERVER) FUZZ_SEED=$(FUZZ_SEED) FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) bash test/fuzz/run.sh
 
 # The dashboard in headless Chromium against the local stack (test/dashboard/README.md): the
 # script's unit tests, the reproducible build, then the browser test; screenshots of each
