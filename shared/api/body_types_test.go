@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/openapi"
+	"github.com/subsight/subsight/infra/samtemplate"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/routes"
@@ -67,6 +69,17 @@ func invoiceUUIDOf(t *testing.T, env *testenv.Env, accountID, dsUUID, externalID
 	return invs[0].(map[string]any)["uuid"].(string)
 }
 
+// routeEndpoint is the handler a template route runs (routes.APIs, as its main.go).
+func routeEndpoint(t *testing.T, env *testenv.Env, r samtemplate.Route) (apigw.Endpoint, bool) {
+	t.Helper()
+	build, ok := routes.APIs[r.Function]
+	if !ok {
+		t.Errorf("%s: function %s has no handler in routes.APIs", r.Key(), r.Function)
+		return apigw.Endpoint{}, false
+	}
+	return build(env.API), true
+}
+
 // pathParams are the {names} of a route path.
 func pathParams(path string, ids map[string]string) map[string]string {
 	out := map[string]string{}
@@ -106,12 +119,10 @@ func TestEveryBodyRouteRefusesEachWrongJSONType(t *testing.T) {
 		if op, ok := ops[r.Key()]; !ok || op.RequestBody == nil || r.Authorizer == "" {
 			continue
 		}
-		build, ok := routes.APIs[r.Function]
+		ep, ok := routeEndpoint(t, env, r)
 		if !ok {
-			t.Errorf("%s: function %s has no handler in routes.APIs", r.Key(), r.Function)
 			continue
 		}
-		ep := build(env.API)
 		checked++
 		for kind, body := range wrong {
 			t.Run(r.Key()+"/"+kind, func(t *testing.T) {
