@@ -48,6 +48,8 @@ type fixture struct {
 	invDel, invDelExt, invStatusExt  string
 	event, eventDel                  float64 // subscription event ids
 	importID                         string
+
+	crm *crmFixture
 }
 
 const (
@@ -106,6 +108,8 @@ func newFixture(t *testing.T, env *testenv.Env) *fixture {
 		"customers":   []map[string]any{{"external_id": "cus-imported", "name": "Imported Customer", "email": "imported@parity.example"}},
 	})
 	f.importID = imp["id"].(string)
+
+	f.crm = newCRMFixture(f)
 
 	// What the workers would do on AWS: apply the import, recompute the metrics.
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, routes.Workers["ImportWorkerFunction"](env.Workers))

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -27,20 +28,23 @@ var activityTypes = []string{engine.NewBusiness, engine.Expansion, engine.Contra
 // signed cursors.
 func ListActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		f, perPage, err := parseActivityQuery(r)
+		f, err := parseActivityQuery(r)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		pg, err := readCursor(d, r, fmt.Sprintf("activities?from=%s&to=%s&type=%s&desc=%t",
-			orderBound(f.From), orderBound(f.To), f.Type, f.Descending))
+		pg, err := readCursor(d, r, listing{scope: fmt.Sprintf("activities?from=%s&to=%s&type=%s&desc=%t",
+			orderBound(f.From), orderBound(f.To), f.Type, f.Descending), params: activityParams})
 		if err != nil {
+			return apigw.Response{}, err
+		}
+		if f.After, err = startAfter(ctx, d, r, pg); err != nil {
 			return apigw.Response{}, err
 		}
 		acc, err := d.Store.GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListActivities(ctx, r.AccountID, f, perPage, pg.start)
+		page, err := d.Store.ListActivities(ctx, r.AccountID, f, pg.perPage, pg.start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -54,8 +58,8 @@ func ListActivities(d *Deps) apigw.Endpoint {
 			entries[i] = activityJSON(a, acc, loc)
 		}
 		body := jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: page.HasMore}}
-		if pg.first() {
-			body = append(body, jsonobj.Field{Key: "per_page", Value: perPage})
+		if pg.legacy() {
+			body = append(body, jsonobj.Field{Key: "per_page", Value: pg.perPage})
 		}
 		return apigw.JSON(http.StatusOK, append(body, jsonobj.Field{Key: "cursor", Value: cursor}))
 	}}
@@ -66,31 +70,29 @@ func activityJSON(a accountseries.Activity, acc model.Account, loc *time.Locatio
 	return activityview.Fields(a, acc.Currency, loc)
 }
 
-// parseActivityQuery reads the filter and per_page (also spelled per-page).
-func parseActivityQuery(r *apigw.Request) (store.ActivityFilter, int, error) {
+// activityParams are the parameters of GET /v1/activities besides cursor and per_page:
+// its filters, the legacy spelling per-page and start-after.
+var activityParams = []string{"start-date", "end-date", "type", "order", "per-page", "start-after"}
+
+// parseActivityQuery reads the filter; per-page is the legacy spelling of per_page.
+func parseActivityQuery(r *apigw.Request) (store.ActivityFilter, error) {
 	var f store.ActivityFilter
-	if err := rejectPage(r); err != nil {
-		return f, 0, err
-	}
 	if !r.HasQuery("per_page") && r.HasQuery("per-page") {
-		r.Event.QueryStringParameters["per_page"] = r.Query("per-page") // the legacy spelling
+		r.Event.QueryStringParameters["per_page"] = r.Query("per-page")
 	}
-	limit, err := r.PerPage()
-	if err != nil {
-		return f, 0, err
+	var err error
+	if f.From, err = timeParam(r, "start-date", false); err != nil {
+		return f, err
 	}
-	if f.From, err = activityTime(r, "start-date", false); err != nil {
-		return f, 0, err
-	}
-	if f.To, err = activityTime(r, "end-date", true); err != nil {
-		return f, 0, err
+	if f.To, err = timeParam(r, "end-date", true); err != nil {
+		return f, err
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && f.To.Before(f.From) {
-		return f, 0, apperr.BadRequest("end-date", "Parameter \"end-date\" must not be before \"start-date\"")
+		return f, apperr.BadRequest("end-date", "Parameter \"end-date\" must not be before \"start-date\"")
 	}
 	if t := r.Query("type"); t != "" {
 		if !slices.Contains(activityTypes, t) {
-			return f, 0, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q (one of %s)", t, strings.Join(activityTypes, ", "))
+			return f, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q (one of %s)", t, strings.Join(activityTypes, ", "))
 		}
 		f.Type = t
 	}
@@ -99,9 +101,28 @@ func parseActivityQuery(r *apigw.Request) (store.ActivityFilter, int, error) {
 	case "-date":
 		f.Descending = true
 	default:
-		return f, 0, apperr.BadRequest("order", "Invalid value for parameter \"order\": %q (date or -date)", r.Query("order"))
+		return f, apperr.BadRequest("order", "Invalid value for parameter \"order\": %q (date or -date)", r.Query("order"))
 	}
-	return f, limit, nil
+	return f, nil
+}
+
+// startAfter reads start-after, the legacy way of paging activities: the uuid of the
+// last activity a consumer has, so the listing starts after it. It names an activity
+// of the account (else a 400, never the first page again) and cannot come with a
+// cursor. It returns the activity's place in the log, "" without start-after.
+func startAfter(ctx context.Context, d *Deps, r *apigw.Request, pg paging) (string, error) {
+	raw := strings.TrimSpace(r.Query("start-after"))
+	if !r.HasQuery("start-after") {
+		return "", nil
+	}
+	if !pg.legacy() {
+		return "", apperr.BadRequest("start-after", "Parameter \"start-after\" cannot be combined with \"cursor\"")
+	}
+	order, err := d.Store.ActivityOrder(ctx, r.AccountID, raw)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", apperr.BadRequest("start-after", "Parameter \"start-after\" names no activity of this account: %q", raw)
+	}
+	return order, err
 }
 
 // orderBound renders a date bound of the activities filter for the cursor scope.
@@ -112,8 +133,8 @@ func orderBound(t time.Time) string {
 	return timefmt.Nanos(t)
 }
 
-// activityTime parses an optional ISO 8601 bound of the query string.
-func activityTime(r *apigw.Request, param string, upper bool) (time.Time, error) {
+// timeParam parses an optional ISO 8601 bound of the query string.
+func timeParam(r *apigw.Request, param string, upper bool) (time.Time, error) {
 	return activityBound(param, r.Query(param), upper)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"net/http"
 
+	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/activityview"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
@@ -20,11 +21,13 @@ import (
 // start date; cursor and per_page; the first page adds per_page and page.
 func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		cust, perPage, pg, err := customerPage(ctx, d, r, "customer_subscriptions")
+		cust, pg, err := customerPage(ctx, d, r, "customer_subscriptions")
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListMetricsSubscriptions(ctx, r.AccountID, cust.UUID, perPage, pg.start)
+		page, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[store.MetricsSubscription], error) {
+			return d.Store.ListMetricsSubscriptions(ctx, r.AccountID, cust.UUID, limit, start)
+		})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -46,7 +49,7 @@ func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 				{Key: "currency", Value: s.Currency}, {Key: "currency-sign", Value: model.CurrencySigns[s.Currency]},
 			}
 		}
-		return pageResponse(d, r, pg, perPage, entries, page.Next, page.HasMore)
+		return pageResponse(d, r, pg, entries, page.Next, page.HasMore)
 	}}
 }
 
@@ -54,7 +57,7 @@ func ListCustomerSubscriptions(d *Deps) apigw.Endpoint {
 // customer's MRR movements as the account series keep them, oldest first.
 func ListCustomerActivities(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		cust, perPage, pg, err := customerPage(ctx, d, r, "customer_activities")
+		cust, pg, err := customerPage(ctx, d, r, "customer_activities")
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -62,7 +65,9 @@ func ListCustomerActivities(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListCustomerActivities(ctx, r.AccountID, cust.UUID, perPage, pg.start)
+		page, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[accountseries.Activity], error) {
+			return d.Store.ListCustomerActivities(ctx, r.AccountID, cust.UUID, limit, start)
+		})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -77,29 +82,25 @@ func ListCustomerActivities(d *Deps) apigw.Endpoint {
 				{Key: "subscription-external-id", Value: a.SubscriptionExternalID},
 			}
 		}
-		return pageResponse(d, r, pg, perPage, entries, page.Next, page.HasMore)
+		return pageResponse(d, r, pg, entries, page.Next, page.HasMore)
 	}}
 }
 
 // customerPage reads what both per-customer listings need: the customer (404 when it is
-// not the account's), per_page, and the cursor, bound to this customer.
-func customerPage(ctx context.Context, d *Deps, r *apigw.Request, listing string) (model.Customer, int, paging, error) {
-	perPage, err := r.PerPage()
-	if err != nil {
-		return model.Customer{}, 0, paging{}, err
-	}
+// not the account's) and the paging parameters, the cursor bound to this customer.
+func customerPage(ctx context.Context, d *Deps, r *apigw.Request, name string) (model.Customer, paging, error) {
 	cust, err := loadCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
 	if err != nil {
-		return model.Customer{}, 0, paging{}, err
+		return model.Customer{}, paging{}, err
 	}
-	pg, err := readCursor(d, r, listing+"?"+cust.UUID)
-	return cust, perPage, pg, err
+	pg, err := readCursor(d, r, listing{scope: name + "?" + cust.UUID, legacy: true})
+	return cust, pg, err
 }
 
 // pageResponse renders {"entries", "has_more", "per_page", "page", "cursor"} (the first
-// page) or {"entries", "cursor", "has_more"} (later pages), as recorded; the cursor
-// only when there is more.
-func pageResponse(d *Deps, r *apigw.Request, pg paging, perPage int, entries []jsonobj.Object,
+// page, or page=N) or {"entries", "cursor", "has_more"} (cursor pages), as recorded;
+// the cursor only when there is more.
+func pageResponse(d *Deps, r *apigw.Request, pg paging, entries []jsonobj.Object,
 	nextPage store.PageToken, hasMore bool) (apigw.Response, error) {
 	var next *string
 	if hasMore {
@@ -112,9 +113,9 @@ func pageResponse(d *Deps, r *apigw.Request, pg paging, perPage int, entries []j
 	if entries == nil {
 		entries = []jsonobj.Object{}
 	}
-	if pg.first() {
+	if pg.legacy() {
 		return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: hasMore},
-			{Key: "per_page", Value: perPage}, {Key: "page", Value: 1}, {Key: "cursor", Value: next}})
+			{Key: "per_page", Value: pg.perPage}, {Key: "page", Value: pg.page}, {Key: "cursor", Value: next}})
 	}
 	return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries}, {Key: "cursor", Value: next},
 		{Key: "has_more", Value: hasMore}})

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -27,19 +26,8 @@ func BenchmarkCustomersDynamoDB(b *testing.B) {
 	cursor := first["cursor"].(string)
 	_, firstDS := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, url.Values{"data_source_uuid": {e.ds2.UUID}}, nil)
 	cursorDS := firstDS["cursor"].(string)
-	type op struct {
-		name   string
-		ep     func(*api.Deps) apigw.Endpoint
-		method string
-		route  string
-		params map[string]string
-		query  func(i int) url.Values
-		body   func(i int) any
-		want   int
-	}
-	none := func(int) url.Values { return nil }
-	nobody := func(int) any { return nil }
-	ops := []op{
+	none, nobody := noQuery, noBody
+	ops := []benchOp{
 		{"CreateCustomer", api.CreateCustomer, "POST", customersRoute, nil, none, func(int) any {
 			return map[string]any{"data_source_uuid": e.ds.UUID, "external_id": fmt.Sprint("b-", benchSeq.Add(1)), "name": "N", "email": "n@example.com"}
 		}, 201},
@@ -49,6 +37,11 @@ func BenchmarkCustomersDynamoDB(b *testing.B) {
 		}, 200},
 		{"ListCustomers page 1 (200)", api.ListCustomers, "GET", customersRoute, nil, func(int) url.Values { return url.Values{"per_page": {"200"}} }, nobody, 200},
 		{"ListCustomers cursor page (200)", api.ListCustomers, "GET", customersRoute, nil, func(int) url.Values { return url.Values{"cursor": {cursor}} }, nobody, 200},
+		{"ListCustomers page=2 (200)", api.ListCustomers, "GET", customersRoute, nil, func(int) url.Values { return url.Values{"page": {"2"}} }, nobody, 200},
+		{"ListCustomers page=3 (200)", api.ListCustomers, "GET", customersRoute, nil, func(int) url.Values { return url.Values{"page": {"3"}} }, nobody, 200},
+		{"ListCustomers page=21 (20 per page)", api.ListCustomers, "GET", customersRoute, nil, func(int) url.Values {
+			return url.Values{"page": {"21"}, "per_page": {"20"}}
+		}, nobody, 200},
 		{"ListCustomers data_source filter (200)", api.ListCustomers, "GET", customersRoute, nil, func(int) url.Values {
 			return url.Values{"data_source_uuid": {e.ds2.UUID}, "cursor": {cursorDS}}
 		}, nobody, 200},
@@ -67,28 +60,9 @@ func BenchmarkCustomersDynamoDB(b *testing.B) {
 		{"UpdateContact (name)", api.UpdateContact, "PATCH", contactRoute, con(conUUID), none, func(i int) any { return map[string]any{"first_name": fmt.Sprint("F", i)} }, 200},
 		{"ListContacts of a customer", api.ListContacts, "GET", contactsRoute, nil, func(int) url.Values { return url.Values{"customer_uuid": {uuid}, "per_page": {"20"}} }, nobody, 200},
 	}
-	for _, o := range ops {
-		b.Run(o.name, func(b *testing.B) {
-			meter.Reset()
-			for i := range b.N {
-				if status, body := e.do(e.acc, o.ep, o.method, o.route, o.params, o.query(i), o.body(i)); status != o.want {
-					b.Fatalf("%d %v", status, body)
-				}
-			}
-			reportMeter(b, meter)
-		})
-	}
-	b.Run("DeleteCustomer", func(b *testing.B) {
-		uuids := make([]string, b.N)
-		for i := range b.N {
-			uuids[i] = e.createCustomer(map[string]any{"data_source_uuid": e.ds.UUID, "external_id": fmt.Sprint("d-", benchSeq.Add(1)), "name": "D", "email": "d@example.com"})["uuid"].(string)
-		}
-		meter.Reset()
-		for _, u := range uuids {
-			if status, _ := e.do(e.acc, api.DeleteCustomer, "DELETE", customerRoute, cus(u), nil, nil); status != 204 {
-				b.Fatalf("delete %d", status)
-			}
-		}
-		reportMeter(b, meter)
+	runBenchOps(b, e, meter, ops)
+	benchEach(b, e, meter, benchOp{"DeleteCustomer", api.DeleteCustomer, "DELETE", customerRoute, nil, none, nobody, 204}, func() map[string]string {
+		return cus(e.createCustomer(map[string]any{"data_source_uuid": e.ds.UUID, "external_id": fmt.Sprint("d-", benchSeq.Add(1)),
+			"name": "D", "email": "d@example.com"})["uuid"].(string))
 	})
 }

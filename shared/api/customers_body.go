@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/optional"
-	"github.com/subsight/subsight/shared/store"
 )
 
 type text = optional.Value[string]
@@ -164,10 +162,7 @@ func applyOwner(ctx context.Context, d *Deps, accountID string, c *model.Custome
 		c.Owner = ""
 		return nil
 	}
-	m, err := d.Store.GetMember(ctx, accountID, email)
-	if errors.Is(err, store.ErrNotFound) {
-		return apperr.Unprocessable("owner", "%q is not a team member of this account", email)
-	}
+	m, err := teamMember(ctx, d, accountID, email, apperr.Unprocessable("owner", "%q is not a team member of this account", email))
 	if err != nil {
 		return err
 	}

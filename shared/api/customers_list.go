@@ -12,22 +12,15 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-func rejectPage(r *apigw.Request) error {
-	if r.HasQuery("page") {
-		return apperr.BadRequest("page", "Parameter \"page\" is deprecated")
-	}
-	return nil
-}
-
-// pageBody renders a listing: entries, then the deprecated page fields on the first
-// page (no cursor sent), then cursor and has_more.
-func pageBody(first bool, entries any, cursor *string, hasMore bool, perPage int, totalPages any) jsonobj.Object {
-	if !first {
+// pageBody renders a customers listing: entries, then on the first page (or page=N)
+// the deprecated page fields, then cursor and has_more.
+func pageBody(pg paging, entries any, cursor *string, hasMore bool, totalPages any) jsonobj.Object {
+	if !pg.legacy() {
 		return jsonobj.Object{{Key: "entries", Value: entries}, {Key: "cursor", Value: cursor}, {Key: "has_more", Value: hasMore}}
 	}
 	return jsonobj.Object{
-		{Key: "entries", Value: entries}, {Key: "current_page", Value: 1}, {Key: "total_pages", Value: totalPages},
-		{Key: "has_more", Value: hasMore}, {Key: "per_page", Value: perPage}, {Key: "page", Value: 1},
+		{Key: "entries", Value: entries}, {Key: "current_page", Value: pg.page}, {Key: "total_pages", Value: totalPages},
+		{Key: "has_more", Value: hasMore}, {Key: "per_page", Value: pg.perPage}, {Key: "page", Value: pg.page},
 		{Key: "cursor", Value: cursor},
 	}
 }
@@ -36,18 +29,13 @@ type customerQuery struct {
 	filter         store.CustomerFilter
 	email          string
 	withAssociated bool
-	perPage        int
 }
 
+// customerListParams are the filters of GET /v1/customers.
+var customerListParams = []string{"data_source_uuid", "external_id", "status", "system", "email", "with_associated_emails"}
+
 func parseCustomerQuery(r *apigw.Request) (customerQuery, error) {
-	if err := rejectPage(r); err != nil {
-		return customerQuery{}, err
-	}
-	perPage, err := r.PerPage()
-	if err != nil {
-		return customerQuery{}, err
-	}
-	q := customerQuery{perPage: perPage, email: strings.TrimSpace(r.Query("email")),
+	q := customerQuery{email: strings.TrimSpace(r.Query("email")),
 		filter: store.CustomerFilter{DataSourceUUID: r.Query("data_source_uuid"), ExternalID: r.Query("external_id"),
 			System: r.Query("system")}}
 	switch strings.ToLower(r.Query("with_associated_emails")) {
@@ -67,14 +55,15 @@ func parseCustomerQuery(r *apigw.Request) (customerQuery, error) {
 	return q, nil
 }
 
-func (q customerQuery) scope(name string) string {
+// listing is the customers listing name with these filters.
+func (q customerQuery) listing(name string, params []string) listing {
 	assoc := ""
 	if q.withAssociated {
 		assoc = "true"
 	}
-	return listScope(name, map[string]string{"data_source_uuid": q.filter.DataSourceUUID,
+	return listing{scope: listScope(name, map[string]string{"data_source_uuid": q.filter.DataSourceUUID,
 		"external_id": q.filter.ExternalID, "status": q.filter.Status, "system": q.filter.System,
-		"email": strings.ToLower(q.email), "with_associated_emails": assoc})
+		"email": strings.ToLower(q.email), "with_associated_emails": assoc}), params: params, legacy: true}
 }
 
 func customerEntries(d *Deps, items []model.Customer) []customerJSON {
@@ -85,18 +74,6 @@ func customerEntries(d *Deps, items []model.Customer) []customerJSON {
 	return out
 }
 
-// totalPages is the first customers page's total_pages: 1 when everything fits, the
-// exact count when the listing knows it, null otherwise.
-func totalPages[T any](p store.Page[T], perPage int) any {
-	switch {
-	case !p.HasMore:
-		return 1
-	case p.TotalKnown && p.Total > 0:
-		return (p.Total + perPage - 1) / perPage
-	}
-	return nil
-}
-
 // ListCustomers is GET /v1/customers.
 func ListCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
@@ -104,16 +81,16 @@ func ListCustomers(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		pg, err := readCursor(d, r, q.scope("customers"))
+		pg, err := readCursor(d, r, q.listing("customers", customerListParams))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		var page store.Page[model.Customer]
-		if q.email != "" {
-			page, err = d.Store.ListCustomersByEmail(ctx, r.AccountID, q.email, q.withAssociated, q.filter, q.perPage, pg.start)
-		} else {
-			page, err = d.Store.ListCustomers(ctx, r.AccountID, q.filter, q.perPage, pg.start)
-		}
+		page, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[model.Customer], error) {
+			if q.email != "" {
+				return d.Store.ListCustomersByEmail(ctx, r.AccountID, q.email, q.withAssociated, q.filter, limit, start)
+			}
+			return d.Store.ListCustomers(ctx, r.AccountID, q.filter, limit, start)
+		})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -121,74 +98,52 @@ func ListCustomers(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, pageBody(pg.first(), customerEntries(d, page.Items), cursor,
-			page.HasMore, q.perPage, totalPages(page, q.perPage)))
+		return apigw.JSON(http.StatusOK, pageBody(pg, customerEntries(d, page.Items), cursor, page.HasMore, totalPages(pg, page)))
 	}}
 }
 
 // SearchCustomers is GET /v1/customers/search?email=: a 404 when nothing matches.
 func SearchCustomers(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		if err := rejectPage(r); err != nil {
+		q := customerQuery{email: strings.TrimSpace(r.Query("email"))}
+		pg, err := readCursor(d, r, q.listing("customers/search", []string{"email"}))
+		if err != nil {
 			return apigw.Response{}, err
 		}
 		email, err := requireEmail(r.Query("email"))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		perPage, err := r.PerPage()
+		page, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[model.Customer], error) {
+			return d.Store.ListCustomersByEmail(ctx, r.AccountID, email, false, q.filter, limit, start)
+		})
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		q := customerQuery{email: email, perPage: perPage}
-		pg, err := readCursor(d, r, q.scope("customers/search"))
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		page, err := d.Store.ListCustomersByEmail(ctx, r.AccountID, q.email, false, q.filter, perPage, pg.start)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		if pg.first() && len(page.Items) == 0 {
+		if pg.page == 1 && len(page.Items) == 0 {
 			return apigw.Response{}, apperr.NotFound("email", "Can't find any customers with email: %q", email)
 		}
 		cursor, err := pg.nextCursor(d, r, page.Next)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		return apigw.JSON(http.StatusOK, pageBody(pg.first(), customerEntries(d, page.Items), cursor,
-			page.HasMore, perPage, nil))
+		return apigw.JSON(http.StatusOK, pageBody(pg, customerEntries(d, page.Items), cursor, page.HasMore, nil))
 	}}
 }
 
 // contactPage answers one page of contacts.
 func contactPage(ctx context.Context, d *Deps, r *apigw.Request, f store.ContactFilter) (apigw.Response, error) {
-	if err := rejectPage(r); err != nil {
-		return apigw.Response{}, err
-	}
-	perPage, err := r.PerPage()
+	pg, err := readCursor(d, r, listing{scope: listScope("contacts", map[string]string{"customer_uuid": f.CustomerUUID,
+		"data_source_uuid": f.DataSourceUUID, "email": strings.ToLower(f.Email), "customer_external_id": f.CustomerExternalID}),
+		params: []string{"customer_uuid", "data_source_uuid", "email", "customer_external_id"}})
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	pg, err := readCursor(d, r, listScope("contacts", map[string]string{"customer_uuid": f.CustomerUUID,
-		"data_source_uuid": f.DataSourceUUID, "email": strings.ToLower(f.Email), "customer_external_id": f.CustomerExternalID}))
+	page, err := d.Store.ListContacts(ctx, r.AccountID, f, pg.perPage, pg.start)
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	page, err := d.Store.ListContacts(ctx, r.AccountID, f, perPage, pg.start)
-	if err != nil {
-		return apigw.Response{}, err
-	}
-	cursor, err := pg.nextCursor(d, r, page.Next)
-	if err != nil {
-		return apigw.Response{}, err
-	}
-	entries := make([]contactJSON, len(page.Items))
-	for i, c := range page.Items {
-		entries[i] = newContactJSON(c)
-	}
-	return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries},
-		{Key: "cursor", Value: cursor}, {Key: "has_more", Value: page.HasMore}})
+	return entriesPage(d, r, pg, page, func(c model.Contact) any { return newContactJSON(c) })
 }
 
 // ListContacts is GET /v1/contacts.

@@ -214,7 +214,7 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 	if body["code"] != float64(400) {
 		t.Errorf("customer cursor on contacts: %v", body)
 	}
-	for q, status := range map[string]int{"status=Happy": 400, "per_page=0": 400, "page=2": 400, "with_associated_emails=maybe": 400} {
+	for q, status := range map[string]int{"status=Happy": 400, "per_page=0": 400, "page=0": 400, "offset=200": 400, "with_associated_emails=maybe": 400} {
 		vals, _ := url.ParseQuery(q)
 		if got, body := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, vals, nil); got != status {
 			t.Errorf("%s: %d %v", q, got, body)

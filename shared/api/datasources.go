@@ -54,6 +54,9 @@ func CreateDataSource(d *Deps) apigw.Endpoint {
 // in ChartMogul: an account has a handful of sources).
 func ListDataSources(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		if err := noPaging(r); err != nil {
+			return apigw.Response{}, err
+		}
 		flags, err := dataSourceFlagsOf(r)
 		if err != nil {
 			return apigw.Response{}, err

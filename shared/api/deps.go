@@ -30,6 +30,10 @@ type Storage interface {
 	store.Metrics
 	store.Connections
 	store.Merges
+	store.Unmerges
+	store.Opportunities
+	store.Tasks
+	store.PlanGroups
 	store.Activities
 	store.ActivitiesExports
 	store.SeriesStore

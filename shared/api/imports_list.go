@@ -28,7 +28,7 @@ func ListJSONImports(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, inFamilyB(err)
 		}
-		pg, err := readCursor(d, r, "json-imports:"+ds.UUID)
+		pg, err := readCursor(d, r, listing{scope: "json-imports:" + ds.UUID})
 		if err != nil {
 			return apigw.Response{}, err
 		}

@@ -66,8 +66,7 @@ func ListImportInvoices(d *Deps) apigw.Endpoint {
 				out = append(out, view.render(inv))
 			}
 		}
-		perPage, _ := r.PerPage()
-		return importRecordsPage(d, r, pg, perPage, c.UUID, "invoices", out, p)
+		return importRecordsPage(d, r, pg, c.UUID, "invoices", out, p)
 	}}
 }
 

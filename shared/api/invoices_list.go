@@ -17,10 +17,6 @@ import (
 // it can come back short, with has_more.
 func ListInvoices(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		perPage, err := r.PerPage()
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		valid, err := validationType(r)
 		if err != nil {
 			return apigw.Response{}, err
@@ -42,13 +38,14 @@ func ListInvoices(d *Deps) apigw.Endpoint {
 			}
 			f.CustomerUUID = c.UUID
 		}
-		pg, err := readCursor(d, r, "invoices?"+f.DataSourceUUID+"&"+f.CustomerUUID+"&"+f.ExternalID+"&"+r.Query("validation_type"))
+		pg, err := readCursor(d, r, listing{scope: "invoices?" + f.DataSourceUUID + "&" + f.CustomerUUID + "&" + f.ExternalID + "&" + r.Query("validation_type"),
+			params: []string{"data_source_uuid", "customer_uuid", "external_id", "validation_type"}})
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		page := store.Page[model.Invoice]{TotalKnown: true}
 		if valid {
-			if page, err = d.Store.ListInvoices(ctx, r.AccountID, f, perPage, pg.start); err != nil {
+			if page, err = d.Store.ListInvoices(ctx, r.AccountID, f, pg.perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -73,18 +70,16 @@ func ListInvoices(d *Deps) apigw.Endpoint {
 func customerInvoices(ctx context.Context, d *Deps, r *apigw.Request, c model.Customer, scope string) (
 	paging, store.Page[model.Invoice], error) {
 	none := store.Page[model.Invoice]{TotalKnown: true}
-	perPage, err := r.PerPage()
+	pg, err := readCursor(d, r, listing{scope: scope, params: []string{"validation_type"}, legacy: true})
 	if err != nil {
-		return paging{}, none, err
+		return pg, none, err
 	}
 	valid, err := validationType(r)
-	if err != nil {
-		return paging{}, none, err
-	}
-	pg, err := readCursor(d, r, scope)
 	if err != nil || !valid {
 		return pg, none, err
 	}
-	p, err := d.Store.ListInvoices(ctx, r.AccountID, store.InvoiceFilter{CustomerUUID: c.UUID}, perPage, pg.start)
+	p, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[model.Invoice], error) {
+		return d.Store.ListInvoices(ctx, r.AccountID, store.InvoiceFilter{CustomerUUID: c.UUID}, limit, start)
+	})
 	return pg, p, err
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/api"
@@ -20,7 +21,7 @@ import (
 )
 
 type metricsEnv struct {
-	t            *testing.T
+	t            testing.TB
 	d            *api.Deps
 	acc, other   string
 	gold, silver model.Plan
@@ -37,9 +38,17 @@ func metricDate(s string) time.Time {
 // newMetricsEnv stores the four-customer portfolio of the hand computation (customers
 // A, C, D in the US and B in Germany; A, B, D on Gold, C on Silver) through
 // accountseries.Series.Apply, as the jobs worker would after recomputing each customer.
-func newMetricsEnv(t *testing.T) *metricsEnv {
+func newMetricsEnv(t *testing.T) *metricsEnv { return seededMetricsEnv(t, nil) }
+
+// seededMetricsEnv is newMetricsEnv, its store's DynamoDB traffic counted by meter
+// (when not nil).
+func seededMetricsEnv(t testing.TB, meter *ddbmeter.Meter) *metricsEnv {
 	env := testenv.New(t)
-	e := &metricsEnv{t: t, d: env.API, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}
+	d := env.API
+	if meter != nil {
+		d = env.With(meter.Client(env.AWS), nil).API()
+	}
+	e := &metricsEnv{t: t, d: d, acc: env.NewAccount(t, "Metrics").ID, other: env.NewAccount(t, "Other").ID}
 	ctx := context.Background()
 	ds := model.NewDataSource(e.acc, "Billing", time.Now())
 	if err := e.d.Store.CreateDataSource(ctx, ds); err != nil {

@@ -2,106 +2,113 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/optional"
-	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// noteJSON is the customer note object, keys in ChartMogul's order.
-type noteJSON struct {
-	UUID         string `json:"uuid"`
-	CustomerUUID string `json:"customer_uuid"`
-	Type         string `json:"type"`
-	Text         string `json:"text"`
-	CallDuration int    `json:"call_duration"`
-	Author       string `json:"author"`
-	CreatedAt    string `json:"created_at"`
-	UpdatedAt    string `json:"updated_at"`
-}
-
-func newNoteJSON(n model.Note) noteJSON {
-	return noteJSON{UUID: n.UUID, CustomerUUID: n.CustomerUUID, Type: n.Type, Text: n.Text,
-		CallDuration: n.CallDuration, Author: n.Author(), CreatedAt: timefmt.Millis(n.CreatedAt),
-		UpdatedAt: timefmt.Millis(n.UpdatedAt)}
-}
+// Notes and call logs have two routes over one store: /v1/customer_notes (ChartMogul's
+// older route, the recorded shape) and /v1/notes (entity notes, which may be about a
+// contact and then name it). A note made through either is listed and changed through
+// both (docs/data-model.md, "Customer notes").
 
 // notePathParam is the route parameter of the single-note operations.
 const notePathParam = "note_uuid"
 
-// noteBody is what create and update accept; loose values make a wrong JSON type a
-// 422 on that field rather than a decoding error.
-type noteBody struct {
-	CustomerUUID optional.Value[any] `json:"customer_uuid"`
-	Type         optional.Value[any] `json:"type"`
-	Text         optional.Value[any] `json:"text"`
-	AuthorEmail  optional.Value[any] `json:"author_email"`
-	CallDuration optional.Value[any] `json:"call_duration"`
-	CreatedAt    optional.Value[any] `json:"created_at"`
+// noteKind is a CRM kind of notes rendered by render.
+func noteKind(render func(model.Note) jsonobj.Object, contacts bool) crmKind[model.Note, *model.Note] {
+	return crmKind[model.Note, *model.Note]{
+		param: notePathParam, noun: "Note", prefix: ids.Note, contacts: contacts,
+		prepare: prepareNote, render: render,
+		get: func(ctx context.Context, d *Deps, accountID, uuid string) (model.Note, error) {
+			return d.Store.GetNote(ctx, accountID, uuid)
+		},
+		create: func(ctx context.Context, d *Deps, n model.Note) error { return d.Store.CreateNote(ctx, n) },
+		update: func(ctx context.Context, d *Deps, n model.Note) error {
+			_, err := d.Store.UpdateNote(ctx, n)
+			return err
+		},
+		remove: func(ctx context.Context, d *Deps, n model.Note) error { return d.Store.DeleteNote(ctx, n) },
+	}
+}
+
+var (
+	customerNotes = noteKind(customerNoteJSON, false)
+	entityNotes   = noteKind(entityNoteJSON, true)
+)
+
+// customerNoteJSON is the note of /v1/customer_notes, keys in ChartMogul's order.
+func customerNoteJSON(n model.Note) jsonobj.Object {
+	return noteJSON(n, nil)
+}
+
+// entityNoteJSON is the note of /v1/notes: a note made for a contact also names it
+// (associated_object, associated_object_uuid).
+func entityNoteJSON(n model.Note) jsonobj.Object {
+	return noteJSON(n, associatedContact(n.ContactUUID))
+}
+
+func noteJSON(n model.Note, associated jsonobj.Object) jsonobj.Object {
+	o := jsonobj.Object{{Key: "uuid", Value: n.UUID}, {Key: "customer_uuid", Value: n.CustomerUUID}}
+	o = append(o, associated...)
+	return append(o, jsonobj.Field{Key: "type", Value: n.Type}, jsonobj.Field{Key: "text", Value: n.Text},
+		jsonobj.Field{Key: "call_duration", Value: n.CallDuration}, jsonobj.Field{Key: "author", Value: n.Author()},
+		jsonobj.Field{Key: "created_at", Value: timefmt.Millis(n.CreatedAt)},
+		jsonobj.Field{Key: "updated_at", Value: timefmt.Millis(n.UpdatedAt)})
 }
 
 // CreateCustomerNote is POST /v1/customer_notes: 201 with the note. A call without
 // call_duration lasts 0 seconds; a note without author_email is the account's first
 // team member's (docs/clients.md).
-func CreateCustomerNote(d *Deps) apigw.Endpoint {
-	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		var body noteBody
-		if err := r.Decode(&body); err != nil {
-			return apigw.Response{}, err
-		}
-		if !body.CustomerUUID.Present() {
-			return apigw.Response{}, apperr.MissingParam("customer_uuid")
-		}
-		if !body.Type.Present() {
-			return apigw.Response{}, apperr.MissingParam("type")
-		}
-		customerUUID, _ := body.CustomerUUID.V.(string)
-		if !ids.Valid(customerUUID, ids.Customer) {
-			return apigw.Response{}, noteCustomerNotFound(customerUUID)
-		}
-		now := d.Now()
-		n := model.Note{AccountID: r.AccountID, UUID: model.NewNoteUUID(), CustomerUUID: customerUUID,
-			CreatedAt: now, UpdatedAt: now}
-		n.Type, _ = body.Type.V.(string)
-		if !model.ValidNoteType(n.Type) {
-			return apigw.Response{}, apperr.Unprocessable("type", "The type must be either \"note\" or \"call\".")
-		}
-		if err := applyNoteFields(ctx, d, r.AccountID, body, &n); err != nil {
-			return apigw.Response{}, err
-		}
-		if !body.AuthorEmail.Present() {
-			members, err := d.Store.ListMembers(ctx, r.AccountID)
-			if err != nil {
-				return apigw.Response{}, err
-			}
-			if m, ok := model.FirstMember(members); ok {
-				n.AuthorEmail, n.AuthorName = m.Email, m.Name
-			}
-		}
-		switch err := d.Store.CreateNote(ctx, n); {
-		case errors.Is(err, store.ErrCustomerNotFound):
-			return apigw.Response{}, noteCustomerNotFound(customerUUID)
-		case err != nil:
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusCreated, newNoteJSON(n))
-	}}
-}
+func CreateCustomerNote(d *Deps) apigw.Endpoint { return crmCreate(d, customerNotes) }
 
-// applyNoteFields validates the optional fields shared by create and update and
-// sets them on n.
-func applyNoteFields(ctx context.Context, d *Deps, accountID string, body noteBody, n *model.Note) error {
-	if body.Text.Set {
-		text, ok := body.Text.V.(string)
-		if !ok && !body.Text.Null {
+// GetCustomerNote is GET /v1/customer_notes/{note_uuid}.
+func GetCustomerNote(d *Deps) apigw.Endpoint { return crmGet(d, customerNotes) }
+
+// UpdateCustomerNote is PATCH /v1/customer_notes/{note_uuid}: author_email, text,
+// call_duration, created_at; updated_at becomes now. type cannot change and is ignored,
+// as are read-only fields clients echo back.
+func UpdateCustomerNote(d *Deps) apigw.Endpoint { return crmUpdate(d, customerNotes) }
+
+// DeleteCustomerNote is DELETE /v1/customer_notes/{note_uuid}: 200 {}.
+func DeleteCustomerNote(d *Deps) apigw.Endpoint { return crmDelete(d, customerNotes) }
+
+// CreateNote is POST /v1/notes: as a customer note, and the note may instead name a
+// contact in associated_object_identifier (then it is the contact's customer's).
+func CreateNote(d *Deps) apigw.Endpoint { return crmCreate(d, entityNotes) }
+
+// GetNote is GET /v1/notes/{note_uuid}.
+func GetNote(d *Deps) apigw.Endpoint { return crmGet(d, entityNotes) }
+
+// UpdateNote is PATCH /v1/notes/{note_uuid}, as a customer note's.
+func UpdateNote(d *Deps) apigw.Endpoint { return crmUpdate(d, entityNotes) }
+
+// DeleteNote is DELETE /v1/notes/{note_uuid}: 200 {}.
+func DeleteNote(d *Deps) apigw.Endpoint { return crmDelete(d, entityNotes) }
+
+// prepareNote applies a note body: type (required on create, never changed after),
+// text, call_duration, created_at, author_email (a team member; a create without it is
+// the account's first team member's, and a null changes nothing: clients echo what
+// they hold). A value of the wrong type is a 422 on its field.
+func prepareNote(ctx context.Context, d *Deps, accountID string, body map[string]any, n *model.Note, create bool) error {
+	if create {
+		t, sent := body["type"]
+		if !sent || t == nil {
+			return apperr.MissingParam("type")
+		}
+		if n.Type, _ = t.(string); !model.ValidNoteType(n.Type) {
+			return apperr.Unprocessable("type", "The type must be either \"note\" or \"call\".")
+		}
+	}
+	if v, sent := body["text"]; sent {
+		text, ok := v.(string)
+		if !ok && v != nil {
 			return apperr.Unprocessable("text", "The text must be a string.")
 		}
 		if len([]rune(text)) > model.MaxNoteTextLength {
@@ -109,84 +116,49 @@ func applyNoteFields(ctx context.Context, d *Deps, accountID string, body noteBo
 		}
 		n.Text = text
 	}
-	if body.CallDuration.Present() {
-		dur, err := model.ParseCallDuration(body.CallDuration.V)
+	if v := body["call_duration"]; v != nil {
+		dur, err := model.ParseCallDuration(v)
 		if err != nil {
 			return apperr.Unprocessable("call_duration", "The call duration %s.", err.Error())
 		}
 		n.CallDuration = dur
 	}
-	if body.CreatedAt.Set {
-		raw, _ := body.CreatedAt.V.(string)
+	if v, sent := body["created_at"]; sent {
+		raw, _ := v.(string)
 		t, err := timefmt.Parse(raw)
 		if err != nil || raw == "" {
 			return apperr.Unprocessable("created_at", "The created_at value must be an ISO 8601 timestamp.")
 		}
 		n.CreatedAt = t
 	}
-	// A null author_email changes nothing: clients echo the fields they hold.
-	if body.AuthorEmail.Present() {
-		email, _ := body.AuthorEmail.V.(string)
-		m, err := noteAuthor(ctx, d, accountID, strings.TrimSpace(email))
-		if err != nil {
-			return err
-		}
-		n.AuthorEmail, n.AuthorName = m.Email, m.Name
+	if err := noteAuthor(ctx, d, accountID, body["author_email"], n, create); err != nil {
+		return err
 	}
 	n.Normalize()
 	return nil
 }
 
-// noteAuthor reads the team member a note is attributed to.
-func noteAuthor(ctx context.Context, d *Deps, accountID, email string) (model.Member, error) {
-	errAuthor := apperr.Unprocessable("author_email", "The author_email must be the e-mail of a team member of the account.")
-	if !model.ValidEmail(email) {
-		return model.Member{}, errAuthor
+// noteAuthor attributes a note: to author_email's team member, or on create without
+// one to the account's first team member (none: the note shows model.KeyAuthor).
+func noteAuthor(ctx context.Context, d *Deps, accountID string, v any, n *model.Note, create bool) error {
+	if v == nil {
+		if !create {
+			return nil
+		}
+		members, err := d.Store.ListMembers(ctx, accountID)
+		if m, ok := model.FirstMember(members); ok {
+			n.AuthorEmail, n.AuthorName = m.Email, m.Name
+		}
+		return err
 	}
-	m, err := d.Store.GetMember(ctx, accountID, email)
-	if errors.Is(err, store.ErrNotFound) {
-		return model.Member{}, errAuthor
+	email, _ := v.(string)
+	m, err := teamMember(ctx, d, accountID, strings.TrimSpace(email),
+		apperr.Unprocessable("author_email", "The author_email must be the e-mail of a team member of the account."))
+	if err != nil {
+		return err
 	}
-	return m, err
-}
-
-// GetCustomerNote is GET /v1/customer_notes/{note_uuid}.
-func GetCustomerNote(d *Deps) apigw.Endpoint {
-	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		n, err := noteOf(ctx, d, r)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, newNoteJSON(n))
-	}}
-}
-
-// UpdateCustomerNote is PATCH /v1/customer_notes/{note_uuid}: author_email, text,
-// call_duration, created_at; updated_at becomes now. type cannot change and is ignored,
-// as are read-only fields clients echo back.
-func UpdateCustomerNote(d *Deps) apigw.Endpoint {
-	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		var body noteBody
-		if err := r.Decode(&body); err != nil {
-			return apigw.Response{}, err
-		}
-		n, err := noteOf(ctx, d, r)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		if err := applyNoteFields(ctx, d, r.AccountID, body, &n); err != nil {
-			return apigw.Response{}, err
-		}
-		n.UpdatedAt = laterThan(d.Now(), n.UpdatedAt)
-		updated, err := d.Store.UpdateNote(ctx, n)
-		if errors.Is(err, store.ErrNotFound) {
-			return apigw.Response{}, errNoteNotFound(n.UUID)
-		}
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, newNoteJSON(updated))
-	}}
+	n.AuthorEmail, n.AuthorName = m.Email, m.Name
+	return nil
 }
 
 // laterThan returns now, or a millisecond after prev if the clock has not moved past
@@ -196,38 +168,4 @@ func laterThan(now, prev time.Time) time.Time {
 		return prev.Truncate(time.Millisecond).Add(time.Millisecond)
 	}
 	return now
-}
-
-// DeleteCustomerNote is DELETE /v1/customer_notes/{note_uuid}: 200 {}.
-func DeleteCustomerNote(d *Deps) apigw.Endpoint {
-	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		n, err := noteOf(ctx, d, r)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		if err := d.Store.DeleteNote(ctx, n); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return apigw.Response{}, errNoteNotFound(n.UUID)
-			}
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, struct{}{})
-	}}
-}
-
-// noteOf reads the note named by the path, as a 404 when it is not the account's.
-func noteOf(ctx context.Context, d *Deps, r *apigw.Request) (model.Note, error) {
-	uuid := r.PathParam(notePathParam)
-	get := func(ctx context.Context, id string) (model.Note, error) { return d.Store.GetNote(ctx, r.AccountID, id) }
-	return loadByID(ctx, uuid, ids.Note, errNoteNotFound(uuid), errNoteNotFound(uuid), get)
-}
-
-// errNoteNotFound is the notes' 404 (family A), echoing the bare uuid.
-func errNoteNotFound(uuid string) *apperr.Error {
-	return apperr.NotFound(notePathParam, "Note %q does not exist", ids.Bare(uuid, ids.Note))
-}
-
-// noteCustomerNotFound is the customers' 404 (family A) for a note's customer.
-func noteCustomerNotFound(uuid string) *apperr.Error {
-	return apperr.NotFound("customer_id", "Customer %q does not exist", ids.Bare(uuid, ids.Customer))
 }

@@ -2,51 +2,45 @@ package api
 
 import (
 	"context"
-	"net/http"
-	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
-	"github.com/subsight/subsight/shared/ids"
-	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
 
 // ListCustomerNotes is GET /v1/customer_notes: filters customer_uuid, type, author_email;
 // cursor and per_page; newest first; no legacy page keys (as ChartMogul's).
-func ListCustomerNotes(d *Deps) apigw.Endpoint {
+func ListCustomerNotes(d *Deps) apigw.Endpoint { return listNotes(d, customerNotes) }
+
+// ListNotes is GET /v1/notes, as ListCustomerNotes. On both, contact_uuid lists the notes
+// made for one contact.
+func ListNotes(d *Deps) apigw.Endpoint { return listNotes(d, entityNotes) }
+
+// noteFilters are the filters of both note listings.
+var noteFilters = []string{"customer_uuid", "type", "author_email", "contact_uuid"}
+
+func listNotes(d *Deps, k crmKind[model.Note, *model.Note]) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyA, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		perPage, err := r.PerPage()
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		f := store.NoteFilter{CustomerUUID: r.Query("customer_uuid"), Type: r.Query("type"),
 			AuthorEmail: r.Query("author_email")}
 		if f.Type != "" && !model.ValidNoteType(f.Type) {
 			return apigw.Response{}, apperr.BadRequest("type", "Invalid value for parameter \"type\": %q", f.Type)
 		}
-		pg, err := readCursor(d, r, "customer_notes?"+url.Values{"c": {f.CustomerUUID}, "t": {f.Type}, "a": {f.AuthorEmail}}.Encode())
+		pg, err := readCursor(d, r, filteredListing(r, "notes", noteFilters))
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page := store.Page[model.Note]{Items: []model.Note{}}
-		// An unknown customer, or another account's, simply has no notes here.
-		if (f.CustomerUUID == "" || ids.Valid(f.CustomerUUID, ids.Customer)) && len(f.AuthorEmail) <= maxNameLength {
-			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, perPage, pg.start); err != nil {
+		var ok bool
+		if f.CustomerUUID, f.ContactUUID, ok, err = recordOwner(ctx, d, r, true); err != nil {
+			return apigw.Response{}, err
+		}
+		page := store.Page[model.Note]{}
+		if ok && len(f.AuthorEmail) <= maxNameLength {
+			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, pg.perPage, pg.start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
-		entries := make([]noteJSON, len(page.Items))
-		for i, n := range page.Items {
-			entries[i] = newNoteJSON(n)
-		}
-		next, err := pg.nextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, jsonobj.Object{
-			{Key: "entries", Value: entries}, {Key: "cursor", Value: next}, {Key: "has_more", Value: page.HasMore},
-		})
+		return entriesPage(d, r, pg, page, func(n model.Note) any { return k.render(n) })
 	}}
 }

@@ -3,6 +3,9 @@ package api
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
@@ -10,37 +13,182 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// paging is where a listing request starts. Every listing reads it with readCursor and
-// writes its cursor with nextCursor, so the paging parameters are read in one place.
-type paging struct {
-	scope string          // the listing and its filters: a cursor only continues the listing that made it
-	start store.PageToken // nil: the first page
+// listing is what a listing reads from its query string besides cursor and per_page:
+// the scope its filters make (a cursor only continues the listing and filters that
+// made it), the names of its other parameters (filters, flags, and paging parameters
+// of its own such as start-after), and whether it serves ChartMogul's legacy page=N.
+type listing struct {
+	scope  string
+	params []string
+	legacy bool
 }
 
-// readCursor is the one reader of a listing's cursor: no cursor (or an empty one) is
-// the first page; a cursor that this account did not get from this listing, or that
-// names another account's partition, is a 400.
-func readCursor(d *Deps, r *apigw.Request, scope string) (paging, error) {
-	p := paging{scope: scope}
+// paging is where a listing request starts. Every listing reads it with readCursor and
+// writes its cursor with nextCursor, so the paging parameters are read in one place
+// (docs/api.md, "Pagination").
+type paging struct {
+	scope   string
+	start   store.PageToken // nil: from the beginning (of the page=N walk)
+	perPage int
+	// page is the page number the answer names: 1, or N for page=N; 0 when a cursor
+	// was sent (the answer then carries no legacy page keys).
+	page int
+}
+
+// Bounds of the legacy page=N walk: page N reads the (N-1)×per_page entries before it,
+// so at most maxLegacySkip entries are skipped (page 51 at 200 per page), in reads of
+// at most legacySkipChunk entries, and at most maxLegacySkipReads of them (a listing
+// that bounds its reads per call can return fewer entries than asked).
+const (
+	maxLegacySkip      = 10000
+	legacySkipChunk    = 1000
+	maxLegacySkipReads = 40
+)
+
+// readCursor is the one reader of a listing's paging parameters. per_page: default
+// 200, larger is 200, below 1 or not a whole number a 400. cursor: no cursor (or an
+// empty one) is the first page; a cursor that this account did not get from this
+// listing, or that names another account's partition, is a 400. page (legacy listings
+// only): a whole number from 1, not with a cursor, and at most maxLegacySkip entries
+// before it. Any other parameter that names a way of paging (page, offset, limit,
+// start-after, ...) that the listing does not serve is a 400 rather than ignored, so
+// that no consumer can loop on a first page.
+func readCursor(d *Deps, r *apigw.Request, l listing) (paging, error) {
+	p := paging{scope: l.scope, page: 1}
+	for name := range r.Event.QueryStringParameters {
+		if name == "cursor" || name == "per_page" || slices.Contains(l.params, name) || (l.legacy && name == "page") {
+			continue
+		}
+		if pagingParam(name) {
+			return p, apperr.BadRequest(name, "Parameter %q is not supported by this listing: page with cursor and per_page", name)
+		}
+	}
+	var err error
+	if p.perPage, err = r.PerPage(); err != nil {
+		return p, err
+	}
 	raw := r.Query("cursor")
+	if l.legacy && r.HasQuery("page") {
+		if raw != "" {
+			return p, apperr.BadRequest("page", "Parameter \"page\" cannot be combined with \"cursor\"")
+		}
+		n, err := strconv.Atoi(r.Query("page"))
+		if err != nil || n < 1 {
+			return p, apperr.BadRequest("page", "Invalid value for parameter \"page\": %q", r.Query("page"))
+		}
+		if (n-1)*p.perPage > maxLegacySkip {
+			return p, apperr.BadRequest("page", "Parameter \"page\" is too large: page × per_page may not pass %d entries; "+
+				"continue with the cursor of an earlier page", maxLegacySkip)
+		}
+		p.page = n
+		return p, nil
+	}
 	if raw == "" {
 		return p, nil
 	}
-	position, err := d.Cursors.Decode(r.AccountID, scope, raw)
+	position, err := d.Cursors.Decode(r.AccountID, l.scope, raw)
 	if err != nil || !store.PageToken(position).OwnedBy(r.AccountID) {
 		return p, apperr.BadRequest("cursor", "Invalid cursor")
 	}
-	p.start = position
+	p.start, p.page = position, 0
 	return p, nil
 }
 
-// first tells whether the request asks for the first page.
-func (p paging) first() bool { return p.start == nil }
+// noPaging is readCursor's check for a listing that is not paged (data sources): every
+// paging parameter is a 400.
+func noPaging(r *apigw.Request) error {
+	for name := range r.Event.QueryStringParameters {
+		if pagingParam(name) {
+			return apperr.BadRequest(name, "Parameter %q is not supported: this listing is not paged", name)
+		}
+	}
+	return nil
+}
+
+// pagingWords are the names (lower case, without - _ [ ]) of query parameters that ask
+// for a page in one API or another; a name containing pagingStems is one too.
+var (
+	pagingWords = []string{"skip", "start", "since", "sinceid", "until", "next", "size", "count", "from",
+		"max", "maxresults", "top", "first", "last", "take"}
+	pagingStems = []string{"page", "cursor", "offset", "limit", "after", "before", "token"}
+)
+
+// pagingParam tells whether a query parameter's name asks for a page.
+func pagingParam(name string) bool {
+	n := strings.Map(func(r rune) rune {
+		if strings.ContainsRune("-_[]. ", r) {
+			return -1
+		}
+		return r
+	}, strings.ToLower(name))
+	if slices.Contains(pagingWords, n) {
+		return true
+	}
+	for _, s := range pagingStems {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// legacy tells whether the answer carries the legacy page keys: no cursor was sent
+// (the first page, or page=N).
+func (p paging) legacy() bool { return p.page > 0 }
+
+// skipped is how many entries come before the page asked for with page=N.
+func (p paging) skipped() int { return max(p.page-1, 0) * p.perPage }
 
 // nextCursor is the one writer of cursors: the signed cursor of where the listing
 // continues (a page's Next); nil when next is.
 func (p paging) nextCursor(d *Deps, r *apigw.Request, next store.PageToken) (*string, error) {
 	return d.Cursors.Encode(r.AccountID, p.scope, next)
+}
+
+// totalPages is a legacy total_pages: exact (at least 1) when the listing knows its
+// size or the page reaches its end, null otherwise.
+func totalPages[T any](p paging, page store.Page[T]) any {
+	switch {
+	case page.TotalKnown:
+		return max(1, (page.Total+p.perPage-1)/p.perPage)
+	case !page.HasMore:
+		return max(1, (p.skipped()+len(page.Items)+p.perPage-1)/p.perPage)
+	}
+	return nil
+}
+
+// readPage reads the page the request asks for with list (the listing's store call:
+// up to limit entries after start). For page=N it first reads past the (N-1)×per_page
+// entries before it, so that page costs what walking there costs, within the bounds
+// above; a page beyond the end is empty, without more, and knows the listing's size.
+func readPage[T any](p paging, list func(limit int, start store.PageToken) (store.Page[T], error)) (store.Page[T], error) {
+	start, want := p.start, p.skipped()
+	for skipped, reads := 0, 0; skipped < want; reads++ {
+		if reads == maxLegacySkipReads {
+			return store.Page[T]{}, apperr.BadRequest("page", "Parameter \"page\" is too large for this filter: "+
+				"continue with the cursor of an earlier page")
+		}
+		part, err := list(min(want-skipped, legacySkipChunk), start)
+		if err != nil {
+			return part, err
+		}
+		skipped += len(part.Items)
+		if !part.HasMore {
+			return store.Page[T]{Items: []T{}, Total: skipped, TotalKnown: true}, nil
+		}
+		start = part.Next
+	}
+	return list(p.perPage, start)
+}
+
+// filteredListing is the listing name whose filters are the query parameters named:
+// their values make its scope.
+func filteredListing(r *apigw.Request, name string, filters []string) listing {
+	values := map[string]string{}
+	for _, f := range filters {
+		values[f] = r.Query(f)
+	}
+	return listing{scope: listScope(name, values), params: filters}
 }
 
 // listScope names a listing and its filters (the non-empty ones).
@@ -54,23 +202,41 @@ func listScope(name string, filters map[string]string) string {
 	return name + "?" + v.Encode()
 }
 
-// importRecordsPage renders a page of one customer's Import-API records: customer_uuid,
-// the entries under key, on the first page the legacy current_page and total_pages
-// (null when the listing does not know its size), then cursor and has_more.
-func importRecordsPage[T any](d *Deps, r *apigw.Request, pg paging, perPage int, customerUUID, key string,
-	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
+// countedPage renders a listing whose legacy keys are the page and the page count
+// (plans, plan groups, a plan group's plans, one customer's Import-API records): head,
+// the entries under key, on the first page (or page=N) current_page and total_pages,
+// then cursor and has_more. total_pages is exact when the listing knows its size or
+// the page reaches its end, else count's (null without count).
+func countedPage[T any](d *Deps, r *apigw.Request, pg paging, head jsonobj.Object, key string, entries any,
+	page store.Page[T], count func() (int, error)) (apigw.Response, error) {
 	cursor, err := pg.nextCursor(d, r, page.Next)
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	body := jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}, {Key: key, Value: entries}}
-	if pg.first() {
-		var totalPages any
-		if page.TotalKnown {
-			totalPages = (page.Total + perPage - 1) / perPage
+	body := append(head, jsonobj.Field{Key: key, Value: entries})
+	if pg.legacy() {
+		var total any
+		switch {
+		case page.TotalKnown:
+			total = (page.Total + pg.perPage - 1) / pg.perPage
+		case !page.HasMore:
+			total = (pg.skipped() + len(page.Items) + pg.perPage - 1) / pg.perPage
+		case count != nil:
+			n, err := count()
+			if err != nil {
+				return apigw.Response{}, err
+			}
+			total = (n + pg.perPage - 1) / pg.perPage
 		}
-		body = append(body, jsonobj.Field{Key: "current_page", Value: 1}, jsonobj.Field{Key: "total_pages", Value: totalPages})
+		body = append(body, jsonobj.Field{Key: "current_page", Value: pg.page}, jsonobj.Field{Key: "total_pages", Value: total})
 	}
 	body = append(body, jsonobj.Field{Key: "cursor", Value: cursor}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
 	return apigw.JSON(http.StatusOK, body)
+}
+
+// importRecordsPage renders a page of one customer's Import-API records: customer_uuid,
+// then the entries under key, as countedPage.
+func importRecordsPage[T any](d *Deps, r *apigw.Request, pg paging, customerUUID, key string,
+	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
+	return countedPage(d, r, pg, jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}}, key, entries, page, nil)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/subsight/subsight/infra/ddbmeter"
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/apigw"
 )
 
 // benchSeq makes external ids unique across benchmark rounds.
@@ -49,19 +48,8 @@ func BenchmarkPlansAndNotesDynamoDB(b *testing.B) {
 	dsCursor := mustCursor(e, e.ds.UUID)
 	_, firstNotes := e.do(e.acc, api.ListCustomerNotes, "GET", notesRoute, nil, nil, nil)
 
-	type op struct {
-		name   string
-		ep     func(*api.Deps) apigw.Endpoint
-		method string
-		route  string
-		params map[string]string
-		query  func(i int) url.Values
-		body   func(i int) any
-		status int
-	}
-	none := func(int) url.Values { return nil }
-	noBody := func(int) any { return nil }
-	ops := []op{
+	none := noQuery
+	ops := []benchOp{
 		{"CreatePlan", api.CreatePlan, "POST", plansRoute, nil, none, func(i int) any {
 			return map[string]any{"data_source_uuid": e.ds2.UUID, "name": "N", "interval_count": 1, "interval_unit": "day",
 				"external_id": fmt.Sprint("bench-", benchSeq.Add(1))}
@@ -90,43 +78,12 @@ func BenchmarkPlansAndNotesDynamoDB(b *testing.B) {
 		{"ListCustomerNotes by customer, page of 200", api.ListCustomerNotes, "GET", notesRoute, nil,
 			func(int) url.Values { return url.Values{"customer_uuid": {e.customer}} }, noBody, 200},
 	}
-	for _, o := range ops {
-		b.Run(o.name, func(b *testing.B) {
-			meter.Reset()
-			for i := range b.N {
-				status, body := e.do(e.acc, o.ep, o.method, o.route, o.params, o.query(i), o.body(i))
-				if status != o.status {
-					b.Fatalf("%s: %d %v", o.name, status, body)
-				}
-			}
-			reportMeter(b, meter)
-		})
-	}
-	b.Run("DeletePlan", func(b *testing.B) {
-		uuids := make([]string, b.N)
-		for i := range b.N {
-			uuids[i] = e.createPlan(e.ds2.UUID, fmt.Sprint("del-", benchSeq.Add(1)), "D")["uuid"].(string)
-		}
-		meter.Reset()
-		for _, u := range uuids {
-			if status, _ := e.do(e.acc, api.DeletePlan, "DELETE", planRoute, map[string]string{"plan_uuid": u}, nil, nil); status != 204 {
-				b.Fatalf("delete %d", status)
-			}
-		}
-		reportMeter(b, meter)
+	runBenchOps(b, e, meter, ops)
+	benchEach(b, e, meter, benchOp{"DeletePlan", api.DeletePlan, "DELETE", planRoute, nil, none, noBody, 204}, func() map[string]string {
+		return map[string]string{"plan_uuid": e.createPlan(e.ds2.UUID, fmt.Sprint("del-", benchSeq.Add(1)), "D")["uuid"].(string)}
 	})
-	b.Run("DeleteCustomerNote", func(b *testing.B) {
-		uuids := make([]string, b.N)
-		for i := range b.N {
-			uuids[i] = e.createNote(e.acc, map[string]any{"customer_uuid": e.customer, "type": "note"})["uuid"].(string)
-		}
-		meter.Reset()
-		for _, u := range uuids {
-			if status, _ := e.do(e.acc, api.DeleteCustomerNote, "DELETE", noteRoute, map[string]string{"note_uuid": u}, nil, nil); status != 200 {
-				b.Fatalf("delete %d", status)
-			}
-		}
-		reportMeter(b, meter)
+	benchEach(b, e, meter, benchOp{"DeleteCustomerNote", api.DeleteCustomerNote, "DELETE", noteRoute, nil, none, noBody, 200}, func() map[string]string {
+		return map[string]string{"note_uuid": e.createNote(e.acc, map[string]any{"customer_uuid": e.customer, "type": "note"})["uuid"].(string)}
 	})
 }
 

@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/ids"
-	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -18,13 +16,10 @@ import (
 // current_page and total_pages, as ChartMogul's does.
 func ListPlans(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		perPage, err := r.PerPage()
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		f := store.PlanFilter{DataSourceUUID: r.Query("data_source_uuid"), ExternalID: r.Query("external_id"),
 			System: model.SystemFilter(r.Query("system"))}
-		pg, err := readCursor(d, r, "plans?"+url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode())
+		pg, err := readCursor(d, r, listing{scope: "plans?" + url.Values{"ds": {f.DataSourceUUID}, "ext": {f.ExternalID}, "sys": {f.System}}.Encode(),
+			params: []string{"data_source_uuid", "external_id", "system"}, legacy: true})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -32,7 +27,10 @@ func ListPlans(d *Deps) apigw.Endpoint {
 		// A value that no plan can have answers an empty list without a query (and
 		// keeps oversized strings out of key conditions).
 		if plansFilterCanMatch(f) {
-			if page, err = d.Store.ListPlans(ctx, r.AccountID, f, perPage, pg.start); err != nil {
+			page, err = readPage(pg, func(limit int, start store.PageToken) (store.Page[model.Plan], error) {
+				return d.Store.ListPlans(ctx, r.AccountID, f, limit, start)
+			})
+			if err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -40,23 +38,9 @@ func ListPlans(d *Deps) apigw.Endpoint {
 		for i, p := range page.Items {
 			plans[i] = newPlanJSON(p)
 		}
-		obj := jsonobj.Object{{Key: "plans", Value: plans}}
-		if pg.first() {
-			total := len(plans)
-			if page.HasMore {
-				if total, err = d.Store.CountPlans(ctx, r.AccountID, f); err != nil {
-					return apigw.Response{}, err
-				}
-			}
-			obj = append(obj, jsonobj.Field{Key: "current_page", Value: 1},
-				jsonobj.Field{Key: "total_pages", Value: (total + perPage - 1) / perPage})
-		}
-		next, err := pg.nextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		obj = append(obj, jsonobj.Field{Key: "cursor", Value: next}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
-		return apigw.JSON(http.StatusOK, obj)
+		return countedPage(d, r, pg, nil, "plans", plans, page, func() (int, error) {
+			return d.Store.CountPlans(ctx, r.AccountID, f)
+		})
 	}}
 }
 

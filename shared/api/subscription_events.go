@@ -379,7 +379,7 @@ func DeleteSubscriptionEvent(d *Deps) apigw.Endpoint {
 // total_pages is null when counting would take more than one more Query.
 func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		perPage, err := r.PerPage()
+		pg, err := readCursor(d, r, listing{scope: "subscription-events", params: eventFilterParams, legacy: true})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -387,11 +387,9 @@ func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		pg, err := readCursor(d, r, "subscription-events")
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		page, err := d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, perPage, pg.start)
+		page, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[model.SubscriptionEvent], error) {
+			return d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, limit, start)
+		})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -407,8 +405,8 @@ func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		body := jsonobj.Object{{Key: "subscription_events", Value: out}}
-		if pg.first() {
-			meta, err := eventsMeta(ctx, d, r.AccountID, match, page, perPage)
+		if pg.legacy() {
+			meta, err := eventsMeta(ctx, d, r.AccountID, match, page, pg)
 			if err != nil {
 				return apigw.Response{}, err
 			}
@@ -419,15 +417,18 @@ func ListSubscriptionEvents(d *Deps) apigw.Endpoint {
 	}}
 }
 
-// eventsMeta is the first page's legacy meta (docs/api.md, "Pagination"); page and
-// total_pages are 0 for an empty listing.
+// eventsMeta is the legacy meta of the first page or of page=N (docs/api.md,
+// "Pagination"); page and total_pages are 0 for an empty listing.
 func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model.SubscriptionEvent) bool,
-	page store.Page[model.SubscriptionEvent], perPage int) (jsonobj.Object, error) {
+	page store.Page[model.SubscriptionEvent], pg paging) (jsonobj.Object, error) {
 	var nextKey any
 	if page.HasMore && len(page.Items) > 0 {
 		nextKey = page.Items[len(page.Items)-1].ID
 	}
-	total, known := len(page.Items), true
+	total, known := pg.skipped()+len(page.Items), true
+	if page.TotalKnown {
+		total = page.Total
+	}
 	if page.HasMore {
 		var err error
 		if total, known, err = d.Store.CountSubscriptionEvents(ctx, accountID, match); err != nil {
@@ -435,9 +436,9 @@ func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model
 		}
 	}
 	var totalPages any
-	pageNo := 1
+	pageNo := pg.page
 	if known {
-		totalPages = (total + perPage - 1) / perPage
+		totalPages = (total + pg.perPage - 1) / pg.perPage
 		if total == 0 {
 			pageNo = 0
 		}
@@ -446,6 +447,10 @@ func eventsMeta(ctx context.Context, d *Deps, accountID string, match func(model
 		{Key: "before_key", Value: timefmt.Millis(d.Now())}, {Key: "page", Value: pageNo},
 		{Key: "total_pages", Value: totalPages}}, nil
 }
+
+// eventFilterParams are the filters of GET /v1/subscription_events.
+var eventFilterParams = []string{"data_source_uuid", "external_id", "customer_external_id", "customer_uuid",
+	"subscription_external_id", "event_type", "plan_external_id", "event_date", "effective_date"}
 
 // eventFilter builds the list's filter from the query (docs/api.md, "Endpoints").
 func eventFilter(r *apigw.Request) (func(model.SubscriptionEvent) bool, error) {

@@ -46,15 +46,13 @@ func ListImportSubscriptions(d *Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		perPage, err := r.PerPage()
+		pg, err := readCursor(d, r, listing{scope: "import-subscriptions:" + c.UUID, legacy: true})
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		pg, err := readCursor(d, r, "import-subscriptions:"+c.UUID)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		page, err := d.Store.ListCustomerSubscriptions(ctx, r.AccountID, c.UUID, perPage, pg.start)
+		page, err := readPage(pg, func(limit int, start store.PageToken) (store.Page[model.Subscription], error) {
+			return d.Store.ListCustomerSubscriptions(ctx, r.AccountID, c.UUID, limit, start)
+		})
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -62,7 +60,7 @@ func ListImportSubscriptions(d *Deps) apigw.Endpoint {
 		for i, s := range page.Items {
 			out[i] = subscriptionJSON(s, false)
 		}
-		return importRecordsPage(d, r, pg, perPage, c.UUID, "subscriptions", out, page)
+		return importRecordsPage(d, r, pg, c.UUID, "subscriptions", out, page)
 	}}
 }
 

@@ -23,6 +23,9 @@ const (
 	FamilyB
 	// FamilyC is {"errors":{"field":"message"}} (legacy Rails-style validation).
 	FamilyC
+	// FamilyE is {"field":["message"],...,"error_details":[{"param","code","message"}]}
+	// (plan groups' validation, as recorded).
+	FamilyE
 )
 
 // Error is a client-facing error. Internal errors are plain Go errors and never reach
@@ -34,6 +37,14 @@ type Error struct {
 	Code    string // family B detail code, e.g. "invalid", "blank"
 	Family  Family
 	Fields  map[string]string // family C field errors
+	Details []Detail          // family E field errors, in order
+}
+
+// Detail is one field error of a family E body.
+type Detail struct {
+	Param   string `json:"param"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 func (e *Error) Error() string {
@@ -94,6 +105,15 @@ func Unauthorized() *Error {
 // MissingParam is ChartMogul's 400 for an absent required field.
 func MissingParam(param string) *Error {
 	return BadRequest(param, "Parameter %q is missing", param)
+}
+
+// FieldErrors is a family E 422 naming every failing field.
+func FieldErrors(details ...Detail) *Error {
+	e := &Error{Status: http.StatusUnprocessableEntity, Family: FamilyE, Details: details}
+	if len(details) > 0 {
+		e.Param, e.Code, e.Message = details[0].Param, details[0].Code, details[0].Message
+	}
+	return e
 }
 
 // Validation is a family C 422 with one message per field.

@@ -24,6 +24,14 @@ func TestBodyFamilies(t *testing.T) {
 			`{"code":400,"message":"Parameter \"name\" is missing","param":"name"}`},
 		{"family C from a plain error", Unprocessable("interval_unit", "bad"), FamilyC,
 			`{"errors":{"interval_unit":"bad"}}`},
+		{"family E as recorded for a plan group without name and plans", FieldErrors(
+			Detail{Param: "name", Code: "blank", Message: "Name can't be blank"},
+			Detail{Param: "plan_ids", Code: "blank", Message: "Plan ids can't be blank"}), FamilyB,
+			`{"name":["Name can't be blank"],"plan_ids":["Plan ids can't be blank"],"error_details":[` +
+				`{"param":"name","code":"blank","message":"Name can't be blank"},` +
+				`{"param":"plan_ids","code":"blank","message":"Plan ids can't be blank"}]}`},
+		{"family E from a plain error", Unprocessable("plan_ids", "Plan pl_x does not exist"), FamilyE,
+			`{"plan_ids":["Plan pl_x does not exist"],"error_details":[{"param":"plan_ids","code":"invalid","message":"Plan pl_x does not exist"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ const (
 	LineItem     = "li_"
 	Transaction  = "tr_"
 	Subscription = "sub_"
+	PlanGroup    = "plg_"
 )
 
 // New returns prefix + a new time-ordered UUID (v7), like ChartMogul's time-based ids.

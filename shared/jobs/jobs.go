@@ -22,6 +22,8 @@ const (
 	RecomputeCustomer = "recompute_customer"
 	// MergeCustomers carries out the merges pending into one customer.
 	MergeCustomers = "merge_customers"
+	// UnmergeCustomer carries out the unmerges pending out of one customer.
+	UnmergeCustomer = "unmerge_customer"
 	// ExportActivities writes an account's activities to the CSV file of an export.
 	ExportActivities = "export_activities"
 )
@@ -43,6 +45,12 @@ func Recompute(accountID, customerUUID, reason string) Message {
 // customer merged away, keeps the merges of several customers apart.
 func Merge(accountID, intoUUID, fromUUID string) Message {
 	return Message{Type: MergeCustomers, AccountID: accountID, CustomerUUID: intoUUID, Nonce: fromUUID}
+}
+
+// Unmerge is the job that carries out the unmerges pending out of a customer; pair
+// (the data source customer that leaves) keeps the unmerges of several pairs apart.
+func Unmerge(accountID, customerUUID, pair string) Message {
+	return Message{Type: UnmergeCustomer, AccountID: accountID, CustomerUUID: customerUUID, Nonce: pair}
 }
 
 // Export is the job that carries out an activities export request.

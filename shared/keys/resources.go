@@ -1,6 +1,7 @@
 package keys
 
-// Plans and customer notes. See docs/data-model.md, "Plans and notes".
+// Plans and customer notes. See docs/data-model.md, "Plans and notes"; notes are laid out
+// as the CRM records (keys.Notes, crm.go).
 
 // Entity types of plans and notes.
 const (
@@ -38,31 +39,4 @@ func PlansByAccount(accountID string) string { return Partition(accountID, "PLAN
 // (across data sources; GSI2SK: the plan uuid).
 func PlansByExternalID(accountID, externalID string) string {
 	return Partition(accountID, "PLANEXT", externalID)
-}
-
-// NoteLocator finds a note's customer from the note uuid alone, with a consistent read.
-func NoteLocator(accountID, noteUUID string) Key {
-	return Key{PK: Partition(accountID, "NOTE", noteUUID), SK: "LOCATOR"}
-}
-
-// NotesByAccount is the GSI1 partition of every note of the account; GSI1SK is
-// NoteOrder, read backwards for newest first.
-func NotesByAccount(accountID string) string { return Partition(accountID, "NOTES") }
-
-// NotesByCustomer is the GSI2 partition of one customer's notes; GSI2SK is NoteOrder.
-func NotesByCustomer(accountID, customerUUID string) string {
-	return Partition(accountID, "NOTES", customerUUID)
-}
-
-// NoteOrder sorts notes by creation time, then uuid; createdAt must be a fixed-width
-// UTC timestamp so that string order is time order.
-func NoteOrder(createdAt, noteUUID string) string { return createdAt + sep + noteUUID }
-
-// NotePrefix selects the notes within a customer's partition.
-const NotePrefix = "NOTE" + sep
-
-// Note is the note item. It lives in its customer's partition, which deleting the
-// customer removes, so the notes disappear with the customer.
-func Note(accountID, customerUUID, noteUUID string) Key {
-	return Key{PK: CustomerPartition(accountID, customerUUID), SK: NotePrefix + noteUUID}
 }

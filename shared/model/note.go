@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/subsight/subsight/shared/ids"
 )
@@ -23,13 +22,12 @@ const MaxNoteTextLength = 65535
 // MaxCallDuration bounds call_duration (seconds; a year is plenty).
 const MaxCallDuration = 366 * 24 * 3600
 
-// Note is a customer note or call log.
+// Note is a note or call log of a customer, possibly about one of its contacts (the
+// same object for /v1/customer_notes and /v1/notes).
 type Note struct {
-	AccountID    string
-	UUID         string
-	CustomerUUID string
-	Type         string
-	Text         string
+	RecordMeta
+	Type string
+	Text string
 	// CallDuration is in seconds; always 0 for a note.
 	CallDuration int
 	// AuthorEmail and AuthorName are the team member's, copied when the note is
@@ -37,8 +35,6 @@ type Note struct {
 	// both empty when the account had no team member then.
 	AuthorEmail string
 	AuthorName  string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
 }
 
 // NewNoteUUID returns a new note_ id.

@@ -144,8 +144,9 @@ func (r *Recomputer) moveBilling(ctx context.Context, m store.MergeRequest) erro
 	return nil
 }
 
-// moveContactsAndNotes re-homes from's contacts and notes. A contact whose e-mail into
-// already has is merged into that contact (e-mails stay unique per customer).
+// moveContactsAndNotes re-homes from's contacts, notes, opportunities and tasks. A
+// contact whose e-mail into already has is merged into that contact (e-mails stay
+// unique per customer).
 func (r *Recomputer) moveContactsAndNotes(ctx context.Context, m store.MergeRequest) error {
 	into, err := r.store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
 	if err != nil {
@@ -175,16 +176,7 @@ func (r *Recomputer) moveContactsAndNotes(ctx context.Context, m store.MergeRequ
 			return err
 		}
 	}
-	notes, err := r.store.CustomerNotes(ctx, m.AccountID, m.FromUUID)
-	if err != nil {
-		return err
-	}
-	for _, n := range notes {
-		if err := r.store.MoveNote(ctx, n, m.IntoUUID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.moveCRMRecords(ctx, m.AccountID, m.FromUUID, m.IntoUUID, model.UnmergeMovable)
 }
 
 // absorbIdentity adds from's external ids, data sources, systems and tags, and the

@@ -33,6 +33,10 @@ type Storage interface {
 	store.Contacts
 	store.Notes
 	store.Merges
+	store.Unmerges
+	store.Opportunities
+	store.Tasks
+	store.DataSources
 	store.Connections
 	store.Metrics
 	store.FXRates

@@ -31,7 +31,7 @@ var foundationAPIs = map[string]API{
 }
 
 // APIs are the HTTP API operations.
-var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs, recordAPIs)
+var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs, crmAPIs, recordAPIs)
 
 // Workers are the SQS queue consumers.
 var Workers = map[string]func(*workers.Deps) sqsworker.Handler{

@@ -52,6 +52,7 @@ var ErrCustomerNotFound = errors.New("customer not found")
 // NoteFilter narrows a note listing; empty fields do not filter.
 type NoteFilter struct {
 	CustomerUUID string
+	ContactUUID  string
 	Type         string
 	AuthorEmail  string
 }

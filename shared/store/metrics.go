@@ -157,11 +157,13 @@ func appendMissing(list []string, values ...string) []string {
 
 // ActivityFilter selects the account's activities: From and To bound the date
 // (inclusive; zero = unbounded), Type is one movement type or empty, Descending lists
-// newest first.
+// newest first, After (an activity's place, from ActivityOrder) starts the listing
+// after that activity.
 type ActivityFilter struct {
 	From, To   time.Time
 	Type       string
 	Descending bool
+	After      string
 }
 
 // Metrics is what a recomputation keeps of a customer: its last result, the
@@ -231,6 +233,10 @@ type Activities interface {
 	ListActivities(ctx context.Context, accountID string, f ActivityFilter, limit int, start PageToken) (Page[accountseries.Activity], error)
 	// ListCustomerActivities reads one page of a customer's activities, oldest first.
 	ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int, start PageToken) (Page[accountseries.Activity], error)
+	// ActivityOrder finds an activity of the account by uuid and returns its place in
+	// the activity log (accountseries.Activity.Order), for start-after; ErrNotFound when
+	// no activity of the account has that uuid.
+	ActivityOrder(ctx context.Context, accountID, activityUUID string) (string, error)
 }
 
 // SeriesStore hands out the storage of the account series.

@@ -46,6 +46,10 @@ type Store interface {
 	Metrics
 	Connections
 	Merges
+	Unmerges
+	Opportunities
+	Tasks
+	PlanGroups
 	Activities
 	ActivitiesExports
 	SeriesStore

@@ -21,13 +21,15 @@ type PageToken map[string]string
 // subscriptions) in a token: TokenCustomerAt + the customer listing's key attributes,
 // TokenCustomer the customer, TokenAfter the last item read, TokenDate (invoice date,
 // Unix seconds) or TokenCreated (subscription creation time, Unix nanoseconds) its
-// place in the order.
+// place in the order. A listing kept in one item (a plan group's plans) holds how many
+// entries it has passed in TokenOffset.
 const (
 	TokenCustomer   = "cu"
 	TokenAfter      = "after"
 	TokenDate       = "d"
 	TokenCreated    = "t"
 	TokenCustomerAt = "c."
+	TokenOffset     = "o"
 )
 
 // ErrInvalidToken is a page token that the store did not make for this listing.
@@ -49,6 +51,11 @@ func (t PageToken) OwnedBy(accountID string) bool {
 func wellFormed(t PageToken) bool {
 	if d, ok := t[TokenDate]; ok {
 		if _, err := strconv.ParseInt(d, 10, 64); err != nil {
+			return false
+		}
+	}
+	if o, ok := t[TokenOffset]; ok {
+		if n, err := strconv.Atoi(o); err != nil || n < 0 {
 			return false
 		}
 	}

@@ -68,6 +68,8 @@ func Jobs(d *Deps) sqsworker.Handler {
 			return recomputeCustomer(ctx, d, job)
 		case jobs.MergeCustomers:
 			return mergeCustomers(ctx, d, job)
+		case jobs.UnmergeCustomer:
+			return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 		case jobs.ExportActivities:
 			return exportActivities(ctx, d, job, msg)
 		default:

@@ -9,7 +9,7 @@ from datetime import date, datetime, timezone
 import chartmogul
 import pytest
 
-from support import api_error, import_records, raw, until
+from support import api_error, basic_auth, import_records, raw, until
 
 Q = {"start_date": "2024-01-01", "end_date": "2024-03-31", "interval": "month"}
 
@@ -120,3 +120,46 @@ def test_an_unknown_metric_is_a_400(cfg):
     assert res.status_code == 400
     assert res.json() == {"code": 400, "param": "metric", "message": 'Unknown metric "churn" (one of all, mrr, arr, arpa, '
                           'asp, customer-count, customer-churn-rate, mrr-churn-rate, ltv)'}
+
+
+def test_a_pipeline_connector_pages_with_page_and_start_after(cfg, portfolio):
+    """What a data-pipeline connector sends, through plain HTTP: the key as user name and
+    password, customers paged with the legacy page=N, activities with
+    start-after=<last activity uuid>. Both walks end, with every record once; a paging
+    parameter a listing does not serve is a 400, never a first page again."""
+    key = cfg.auth[0]
+    auth = {"Authorization": basic_auth(key, key)}
+    customers, page = [], 1
+    while True:
+        res = raw("GET", f"/v1/customers?per_page=1&page={page}", headers=auth)
+        assert res.status_code == 200, res.text
+        body = res.json()
+        assert (body["current_page"], body["page"], body["per_page"]) == (page, page, 1)
+        customers += [c["external_id"] for c in body["entries"]]
+        if not body["has_more"]:
+            assert body["total_pages"] == page
+            break
+        page += 1
+        assert page <= 5, "the page walk does not end"
+    assert sorted(customers) == ["c1", "c2"]
+    beyond = raw("GET", f"/v1/customers?per_page=1&page={page + 3}", headers=auth).json()
+    assert (beyond["entries"], beyond["has_more"], beyond["cursor"]) == ([], False, None)
+
+    every = [a["uuid"] for a in raw("GET", "/v1/activities?per_page=200", headers=auth).json()["entries"]]
+    walked, query = [], "/v1/activities?per_page=1"
+    for _ in range(10):
+        res = raw("GET", query, headers=auth)
+        assert res.status_code == 200, res.text
+        body = res.json()
+        walked += [a["uuid"] for a in body["entries"]]
+        if not body["has_more"]:
+            break
+        query = f"/v1/activities?per_page=1&start-after={walked[-1]}"
+    assert walked == every and len(every) == 4
+    after_last = raw("GET", f"/v1/activities?start-after={every[-1]}", headers=auth).json()
+    assert (after_last["entries"], after_last["has_more"]) == ([], False)
+
+    for path, param in [("/v1/activities?offset=1", "offset"), ("/v1/customers?start-after=x", "start-after"),
+                        ("/v1/contacts?page=2", "page"), ("/v1/activities?start-after=00000000-0000-8000-8000-000000000000", "start-after")]:
+        res = raw("GET", path, headers=auth)
+        assert res.status_code == 400 and res.json()["param"] == param, (path, res.text)

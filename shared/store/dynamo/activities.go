@@ -74,6 +74,9 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 	if !f.To.IsZero() {
 		hi = timefmt.Nanos(f.To) + "~"
 	}
+	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
+		return store.Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
+	}
 	q := listQuery{
 		in: dynamodb.QueryInput{IndexName: aws.String(index),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),

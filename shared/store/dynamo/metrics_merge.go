@@ -104,38 +104,3 @@ func (s *Store) MoveContact(ctx context.Context, c model.Contact, into model.Cus
 	}
 	return conflict(err)
 }
-
-// CustomerNotes reads every note of a customer (its partition).
-func (s *Store) CustomerNotes(ctx context.Context, accountID, customerUUID string) ([]model.Note, error) {
-	var items []noteItem
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.NotePrefix, &items); err != nil {
-		return nil, err
-	}
-	out := make([]model.Note, len(items))
-	for i, it := range items {
-		out[i] = it.note()
-	}
-	return out, nil
-}
-
-// MoveNote re-homes a note in into's partition and points its locator there, then
-// drops the old copy, in one transaction.
-func (s *Store) MoveNote(ctx context.Context, n model.Note, intoUUID string) error {
-	next := n
-	next.CustomerUUID = intoUUID
-	note, err := attributevalue.MarshalMap(newNoteItem(next))
-	if err != nil {
-		return err
-	}
-	loc := keys.NoteLocator(n.AccountID, n.UUID)
-	locator, err := attributevalue.MarshalMap(noteLocatorItem{PK: loc.PK, SK: loc.SK, ET: keys.TypeNoteLocator,
-		CustomerUUID: intoUUID})
-	if err != nil {
-		return err
-	}
-	return s.transactWrite(ctx, []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.table, Item: note}},
-		{Put: &types.Put{TableName: &s.table, Item: locator}},
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID))}},
-	})
-}

@@ -3,162 +3,74 @@ package dynamo
 import (
 	"context"
 	"strings"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/store"
-	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// The note item lives in its customer's partition (keys.Note); see docs/data-model.md.
+// noteItem is a note as stored: a CRM record (keys.Notes' layout, crm_records.go); see
+// docs/data-model.md.
 type noteItem struct {
-	PK           string    `dynamodbav:"PK"`
-	SK           string    `dynamodbav:"SK"`
-	ET           string    `dynamodbav:"et"`
-	GSI1PK       string    `dynamodbav:"GSI1PK"`
-	GSI1SK       string    `dynamodbav:"GSI1SK"`
-	GSI2PK       string    `dynamodbav:"GSI2PK"`
-	GSI2SK       string    `dynamodbav:"GSI2SK"`
-	AccountID    string    `dynamodbav:"account_id"`
-	UUID         string    `dynamodbav:"uuid"`
-	CustomerUUID string    `dynamodbav:"customer_uuid"`
-	Type         string    `dynamodbav:"type"`
-	Text         string    `dynamodbav:"text"`
-	CallDuration int       `dynamodbav:"call_duration"`
-	AuthorEmail  string    `dynamodbav:"author_email,omitempty"`
-	AuthorName   string    `dynamodbav:"author_name,omitempty"`
-	AuthorKey    string    `dynamodbav:"author_key,omitempty"` // lower-case e-mail, for the filter
-	CreatedAt    time.Time `dynamodbav:"created_at"`
-	UpdatedAt    time.Time `dynamodbav:"updated_at"`
+	recordHead
+	Type         string `dynamodbav:"type"`
+	Text         string `dynamodbav:"text"`
+	CallDuration int    `dynamodbav:"call_duration"`
+	AuthorEmail  string `dynamodbav:"author_email,omitempty"`
+	AuthorName   string `dynamodbav:"author_name,omitempty"`
+	AuthorKey    string `dynamodbav:"author_key,omitempty"` // lower-case e-mail, for the filter
 }
 
 func (it noteItem) note() model.Note {
-	return model.Note{AccountID: it.AccountID, UUID: it.UUID, CustomerUUID: it.CustomerUUID, Type: it.Type,
-		Text: it.Text, CallDuration: it.CallDuration, AuthorEmail: it.AuthorEmail, AuthorName: it.AuthorName,
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+	return model.Note{RecordMeta: it.meta(), Type: it.Type, Text: it.Text, CallDuration: it.CallDuration,
+		AuthorEmail: it.AuthorEmail, AuthorName: it.AuthorName}
 }
 
 func newNoteItem(n model.Note) noteItem {
-	k := keys.Note(n.AccountID, n.CustomerUUID, n.UUID)
-	order := noteOrder(n)
-	return noteItem{PK: k.PK, SK: k.SK, ET: keys.TypeNote,
-		GSI1PK: keys.NotesByAccount(n.AccountID), GSI1SK: order,
-		GSI2PK: keys.NotesByCustomer(n.AccountID, n.CustomerUUID), GSI2SK: order,
-		AccountID: n.AccountID, UUID: n.UUID, CustomerUUID: n.CustomerUUID, Type: n.Type, Text: n.Text,
+	return noteItem{recordHead: newRecordHead(keys.Notes, n.RecordMeta), Type: n.Type, Text: n.Text,
 		CallDuration: n.CallDuration, AuthorEmail: n.AuthorEmail, AuthorName: n.AuthorName,
-		AuthorKey: strings.ToLower(n.AuthorEmail), CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
-}
-
-// noteOrder is the notes' index sort key; the fixed-width timestamp sorts as text.
-func noteOrder(n model.Note) string {
-	return keys.NoteOrder(timefmt.Nanos(n.CreatedAt), n.UUID)
-}
-
-// noteLocatorItem maps a note uuid to its customer.
-type noteLocatorItem struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	ET           string `dynamodbav:"et"`
-	CustomerUUID string `dynamodbav:"customer_uuid"`
+		AuthorKey: strings.ToLower(n.AuthorEmail)}
 }
 
 // CreateNote stores a note and its locator, in one transaction that checks the
-// customer exists. ErrCustomerNotFound when it does not.
+// customer exists. store.ErrCustomerNotFound when it does not.
 func (s *Store) CreateNote(ctx context.Context, n model.Note) error {
-	note, err := attributevalue.MarshalMap(newNoteItem(n))
-	if err != nil {
-		return err
-	}
-	loc := keys.NoteLocator(n.AccountID, n.UUID)
-	locator, err := attributevalue.MarshalMap(noteLocatorItem{PK: loc.PK, SK: loc.SK, ET: keys.TypeNoteLocator,
-		CustomerUUID: n.CustomerUUID})
-	if err != nil {
-		return err
-	}
-	isNew := aws.String("attribute_not_exists(PK)")
-	err = s.transactWrite(ctx, []types.TransactWriteItem{
-		{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
-			Key:                 keyAttrs(keys.Customer(n.AccountID, n.CustomerUUID)),
-			ConditionExpression: aws.String("attribute_exists(PK)")}},
-		{Put: &types.Put{TableName: &s.table, Item: note, ConditionExpression: isNew}},
-		{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
-	})
-	switch failedAt(err) {
-	case -1:
-		return err
-	case 0:
-		return store.ErrCustomerNotFound
-	default:
-		return store.ErrConflict
-	}
+	it := newNoteItem(n)
+	return s.createRecord(ctx, keys.Notes, it.recordHead, it)
 }
 
 // GetNote reads a note by uuid: the locator, then the note (consistent reads). A
-// deleted customer leaves locators behind; their notes are gone, so ErrNotFound.
+// deleted customer leaves locators behind; their notes are gone, so store.ErrNotFound.
 func (s *Store) GetNote(ctx context.Context, accountID, noteUUID string) (model.Note, error) {
-	var loc noteLocatorItem
-	if err := s.get(ctx, keys.NoteLocator(accountID, noteUUID), &loc); err != nil {
-		return model.Note{}, err
-	}
-	var it noteItem
-	if err := s.get(ctx, keys.Note(accountID, loc.CustomerUUID, noteUUID), &it); err != nil {
+	it, err := getRecord[noteItem](ctx, s, keys.Notes, accountID, noteUUID)
+	return it.note(), err
+}
+
+// UpdateNote writes a note read earlier with its new fields (a changed created_at moves
+// it in the listings); store.ErrNotFound when it was deleted meanwhile. It returns the stored
+// note.
+func (s *Store) UpdateNote(ctx context.Context, n model.Note) (model.Note, error) {
+	it := newNoteItem(n)
+	if err := s.replaceRecord(ctx, it); err != nil {
 		return model.Note{}, err
 	}
 	return it.note(), nil
 }
 
-// UpdateNote writes the changed fields of a note read earlier (n holds the new
-// values); ErrNotFound when it was deleted meanwhile. It returns the stored note.
-func (s *Store) UpdateNote(ctx context.Context, n model.Note) (model.Note, error) {
-	it := newNoteItem(n)
-	vals, err := attributevalue.MarshalMap(map[string]any{
-		":text": it.Text, ":dur": it.CallDuration, ":created": it.CreatedAt, ":updated": it.UpdatedAt,
-		":o1": it.GSI1SK, ":o2": it.GSI2SK,
-	})
-	if err != nil {
-		return model.Note{}, err
-	}
-	set := "#text = :text, call_duration = :dur, created_at = :created, updated_at = :updated, " +
-		"GSI1SK = :o1, GSI2SK = :o2"
-	if it.AuthorEmail != "" {
-		set += ", author_email = :ae, author_name = :an, author_key = :ak"
-		vals[":ae"], vals[":an"], vals[":ak"] = sAttr(it.AuthorEmail), sAttr(it.AuthorName), sAttr(it.AuthorKey)
-	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID)),
-		ConditionExpression:       aws.String("attribute_exists(PK)"),
-		UpdateExpression:          aws.String("SET " + set),
-		ExpressionAttributeNames:  map[string]string{"#text": "text"},
-		ExpressionAttributeValues: vals,
-		ReturnValues:              types.ReturnValueAllNew,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
-		return model.Note{}, notFoundOnCondition(err)
-	}
-	var stored noteItem
-	if err := attributevalue.UnmarshalMap(out.Attributes, &stored); err != nil {
-		return model.Note{}, err
-	}
-	return stored.note(), nil
+// DeleteNote removes a note and its locator; store.ErrNotFound when already gone.
+func (s *Store) DeleteNote(ctx context.Context, n model.Note) error {
+	return s.deleteRecord(ctx, keys.Notes, newNoteItem(n).recordHead)
 }
 
-// DeleteNote removes a note and its locator; ErrNotFound when already gone.
-func (s *Store) DeleteNote(ctx context.Context, n model.Note) error {
-	err := s.transactWrite(ctx, []types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Note(n.AccountID, n.CustomerUUID, n.UUID)),
-			ConditionExpression: aws.String("attribute_exists(PK)")}},
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.NoteLocator(n.AccountID, n.UUID))}},
-	})
-	if failedAt(err) >= 0 {
-		return store.ErrNotFound
-	}
-	return err
+// CustomerNotes reads every note of a customer (its partition).
+func (s *Store) CustomerNotes(ctx context.Context, accountID, customerUUID string) ([]model.Note, error) {
+	return customerRecords(ctx, s, keys.Notes, accountID, customerUUID, noteItem.note)
+}
+
+// MoveNote re-homes a note in into's partition and points its locator there, then
+// drops the old copy, in one transaction.
+func (s *Store) MoveNote(ctx context.Context, n model.Note, intoUUID string) error {
+	from := newNoteItem(n)
+	n.CustomerUUID = intoUUID
+	to := newNoteItem(n)
+	return s.moveRecord(ctx, keys.Notes, from.recordHead, to.recordHead, to)
 }

@@ -9,7 +9,8 @@ const LISTED = 50;
 const importHref = (ds, id) => `#/imports/${encodeURIComponent(ds)}/${encodeURIComponent(id)}`;
 
 export async function importsView ({ api }, dsUUID, importID) {
-  const sources = await api.all('/v1/data_sources', {}, 'data_sources');
+  // Data sources are not paged: one request lists them all.
+  const sources = (await api.get('/v1/data_sources')).data_sources ?? [];
   const select = h('select', { id: 'i-source', name: 'source', required: true },
     sources.map((s) => h('option', { value: s.uuid, selected: s.uuid === dsUUID }, `${s.name} (${s.uuid})`)));
   const idInput = h('input', { type: 'text', id: 'i-id', name: 'id', value: importID ?? '', required: true, autocomplete: 'off',

@@ -1,0 +1,9 @@
+// Command delete-plan-group is the Lambda function of one API operation.
+package main
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/lambdaapp"
+)
+
+func main() { lambdaapp.API(api.DeletePlanGroup) }

@@ -1,0 +1,97 @@
+package dynamo
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/timefmt"
+)
+
+// taskItem is a task as stored (keys.Tasks' layout).
+type taskItem struct {
+	recordHead
+	TaskDetails string     `dynamodbav:"task_details"`
+	Assignee    string     `dynamodbav:"assignee"`
+	AssigneeKey string     `dynamodbav:"assignee_key"` // lower-case, for the filter
+	DueDate     time.Time  `dynamodbav:"due_date"`
+	DueKey      string     `dynamodbav:"due_key"` // fixed-width, sorts as text
+	CompletedAt *time.Time `dynamodbav:"completed_at,omitempty"`
+}
+
+func newTaskItem(t model.Task) taskItem {
+	return taskItem{
+		recordHead:  newRecordHead(keys.Tasks, t.RecordMeta),
+		TaskDetails: t.TaskDetails, Assignee: t.Assignee, AssigneeKey: strings.ToLower(t.Assignee),
+		DueDate: t.DueDate, DueKey: timefmt.Nanos(t.DueDate), CompletedAt: t.CompletedAt,
+	}
+}
+
+func (it taskItem) task() model.Task {
+	return model.Task{RecordMeta: it.meta(), TaskDetails: it.TaskDetails, Assignee: it.Assignee, DueDate: it.DueDate,
+		CompletedAt: it.CompletedAt}
+}
+
+// CreateTask stores a new task; ErrCustomerNotFound when its customer does not exist.
+func (s *Store) CreateTask(ctx context.Context, t model.Task) error {
+	it := newTaskItem(t)
+	return s.createRecord(ctx, keys.Tasks, it.recordHead, it)
+}
+
+// GetTask reads a task by uuid (two consistent reads).
+func (s *Store) GetTask(ctx context.Context, accountID, uuid string) (model.Task, error) {
+	it, err := getRecord[taskItem](ctx, s, keys.Tasks, accountID, uuid)
+	return it.task(), err
+}
+
+// UpdateTask writes a task read earlier with its new fields; store.ErrNotFound when it was
+// deleted meanwhile.
+func (s *Store) UpdateTask(ctx context.Context, t model.Task) error {
+	return s.replaceRecord(ctx, newTaskItem(t))
+}
+
+// DeleteTask removes a task; store.ErrNotFound when already gone.
+func (s *Store) DeleteTask(ctx context.Context, t model.Task) error {
+	return s.deleteRecord(ctx, keys.Tasks, newTaskItem(t).recordHead)
+}
+
+// ListTasks reads one page of tasks, newest first: one customer's (GSI2) or the
+// account's (GSI1); the other filters are filter expressions.
+func (s *Store) ListTasks(ctx context.Context, accountID string, f store.TaskFilter, limit int,
+	start store.PageToken) (store.Page[model.Task], error) {
+	q := recordListing(keys.Tasks, accountID, f.CustomerUUID)
+	q.whereEqual("contact_uuid", f.ContactUUID)
+	q.whereEqual("assignee_key", strings.ToLower(f.Assignee))
+	var from, to string
+	if !f.DueFrom.IsZero() {
+		from = timefmt.Nanos(f.DueFrom)
+	}
+	if !f.DueTo.IsZero() {
+		to = timefmt.Nanos(f.DueTo)
+	}
+	q.whereBetween("due_key", from, to)
+	if f.Completed != nil {
+		cond := "attribute_not_exists(completed_at)"
+		if *f.Completed {
+			cond = "attribute_exists(completed_at)"
+		}
+		q.where(cond, nil, nil)
+	}
+	return listPage(ctx, s, q, limit, start, taskItem.task, nil)
+}
+
+// CustomerTasks reads every task of a customer (merges and unmerges move them).
+func (s *Store) CustomerTasks(ctx context.Context, accountID, customerUUID string) ([]model.Task, error) {
+	return customerRecords(ctx, s, keys.Tasks, accountID, customerUUID, taskItem.task)
+}
+
+// MoveTask makes a task another customer's (a contact it was about stays named).
+func (s *Store) MoveTask(ctx context.Context, t model.Task, toCustomerUUID string) error {
+	from := newTaskItem(t)
+	t.CustomerUUID = toCustomerUUID
+	to := newTaskItem(t)
+	return s.moveRecord(ctx, keys.Tasks, from.recordHead, to.recordHead, to)
+}
