@@ -63,6 +63,13 @@ var crossAccountRoutes = map[string]string{
 	"PATCH /v1/invoices/disabled_state": "", "DELETE /v1/data_sources/{data_source_uuid}/customers/{customer_uuid}/invoices": "",
 	"PATCH /v1/subscription_events/{id}/disabled_state": "", "PATCH /v1/subscription_events/disabled_state": "",
 	"POST /v1/activities_export": "", "GET /v1/activities_export/{id}": "",
+	"POST /v1/customers/unmerges": "", "GET /v1/notes": "", "POST /v1/notes": "", "DELETE /v1/notes/{note_uuid}": "",
+	"GET /v1/notes/{note_uuid}": "", "PATCH /v1/notes/{note_uuid}": "", "GET /v1/opportunities": "", "POST /v1/opportunities": "",
+	"DELETE /v1/opportunities/{opportunity_uuid}": "", "GET /v1/opportunities/{opportunity_uuid}": "",
+	"PATCH /v1/opportunities/{opportunity_uuid}": "", "GET /v1/plan_groups": "", "POST /v1/plan_groups": "",
+	"DELETE /v1/plan_groups/{plan_group_uuid}": "", "GET /v1/plan_groups/{plan_group_uuid}": "",
+	"PATCH /v1/plan_groups/{plan_group_uuid}": "", "GET /v1/plan_groups/{plan_group_uuid}/plans": "", "GET /v1/tasks": "",
+	"POST /v1/tasks": "", "DELETE /v1/tasks/{task_uuid}": "", "GET /v1/tasks/{task_uuid}": "", "PATCH /v1/tasks/{task_uuid}": "",
 }
 
 // volatile is the part of a listing that changes by itself (the time of the request).
