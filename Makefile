@@ -100,7 +100,7 @@ SAM_BUILD_DIR := .aws-sam/build
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
 .PHONY: sam-local sam-smoke build run test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
-        pyclient go-test staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
+        pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
 
@@ -227,10 +227,12 @@ sam-local: venv
 test: venv
 	$(MAKE) lint
 	$(MAKE) go-test
+	$(MAKE) fuzz
 	$(MAKE) sam-build
 	$(MAKE) size-check
 	$(MAKE) node-test
 	$(MAKE) python-test
+	$(MAKE) api-fuzz
 	$(MAKE) dashboard-test
 	$(MAKE) sam-smoke
 
@@ -241,6 +243,17 @@ test: venv
 # runs whole stacks, the fault-injection import among them): 30.
 go-test: venv rie $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 -timeout 30m ./...
+
+# Go native fuzzing, a short run of each target (the seed corpora in testdata/fuzz also run
+# in go-test): the body decoder, the cursor decoder, the json_imports validation.
+# FUZZ_TIME per target; what it finds goes to testdata/fuzz and fails the run.
+FUZZ_TIME    ?= 10s
+FUZZ_TARGETS := ./shared/jsonbody:FuzzDecode ./shared/cursor:FuzzDecode ./shared/model:FuzzParseImport
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name for $(FUZZ_TIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZ_TIME) -parallel 2 $$pkg || exit 1; done
 
 # Without Docker: every function is a Makefile build in the source folder (samconfig.toml).
 sam-build: venv $(BUILD_STAMP)
@@ -255,6 +268,15 @@ node-test: venv npm
 
 python-test: venv pyclient
 	MOTO_SERVER=$(MOTO_SERVER) bash $(PY_TEST_DIR)/run.sh
+
+# Property-based HTTP fuzzing of the local stack from docs/openapi.yaml (test/fuzz/run.sh):
+# schemathesis pinned in test/fuzz/requirements.txt, a fixed seed and number of examples per
+# operation; fails on any 5xx, a response slower than the functions' 10 s timeout, or a
+# response whose content type the document does not allow.
+FUZZ_SEED     ?= 18
+FUZZ_EXAMPLES ?= 10
+api-fuzz: venv $(DASHBOARD_STAMP)
+	MOTO_SERVER=$(MOTO_SERVER) FUZZ_SEED=$(FUZZ_SEED) FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) bash test/fuzz/run.sh
 
 # The dashboard in headless Chromium against the local stack (test/dashboard/README.md): the
 # script's unit tests, the reproducible build, then the browser test; screenshots of each

@@ -83,8 +83,6 @@ func inFamilyB(err error) error {
 func importError(err error) error {
 	var fe *model.FieldError
 	switch {
-	case errors.Is(err, model.ErrNotJSON):
-		return apperr.BadRequest("", "The request body is not a JSON object")
 	case errors.As(err, &fe):
 		if fe.Record == "" && fe.Message == "is required" {
 			return apperr.MissingParam(fe.Field)

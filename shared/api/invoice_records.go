@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/jsonbody"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -297,8 +298,8 @@ func (k recordKind) importRecord(ctx context.Context, d *Deps, inv model.Invoice
 	if err != nil {
 		return nil, err
 	}
-	var rec map[string]any
-	if err := json.Unmarshal(b, &rec); err != nil {
+	var rec map[string]any // numbers as json.Number, as the validation reads a body
+	if err := jsonbody.Number(b, &rec); err != nil {
 		return nil, err
 	}
 	if planUUID != "" {

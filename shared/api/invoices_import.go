@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -27,11 +26,7 @@ import (
 // prefix ("invoices[2].").
 func parseAs(prefix string, payload map[string]any) (model.ImportPayload, error) {
 	payload["external_id"] = "sync"
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return model.ImportPayload{}, err
-	}
-	pl, err := model.ParseImport(raw)
+	pl, err := model.ValidateImport(payload)
 	var fe *model.FieldError
 	if errors.As(err, &fe) {
 		// The body's one invoice is the payload's invoices[0]: name it by the body's index.

@@ -114,17 +114,17 @@ func stringOf(v optional.Value[any]) string {
 	return s
 }
 
-// externalIDOf reads an optional external id: absent, null and "" mean none; numbers
-// are taken as their text, as ChartMogul's Rails API coerces them.
+// externalIDOf reads an optional external id: absent, null and "" mean none; a number
+// is taken as its exact literal text, digit for digit (ChartMogul's Rails API coerces
+// numbers to text; docs/api.md, "Numbers").
 func externalIDOf(v optional.Value[any]) (string, bool) {
 	switch x := v.V.(type) {
 	case nil:
 		return "", true
 	case string:
 		return strings.TrimSpace(x), true
-	case float64:
-		b, _ := json.Marshal(x)
-		return string(b), true
+	case json.Number:
+		return x.String(), true
 	}
 	return "", false
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/jsonbody"
 )
 
 // AuthorizerAccountKey is the key of the account id in the Lambda authorizer's context.
@@ -133,31 +133,16 @@ func (r *Request) Body() ([]byte, error) {
 	return b, nil
 }
 
-// Decode reads the JSON body into v. An empty body decodes as {}. Unknown fields are
-// accepted, as ChartMogul accepts them (clients echo read-only fields back).
+// Decode reads the JSON body into v with the service's one strict body decoder
+// (jsonbody): one JSON object, valid UTF-8, bounded size and depth, exact numbers; an
+// empty body is {}. Unknown fields are accepted, as ChartMogul accepts them (clients
+// echo read-only fields back).
 func (r *Request) Decode(v any) error {
 	b, err := r.Body()
 	if err != nil {
 		return err
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		b = []byte("{}")
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	return nil
-}
-
-func decodeError(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		field := typeErr.Field
-		return apperr.BadRequest(field, "Invalid value for parameter %q: expected %s", field, typeErr.Type.String())
-	}
-	return apperr.BadRequest("", "The request body is not valid JSON")
+	return jsonbody.Decode(b, v)
 }
 
 // PathParam returns a path parameter of the route ("{uuid}").

@@ -3,9 +3,12 @@ package model
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/subsight/subsight/shared/apperr"
 )
 
 // validImport is a payload with one record of every kind; cases change one field.
@@ -228,9 +231,10 @@ func TestParseImportAccepts(t *testing.T) {
 }
 
 func TestParseImportNotJSON(t *testing.T) {
-	for _, body := range []string{"", "[]", "null", "{", `{"external_id":"x"} {}`} {
-		if _, err := ParseImport([]byte(body)); !errors.Is(err, ErrNotJSON) {
-			t.Errorf("%q: %v", body, err)
+	for _, body := range []string{"[]", "null", "{", `{"external_id":"x"} {}`, "{\"external_id\":\"\xff\"}"} {
+		_, err := ParseImport([]byte(body))
+		if e, ok := apperr.As(err); !ok || e.Status != http.StatusBadRequest {
+			t.Errorf("%q: %v, want a 400", body, err)
 		}
 	}
 }

@@ -1,14 +1,10 @@
 package model
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-)
 
-// ErrNotJSON is a body that is not one JSON object.
-var ErrNotJSON = errors.New("the request body is not a JSON object")
+	"github.com/subsight/subsight/shared/jsonbody"
+)
 
 // The enumerations of json_imports.
 var (
@@ -22,17 +18,21 @@ var (
 // importArrays are the record arrays of a json_imports body, in validation order.
 var importArrays = []string{"customers", "plans", "invoices", "line_items", "transactions", "subscription_events"}
 
-// ParseImport decodes and validates a whole json_imports body. Nothing of it may be
-// applied unless it returns no error; the error is ErrNotJSON or a *FieldError naming
-// the first offending record and field.
+// ParseImport decodes (jsonbody) and validates a whole json_imports body. Nothing of
+// it may be applied unless it returns no error; the error is the decoder's
+// *apperr.Error or a *FieldError naming the first offending record and field.
 func ParseImport(body []byte) (ImportPayload, error) {
-	var p ImportPayload
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var top map[string]any
-	if err := dec.Decode(&top); err != nil || top == nil || dec.More() {
-		return p, ErrNotJSON
+	if err := jsonbody.Decode(body, &top); err != nil {
+		return ImportPayload{}, err
 	}
+	return ValidateImport(top)
+}
+
+// ValidateImport validates a decoded json_imports body (numbers as json.Number, as
+// jsonbody leaves them), so that a route holding a decoded body never parses it again.
+func ValidateImport(top map[string]any) (ImportPayload, error) {
+	var p ImportPayload
 	root := &record{m: top}
 	p.ExternalID = root.str("external_id", true, MaxExternalIDLen)
 	if root.err != nil {

@@ -5,7 +5,8 @@ package optional
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"github.com/subsight/subsight/shared/jsonbody"
 )
 
 // Value is one optional field of a request body.
@@ -22,7 +23,7 @@ func (v *Value[T]) UnmarshalJSON(b []byte) error {
 		v.Null = true
 		return nil
 	}
-	return json.Unmarshal(b, &v.V)
+	return jsonbody.Number(b, &v.V)
 }
 
 // Present reports whether a non-null value was sent.
