@@ -243,8 +243,18 @@ describe('json imports, plans, data sources', () => {
 
 describe('activities export', () => {
   test('create, poll until succeeded, download the CSV: the rows of /v1/activities', async () => {
-    await billedCustomer('exp-1', 2);
+    const c = await billedCustomer('exp-1', 2);
     const start = iso(monthStart(-1));
+    // Recomputations run after an import completes: export once this customer's expansion
+    // is listed and the account's listing has stopped changing, so that the export and the
+    // listing it is compared with read the same activities.
+    await settled(c.uuid, (m) => m.activities.some((a) => a.type === 'expansion'));
+    let seen = -1;
+    await until('activities', () => Metrics.Activity.all(acc.config, { 'start-date': start, type: 'expansion' }), (l) => {
+      const same = l.entries.length === seen;
+      seen = l.entries.length;
+      return same;
+    });
     const created = await Metrics.ActivitiesExport.create(acc.config, { 'start-date': start, type: 'expansion' });
     assert.equal(created.status, 'pending');
     assert.equal(created.file_url, null);
