@@ -226,6 +226,21 @@ def test_data_source_flags(cfg):
 def test_activities_export(cfg, ds, plan):
     billed(cfg, ds, "py-exp", 2)
     start = iso(month_start(-1))
+
+    def expansions():
+        return raw("GET", f"/v1/activities?start-date={start}&type=expansion", api_key=cfg.auth[0]).json()["entries"]
+
+    # Recomputations run after an import completes: export once this customer's expansion
+    # is listed and the account's listing has stopped changing, so that the export and the
+    # listing it is compared with read the same activities.
+    seen = []
+
+    def settled(entries):
+        same = bool(seen) and len(entries) == seen[-1]
+        seen.append(len(entries))
+        return same and any(e.get("customer-external-id") == "py-exp" for e in entries)
+
+    until("activities", expansions, settled)
     created = chartmogul.ActivitiesExport.create(cfg, data={"start-date": start, "type": "expansion"}).get()
     assert (created.status, created.file_url, created.expires_at) == ("pending", None, None)
     assert created.params.kind == "activities" and created.params.params["activity_type"] == "expansion"
