@@ -21,7 +21,10 @@ import (
 // CustomerAttrs are the customer fields the series and activities need besides the
 // engine result.
 type CustomerAttrs struct {
-	UUID           string
+	UUID string
+	// ID is the customer's integer id; it picks the write shard of its contributions
+	// (0, unknown: its uuid does).
+	ID             int64
 	Name           string
 	ExternalID     string
 	DataSourceUUID string
@@ -102,7 +105,7 @@ func (s *Series) apply(ctx context.Context, accountID string, cal series.Calenda
 	if err != nil {
 		return err
 	}
-	if err := s.finishPending(ctx, accountID, c.UUID, st); err != nil {
+	if err := s.finishPending(ctx, accountID, c, st); err != nil {
 		return err
 	}
 	acts := activitiesOf(accountID, c, sc.Movements)
@@ -113,7 +116,7 @@ func (s *Series) apply(ctx context.Context, accountID string, cal series.Calenda
 			return fmt.Errorf("accountseries: %w", err)
 		}
 		st = next
-		if err := s.finishPending(ctx, accountID, c.UUID, st); err != nil {
+		if err := s.finishPending(ctx, accountID, c, st); err != nil {
 			return err
 		}
 	}
@@ -130,9 +133,9 @@ func (s *Series) apply(ctx context.Context, accountID string, cal series.Calenda
 }
 
 // finishPending adds every pending chunk to the buckets, each exactly once.
-func (s *Series) finishPending(ctx context.Context, accountID, customerUUID string, st Applied) error {
+func (s *Series) finishPending(ctx context.Context, accountID string, c CustomerAttrs, st Applied) error {
 	for _, id := range sortedKeys(st.Pending) {
-		if err := s.store.AddSeriesChunk(ctx, accountID, customerUUID, id, st.Pending[id]); err != nil {
+		if err := s.store.AddSeriesChunk(ctx, accountID, c.UUID, c.ID, id, st.Pending[id]); err != nil {
 			return err
 		}
 	}

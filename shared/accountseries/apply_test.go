@@ -259,11 +259,11 @@ func TestRedeliveryAfterPartialFailure(t *testing.T) {
 	if err := f.store.Series().ReplaceSeriesRecord(f.ctx, f.acc, c.Attrs.UUID, accountseries.Applied{}, next); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, "a", next.Pending["a"]); err != nil {
+	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, 0, "a", next.Pending["a"]); err != nil {
 		t.Fatal(err)
 	}
 	// The same chunk again (a duplicate delivery racing the first) is refused quietly.
-	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, "a", next.Pending["a"]); err != nil {
+	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, 0, "a", next.Pending["a"]); err != nil {
 		t.Fatal(err)
 	}
 	f.apply(c) // the redelivery

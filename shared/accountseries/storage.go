@@ -17,9 +17,10 @@ type Storage interface {
 	// ReplaceSeriesRecord writes next over old, failing when the record changed since
 	// old was read or a chunk of old is still pending.
 	ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next Applied) error
-	// AddSeriesChunk adds a pending chunk to the buckets and removes it from the
-	// record, atomically and only while the chunk is pending.
-	AddSeriesChunk(ctx context.Context, accountID, customerUUID, chunkID string, adds []BucketAdd) error
+	// AddSeriesChunk adds a pending chunk to the buckets (the write shard of the
+	// customer of integer id customerID, 0 if unknown) and removes it from the record,
+	// atomically and only while the chunk is pending.
+	AddSeriesChunk(ctx context.Context, accountID, customerUUID string, customerID int64, chunkID string, adds []BucketAdd) error
 	// MarkSeriesActivitiesDone records that the activity log matches version.
 	MarkSeriesActivitiesDone(ctx context.Context, accountID, customerUUID, version string) error
 	// DeleteSeriesRecord deletes the record if it still has version.

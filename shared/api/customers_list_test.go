@@ -190,7 +190,7 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 	// Even a correctly signed cursor cannot carry another account's partition.
 	theirs := keys.Customer(e.other, "cus_x")
 	forged, err := e.d.Cursors.Encode(e.acc, "customers?", map[string]string{keys.PK: theirs.PK, keys.SK: theirs.SK,
-		keys.GSI1PK: keys.CustomerList(e.other), keys.GSI1SK: keys.CustomerOrder(1)})
+		keys.GSI1PK: keys.CustomerList(e.other, 1), keys.GSI1SK: keys.CustomerOrder(1)})
 	if err != nil {
 		t.Fatal(err)
 	}

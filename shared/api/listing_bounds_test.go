@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -52,6 +53,7 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 	}
 	meter := ddbmeter.New()
 	d := env.With(meter.Client(env.AWS), nil).API()
+	const shards = keys.ListingShards // the customer and event listings' index partitions
 
 	cases := []struct {
 		name       string
@@ -62,19 +64,20 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 		firstPage  int // DynamoDB requests of the first page
 		maxPerPage int // DynamoDB requests of any page
 	}{
-		// A walk page: at most 8 requests started (store.invoicePageRequests), the last
-		// round's invoice reads (3) and the handler's data source read.
-		{"invoices", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"per_page": {"7"}}, 100, 3, 12},
+		// A walk page: at most 8 requests started (store.invoicePageRequests; a round of
+		// the customer listing is one Query per shard), the last round's invoice reads
+		// (3) and the handler's data source read.
+		{"invoices", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"per_page": {"7"}}, 100, shards + 2, 12},
 		{"invoices of a data source", api.ListInvoices, "/v1/invoices", "invoices",
-			url.Values{"per_page": {"7"}, "data_source_uuid": {ds.UUID}}, 100, 4, 12},
+			url.Values{"per_page": {"7"}, "data_source_uuid": {ds.UUID}}, 100, shards + 3, 12},
 		{"invoices of a source whose customers have none", api.ListInvoices, "/v1/invoices", "invoices",
 			url.Values{"per_page": {"1"}, "data_source_uuid": {empty.UUID}}, 0, 12, 12},
 		{"invoices by external id", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"external_id": {"c07-i2"}}, 1, 2, 2},
-		// A page Query, and on the first page a Select COUNT one.
-		{"subscription events", api.ListSubscriptionEvents, eventsRoute, "subscription_events", url.Values{"per_page": {"7"}}, 50, 2, 2},
-		// At most 4 Queries (store.eventPageRequests) and the count.
+		// A page Query per shard, and on the first page a Select COUNT one per shard.
+		{"subscription events", api.ListSubscriptionEvents, eventsRoute, "subscription_events", url.Values{"per_page": {"7"}}, 50, 2 * shards, 2 * shards},
+		// At most 4 Queries shared among the shards (store.eventPageRequests) and the count.
 		{"subscription events of one customer", api.ListSubscriptionEvents, eventsRoute, "subscription_events",
-			url.Values{"per_page": {"7"}, "customer_external_id": {"c42"}}, 1, 5, 5},
+			url.Values{"per_page": {"7"}, "customer_external_id": {"c42"}}, 1, 4 + shards, 4 + shards},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

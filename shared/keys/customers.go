@@ -35,9 +35,16 @@ func CustomerEmailIndex(accountID, customerUUID string) Key {
 	return Key{PK: CustomerPartition(accountID, customerUUID), SK: "EMAILIDX"}
 }
 
-// CustomerList is the GSI1 partition of every customer of the account, sorted by
-// CustomerOrder.
-func CustomerList(accountID string) string { return Partition(accountID, "CUSTOMERS") }
+// CustomerList is the GSI1 partition, among ListingShards, that lists the customer of
+// integer id id (GSI1SK: CustomerOrder).
+func CustomerList(accountID string, id int64) string {
+	return shardKey(Partition(accountID, "CUSTOMERS"), idShard(id, ListingShards))
+}
+
+// CustomerListShards is every GSI1 partition of the account's customer listing.
+func CustomerListShards(accountID string) []string {
+	return shardKeys(Partition(accountID, "CUSTOMERS"), ListingShards)
+}
 
 // CustomerOrder is the sort key of a customer in its listings: the integer id,
 // zero-padded so that string order is numeric order.
@@ -55,9 +62,10 @@ func CustomerByEmail(accountID, email string) string {
 }
 
 // CustomerExternalID is the uniqueness item of a customer external id in a data
-// source; it lives in the data source's partition so a purge removes it.
+// source; it lives in one of the data source's reservation partitions, which a purge
+// deletes.
 func CustomerExternalID(accountID, dsUUID, externalID string) Key {
-	return Key{PK: DataSourcePartition(accountID, dsUUID), SK: "CUSTOMER" + sep + externalID}
+	return Key{PK: DataSourceReservations(accountID, dsUUID, externalID), SK: "CUSTOMER" + sep + externalID}
 }
 
 // Contact is the contact item.

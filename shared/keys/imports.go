@@ -72,12 +72,20 @@ func SubscriptionEvent(accountID, id string) Key {
 // SubscriptionEventExternalID reserves a subscription event external id in its data
 // source and finds the event from it.
 func SubscriptionEventExternalID(accountID, dsUUID, externalID string) Key {
-	return Key{PK: DataSourcePartition(accountID, dsUUID), SK: "SEVEXT" + sep + externalID}
+	return Key{PK: DataSourceReservations(accountID, dsUUID, externalID), SK: "SEVEXT" + sep + externalID}
 }
 
-// SubscriptionEvents is the GSI1 partition of the account's subscription events
-// (GSI1SK: SubscriptionEventOrder), for the account-wide listing.
-func SubscriptionEvents(accountID string) string { return Partition(accountID, "SEVS") }
+// SubscriptionEvents is the GSI1 partition, among ListingShards, that lists the
+// subscription event of integer id id in the account-wide listing (GSI1SK:
+// SubscriptionEventOrder).
+func SubscriptionEvents(accountID string, id int64) string {
+	return shardKey(Partition(accountID, "SEVS"), idShard(id, ListingShards))
+}
+
+// SubscriptionEventsShards is every GSI1 partition of the account's event listing.
+func SubscriptionEventsShards(accountID string) []string {
+	return shardKeys(Partition(accountID, "SEVS"), ListingShards)
+}
 
 // SubscriptionEventOrder sorts events by id (fixed width, so string order is numeric).
 func SubscriptionEventOrder(id int64) string { return padID(id) }

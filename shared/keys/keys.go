@@ -74,8 +74,22 @@ func DataSource(accountID, dsUUID string) Key {
 const DataSourcePrefix = "DS" + sep
 
 // DataSourcePartition holds what is imported into one data source that must be
-// found by external id (uniqueness items); purging the data source deletes it.
+// found by external id and is few (plans, imports); purging the data source deletes
+// it. It is also shard 0 of the data source's reservations.
 func DataSourcePartition(accountID, dsUUID string) string { return Partition(accountID, "DS", dsUUID) }
+
+// DataSourceReservations is the partition, among ReservationShards, that holds the
+// external-id reservations (customers, subscription events) of externalID in a data
+// source: a hash of the external id, so the id alone finds it.
+func DataSourceReservations(accountID, dsUUID, externalID string) string {
+	return shardKey(DataSourcePartition(accountID, dsUUID), hashShard(externalID, ReservationShards))
+}
+
+// DataSourcePartitions is every partition of a data source: DataSourcePartition and
+// the reservation shards.
+func DataSourcePartitions(accountID, dsUUID string) []string {
+	return shardKeys(DataSourcePartition(accountID, dsUUID), ReservationShards)
+}
 
 // Counter is an atomic sequence of the account (e.g. customer integer ids).
 func Counter(accountID, name string) Key { return Key{PK: accountID, SK: "SEQ" + sep + name} }

@@ -1,10 +1,5 @@
 package keys
 
-import (
-	"hash/fnv"
-	"strconv"
-)
-
 // Account-level metric series and the account activity log. See docs/metrics-api.md.
 
 // Entity types of the series and activity items.
@@ -26,27 +21,26 @@ func SeriesPartition(accountID, segment string) string {
 
 // SeriesShards is how many partitions hold one segment's buckets. Every customer adds
 // its contribution to the shard SeriesShard picks for it, and a read sums the same
-// sort key over every shard: one partition key value takes at most 1,000 write units
-// and one item a few dozen transactions per second, so a single partition per segment
-// would cap an account at about 40 customers recomputed per second
-// (docs/benchmarks.md, "One account at scale").
+// sort key over every shard: one item takes a few dozen transactions per second, so a
+// single partition per segment would cap an account at about 40 customers recomputed
+// per second (docs/benchmarks.md, "One account at scale").
 const SeriesShards = 32
 
 // SeriesShardPartition is the partition of one shard of a segment; shard 0 is
 // SeriesPartition itself, where the buckets lived before they were sharded.
 func SeriesShardPartition(accountID, segment string, shard int) string {
-	if shard == 0 {
-		return SeriesPartition(accountID, segment)
-	}
-	return SeriesPartition(accountID, segment) + sep + "S" + strconv.Itoa(shard)
+	return shardKey(SeriesPartition(accountID, segment), shard)
 }
 
-// SeriesShard is the shard a customer's contributions go to: a hash of its uuid, so
-// that customers spread evenly and one customer's retries hit the same items.
-func SeriesShard(customerUUID string) int {
-	h := fnv.New32a()
-	h.Write([]byte(customerUUID))
-	return int(h.Sum32() % SeriesShards)
+// SeriesShard is the shard a customer's contributions go to: its integer id in turn,
+// so an import's customers fill the shards evenly, or, for a customer whose id is no
+// longer known (a deleted one taken out of the series), a hash of its uuid. Any shard
+// is correct, as reads sum them all; the choice only spreads the writes.
+func SeriesShard(customerID int64, customerUUID string) int {
+	if customerID > 0 {
+		return idShard(customerID, SeriesShards)
+	}
+	return hashShard(customerUUID, SeriesShards)
 }
 
 // SeriesIndexSK is the item with the segment's net change per year.
@@ -92,12 +86,25 @@ func Activity(accountID, customerUUID, order string) Key {
 // timestamp so that string order is time order.
 func ActivityOrder(at, activityUUID string) string { return at + sep + activityUUID }
 
-// ActivitiesByAccount is the GSI1 partition of every activity of the account (GSI1SK:
-// ActivityOrder).
-func ActivitiesByAccount(accountID string) string { return Partition(accountID, "ACTIVITIES") }
+// ActivitiesByAccount is the GSI1 partition, among ListingShards, that lists an
+// activity of the account (GSI1SK: ActivityOrder); the shard is a hash of the
+// activity's uuid, so a uuid alone finds it.
+func ActivitiesByAccount(accountID, activityUUID string) string {
+	return shardKey(Partition(accountID, "ACTIVITIES"), hashShard(activityUUID, ListingShards))
+}
 
-// ActivitiesByType is the GSI2 partition of the account's activities of one type
-// (GSI2SK: ActivityOrder).
-func ActivitiesByType(accountID, activityType string) string {
-	return Partition(accountID, "ACTIVITIES", activityType)
+// ActivitiesByAccountShards is every GSI1 partition of the account's activity log.
+func ActivitiesByAccountShards(accountID string) []string {
+	return shardKeys(Partition(accountID, "ACTIVITIES"), ListingShards)
+}
+
+// ActivitiesByType is the GSI2 partition, among ListingShards, that lists an activity
+// of one type (GSI2SK: ActivityOrder), sharded as ActivitiesByAccount.
+func ActivitiesByType(accountID, activityType, activityUUID string) string {
+	return shardKey(Partition(accountID, "ACTIVITIES", activityType), hashShard(activityUUID, ListingShards))
+}
+
+// ActivitiesByTypeShards is every GSI2 partition of the account's activities of one type.
+func ActivitiesByTypeShards(accountID, activityType string) []string {
+	return shardKeys(Partition(accountID, "ACTIVITIES", activityType), ListingShards)
 }

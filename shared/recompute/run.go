@@ -248,6 +248,6 @@ func seriesAttrs(c model.Customer, plans map[string]engine.Plan) accountseries.C
 	for id, p := range plans {
 		ext[id] = p.ExternalID
 	}
-	return accountseries.CustomerAttrs{UUID: c.UUID, Name: c.Name, ExternalID: c.ExternalID,
+	return accountseries.CustomerAttrs{UUID: c.UUID, ID: c.ID, Name: c.Name, ExternalID: c.ExternalID,
 		DataSourceUUID: c.DataSourceUUID, Country: c.Country, PlanExternalIDs: ext}
 }

@@ -16,7 +16,8 @@ import (
 // records its customers have from it (invoices with their line items and
 // transactions, subscriptions, subscription events), the customers that have no
 // other source (with their partitions: contacts, notes), the status items of its
-// imports, the items of its own partition (plans, external-id reservations, imports),
+// imports, the items of its partitions (plans, imports, the shards of external-id
+// reservations),
 // then the source itself. Every step is idempotent, so a redelivery finishes an
 // interrupted purge.
 func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
@@ -40,9 +41,13 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 			return err
 		}
 	}
-	n, err := d.Store.DeletePartition(ctx, keys.DataSourcePartition(job.AccountID, ds.UUID))
-	if err != nil {
-		return err
+	n := 0
+	for _, pk := range keys.DataSourcePartitions(job.AccountID, ds.UUID) {
+		deleted, err := d.Store.DeletePartition(ctx, pk)
+		if err != nil {
+			return err
+		}
+		n += deleted
 	}
 	if err := d.Store.DeleteDataSource(ctx, job.AccountID, ds.UUID); err != nil {
 		return err

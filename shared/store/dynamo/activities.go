@@ -34,8 +34,8 @@ func activityAttrs(accountID string, a accountseries.Activity) (map[string]types
 	order := a.Order()
 	k := keys.Activity(accountID, a.CustomerUUID, order)
 	return attributevalue.MarshalMap(activityItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivity,
-		GSI1PK: keys.ActivitiesByAccount(accountID), GSI1SK: order,
-		GSI2PK: keys.ActivitiesByType(accountID, a.Type), GSI2SK: order, Activity: a})
+		GSI1PK: keys.ActivitiesByAccount(accountID, a.UUID), GSI1SK: order,
+		GSI2PK: keys.ActivitiesByType(accountID, a.Type, a.UUID), GSI2SK: order, Activity: a})
 }
 
 // WriteActivities puts activities of a customer and deletes others by sort key (all
@@ -58,12 +58,12 @@ func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customer
 }
 
 // ListActivities reads one page of the account's activities from GSI1 (all types) or
-// GSI2 (one type), in date order: one Query.
+// GSI2 (one type), in date order: one Query per shard of the log.
 func (s *Store) ListActivities(ctx context.Context, accountID string, f store.ActivityFilter, limit int,
 	start store.PageToken) (store.Page[accountseries.Activity], error) {
-	index, pkAttr, skAttr, pk := keys.GSI1, keys.GSI1PK, keys.GSI1SK, keys.ActivitiesByAccount(accountID)
+	index, pkAttr, skAttr, pks := keys.GSI1, keys.GSI1PK, keys.GSI1SK, keys.ActivitiesByAccountShards(accountID)
 	if f.Type != "" {
-		index, pkAttr, skAttr, pk = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.ActivitiesByType(accountID, f.Type)
+		index, pkAttr, skAttr, pks = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.ActivitiesByTypeShards(accountID, f.Type)
 	}
 	// Sort keys start with a fixed-width time; "0" sorts before any of them and "~"
 	// after the "#uuid" that follows one.
@@ -74,18 +74,23 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 	if !f.To.IsZero() {
 		hi = timefmt.Nanos(f.To) + "~"
 	}
-	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
+	lo, hi = afterBounds(lo, hi, f.After, f.Descending)
+	l := shardedListing{pks: pks, skAttr: skAttr, descending: f.Descending,
+		query: func(pk, after string) listQuery {
+			lo, hi := afterBounds(lo, hi, after, f.Descending)
+			return listQuery{
+				in: dynamodb.QueryInput{IndexName: aws.String(index),
+					KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+					ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk), ":lo": sAttr(lo), ":hi": sAttr(hi)},
+					ScanIndexForward:          aws.Bool(!f.Descending)},
+				keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
+			}
+		}}
+	if lo > hi {
 		return store.Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
 	}
-	q := listQuery{
-		in: dynamodb.QueryInput{IndexName: aws.String(index),
-			KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-			ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk), ":lo": sAttr(lo), ":hi": sAttr(hi)},
-			ScanIndexForward:          aws.Bool(!f.Descending)},
-		keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
-	}
-	return listPage(ctx, s, q, limit, start, activityItem.activity, nil)
+	return shardedPage(ctx, s, l, limit, start, activityItem.activity, nil)
 }
 
 // ListCustomerActivities reads one page of a customer's activities, oldest first.

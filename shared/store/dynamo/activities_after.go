@@ -30,7 +30,7 @@ func (s *Store) ActivityOrder(ctx context.Context, accountID, activityUUID strin
 		TableName:                 &s.table,
 		IndexName:                 aws.String(keys.GSI1),
 		KeyConditionExpression:    aws.String("GSI1PK = :pk AND GSI1SK = :sk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(keys.ActivitiesByAccount(accountID)), ":sk": sAttr(exact)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(keys.ActivitiesByAccount(accountID, activityUUID)), ":sk": sAttr(exact)},
 		ProjectionExpression:      aws.String("GSI1SK"),
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	}

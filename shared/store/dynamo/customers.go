@@ -85,7 +85,7 @@ type customerItem struct {
 func newCustomerItem(c model.Customer) customerItem {
 	k := keys.Customer(c.AccountID, c.UUID)
 	return customerItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomer,
-		GSI1PK: keys.CustomerList(c.AccountID), GSI1SK: keys.CustomerOrder(c.ID),
+		GSI1PK: keys.CustomerList(c.AccountID, c.ID), GSI1SK: keys.CustomerOrder(c.ID),
 		GSI2PK: keys.CustomerByExternalID(c.AccountID, c.ExternalID), GSI2SK: keys.CustomerOrder(c.ID),
 		AccountID: c.AccountID, ID: c.ID, UUID: c.UUID, DataSourceUUID: c.DataSourceUUID,
 		DataSourceUUIDs: c.DataSourceUUIDs, ExternalID: c.ExternalID, ExternalIDs: c.ExternalIDs,

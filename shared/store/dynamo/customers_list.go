@@ -15,32 +15,34 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// ListCustomers is one page of the account's customers in id order. The plain
-// listing and the external id filter are one Query; status, data source and system
-// filters are applied by DynamoDB as a filter on the same index.
+// ListCustomers is one page of the account's customers in id order: one Query per
+// shard of the listing (keys.CustomerListShards), or one of the external id's GSI2
+// partition; status, data source and system filters are applied by DynamoDB as a
+// filter on the same index.
 func (s *Store) ListCustomers(ctx context.Context, accountID string, f store.CustomerFilter, limit int, start store.PageToken) (store.Page[model.Customer], error) {
-	return listPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
+	return shardedPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
 }
 
-func customerQuery(accountID string, f store.CustomerFilter) listQuery {
-	q := indexListing(keys.GSI1, keys.CustomerList(accountID), true)
+func customerQuery(accountID string, f store.CustomerFilter) shardedListing {
+	index, pks := keys.GSI1, keys.CustomerListShards(accountID)
 	if f.ExternalID != "" {
-		q = indexListing(keys.GSI2, keys.CustomerByExternalID(accountID, f.ExternalID), true)
+		index, pks = keys.GSI2, []string{keys.CustomerByExternalID(accountID, f.ExternalID)}
 	}
-	if f.Status != "" {
-		q.where("#st = :st", map[string]string{"#st": "status"}, map[string]types.AttributeValue{":st": sAttr(f.Status)})
-	}
-	if f.DataSourceUUID != "" {
-		q.where("contains(#dss, :ds)", map[string]string{"#dss": "data_source_uuids"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
-	}
-	switch f.System {
-	case "":
-	case model.BillingSystemCustom:
-		q.where("#bst = :sys", map[string]string{"#bst": "billing_system_type"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
-	default:
-		q.where("contains(#sys, :sys)", map[string]string{"#sys": "systems"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
-	}
-	return q
+	return shardedIndex(index, pks, true, func(q *listQuery) {
+		if f.Status != "" {
+			q.where("#st = :st", map[string]string{"#st": "status"}, map[string]types.AttributeValue{":st": sAttr(f.Status)})
+		}
+		if f.DataSourceUUID != "" {
+			q.where("contains(#dss, :ds)", map[string]string{"#dss": "data_source_uuids"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
+		}
+		switch f.System {
+		case "":
+		case model.BillingSystemCustom:
+			q.where("#bst = :sys", map[string]string{"#bst": "billing_system_type"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
+		default:
+			q.where("contains(#sys, :sys)", map[string]string{"#sys": "systems"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
+		}
+	})
 }
 
 // maxEmailMatches bounds how many customers one e-mail can match in a listing.

@@ -220,20 +220,23 @@ func (w *invoiceWalk) run(ctx context.Context, after *invoicePosition) (invoiceP
 // invoices), at most 100 (one BatchGetItem of their indexes).
 func (w *invoiceWalk) nextCustomers(ctx context.Context, n int) ([]customerRef, error) {
 	q := customerQuery(w.accountID, store.CustomerFilter{DataSourceUUID: w.f.DataSourceUUID})
-	q.maxRequests = 1
+	query := q.query
+	q.query = func(pk, after string) listQuery {
+		one := query(pk, after)
+		one.maxRequests = 1
+		return one
+	}
 	n = min(max(n, w.batch), 100)
 	w.batch = n * 4
-	page, err := listPage(ctx, w.s, q, n, w.nextKey, customerItem.customer, nil)
+	page, err := shardedPage(ctx, w.s, q, n, w.nextKey, customerItem.customer, nil)
 	if err != nil {
 		return nil, err
 	}
-	w.requests++
+	w.requests += len(q.pks)
 	w.nextKey, w.done = page.Next, !page.HasMore
 	refs := make([]customerRef, len(page.Items))
 	for i, c := range page.Items {
-		k := keys.Customer(c.AccountID, c.UUID)
-		refs[i] = customerRef{uuid: c.UUID, key: store.PageToken{keys.PK: k.PK, keys.SK: k.SK,
-			keys.GSI1PK: keys.CustomerList(c.AccountID), keys.GSI1SK: keys.CustomerOrder(c.ID)}}
+		refs[i] = customerRef{uuid: c.UUID, key: store.PageToken{keys.GSI1SK: keys.CustomerOrder(c.ID)}}
 	}
 	return refs, nil
 }

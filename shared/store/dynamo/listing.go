@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -9,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -249,3 +252,176 @@ func pickKey(item map[string]types.AttributeValue, names []string) map[string]ty
 }
 
 func sAttr(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// shardedListing is one listing of a collection spread over several index partitions
+// (the write shards of package keys) that order it by the same sort key, unique
+// within the collection. A page reads every shard after the position's sort key and
+// merges what they return in sort-key order, so the listing is what one partition
+// would give.
+type shardedListing struct {
+	pks []string
+	// query is the Query of partition pk after the sort key after ("": from the start).
+	query      func(pk, after string) listQuery
+	skAttr     string
+	descending bool
+}
+
+// shardedIndex lists the partitions pks of GSI1 or GSI2 as one collection; each Query
+// is adjust(indexListing(...)) (nil: as is), with the position as a key condition.
+func shardedIndex(index string, pks []string, forward bool, adjust func(*listQuery)) shardedListing {
+	skAttr := keys.GSI1SK
+	if index == keys.GSI2 {
+		skAttr = keys.GSI2SK
+	}
+	return shardedListing{pks: pks, skAttr: skAttr, descending: !forward,
+		query: func(pk, after string) listQuery {
+			q := indexListing(index, pk, forward)
+			if after != "" {
+				op := " > "
+				if !forward {
+					op = " < "
+				}
+				q.in.KeyConditionExpression = aws.String(*q.in.KeyConditionExpression + " AND " + skAttr + op + ":after")
+				q.in.ExpressionAttributeValues[":after"] = sAttr(after)
+			}
+			if adjust != nil {
+				adjust(&q)
+			}
+			return q
+		}}
+}
+
+// position is the sort key a token of l continues after ("" for the first page).
+func (l shardedListing) position(t store.PageToken) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	after, ok := t[l.skAttr]
+	if len(t) != 1 || !ok || after == "" {
+		return "", store.ErrInvalidToken
+	}
+	return after, nil
+}
+
+// precedes reports whether sort key a comes before b in the listing's order.
+func (l shardedListing) precedes(a, b string) bool {
+	if l.descending {
+		return a > b
+	}
+	return a < b
+}
+
+// shardedEntry is one item of a shard's page: its sort key and the item converted.
+type shardedEntry[T any] struct {
+	sk   string
+	item T
+}
+
+// shardedPage is listPage over every shard of l: one queryPage per shard (all at
+// once), each of up to limit items after the position. A shard that has more than it
+// returned has been read up to its frontier (its last item returned, or where its
+// Query stopped); the page holds only items up to the nearest frontier, because
+// beyond it that shard was not read. The token is the sort key of the page's end.
+func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limit int, start store.PageToken,
+	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
+	after, err := l.position(start)
+	if err != nil {
+		return store.Page[T]{}, err
+	}
+	limit = max(limit, 1)
+	type shardPage struct {
+		entries  []shardedEntry[T]
+		frontier string
+		more     bool
+		err      error
+	}
+	pages := make([]shardPage, len(l.pks))
+	parallel.For(len(l.pks), len(l.pks), func(i int) {
+		pages[i].entries, pages[i].frontier, pages[i].more, pages[i].err = readShard(ctx, s, l, l.query(l.pks[i], after), limit, convert, keep)
+	})
+	var entries []shardedEntry[T]
+	bound, bounded := "", false
+	for _, p := range pages {
+		if p.err != nil {
+			return store.Page[T]{}, p.err
+		}
+		entries = append(entries, p.entries...)
+		if p.more && (!bounded || l.precedes(p.frontier, bound)) {
+			bound, bounded = p.frontier, true
+		}
+	}
+	if bounded {
+		entries = slices.DeleteFunc(entries, func(e shardedEntry[T]) bool { return l.precedes(bound, e.sk) })
+	}
+	slices.SortFunc(entries, func(a, b shardedEntry[T]) int {
+		if l.descending {
+			return strings.Compare(b.sk, a.sk)
+		}
+		return strings.Compare(a.sk, b.sk)
+	})
+	out := store.Page[T]{HasMore: bounded || len(entries) > limit, Items: make([]T, 0, min(limit, len(entries)))}
+	for _, e := range entries[:min(limit, len(entries))] {
+		out.Items = append(out.Items, e.item)
+	}
+	switch {
+	case len(entries) >= limit:
+		out.Next = store.PageToken{l.skAttr: entries[limit-1].sk}
+	case bounded:
+		out.Next = store.PageToken{l.skAttr: bound} // every shard was read up to here
+	case len(entries) > 0:
+		out.Next = store.PageToken{l.skAttr: entries[len(entries)-1].sk}
+	}
+	return out, nil
+}
+
+// readShard is one shard's part of a shardedPage: its items (converted, those keep
+// accepts) with their sort keys, and, when it has more, how far it was read.
+func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q listQuery, limit int,
+	convert func(I) T, keep func(T) bool) (entries []shardedEntry[T], frontier string, more bool, err error) {
+	var test func(map[string]types.AttributeValue) (bool, error)
+	if keep != nil {
+		test = func(item map[string]types.AttributeValue) (bool, error) {
+			t, err := decodeItem(item, convert)
+			return err == nil && keep(t), err
+		}
+	}
+	raw, err := s.queryPage(ctx, q, limit, nil, test)
+	if err != nil {
+		return nil, "", false, err
+	}
+	entries = make([]shardedEntry[T], len(raw.items))
+	for i, item := range raw.items {
+		if entries[i].item, err = decodeItem(item, convert); err != nil {
+			return nil, "", false, err
+		}
+		entries[i].sk = stringAttr(item, l.skAttr)
+	}
+	if raw.hasMore {
+		frontier = stringAttr(raw.lastKey, l.skAttr)
+	}
+	return entries, frontier, raw.hasMore, nil
+}
+
+// countSharded is countMatching over every shard of l (from the start), each read for
+// at most maxRequests responses; complete is false when any shard stopped early.
+func countSharded[I, T any](ctx context.Context, s *Store, l shardedListing, maxRequests int, convert func(I) T,
+	keep func(T) bool) (n int, complete bool, err error) {
+	complete = true
+	for _, pk := range l.pks {
+		k, done, err := countMatching(ctx, s, l.query(pk, ""), maxRequests, convert, keep)
+		if err != nil {
+			return 0, false, err
+		}
+		n += k
+		complete = complete && done
+	}
+	return n, complete, nil
+}
+
+// stringAttr is a string attribute of an item ("" when absent or not a string).
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	if sv, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return sv.Value
+	}
+	return ""
+}

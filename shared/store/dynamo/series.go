@@ -142,7 +142,8 @@ func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, cust
 // AddSeriesChunk adds a pending chunk to the buckets and removes it from the
 // customer's record, in one transaction conditioned on the chunk being still pending:
 // a chunk is added once, however often this runs.
-func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerUUID, chunkID string, adds []accountseries.BucketAdd) error {
+func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerUUID string, customerID int64, chunkID string,
+	adds []accountseries.BucketAdd) error {
 	s := ss.store
 	items := []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                &s.table,
@@ -151,7 +152,7 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 		ConditionExpression:      aws.String("attribute_exists(pend.#c)"),
 		ExpressionAttributeNames: map[string]string{"#c": chunkID},
 	}}}
-	shard := keys.SeriesShard(customerUUID)
+	shard := keys.SeriesShard(customerID, customerUUID)
 	for _, a := range adds {
 		items = append(items, s.bucketUpdate(accountID, shard, a))
 	}

@@ -33,7 +33,7 @@ type subscriptionEventItem struct {
 func newSubscriptionEventItem(accountID string, e model.SubscriptionEvent) subscriptionEventItem {
 	k := keys.SubscriptionEvent(accountID, strconv.FormatInt(e.ID, 10))
 	return subscriptionEventItem{PK: k.PK, SK: k.SK, ET: keys.TypeSubscriptionEvent,
-		GSI1PK: keys.SubscriptionEvents(accountID), GSI1SK: keys.SubscriptionEventOrder(e.ID),
+		GSI1PK: keys.SubscriptionEvents(accountID, e.ID), GSI1SK: keys.SubscriptionEventOrder(e.ID),
 		ID: e.ID, DataSourceUUID: e.DataSourceUUID, CustomerUUID: e.CustomerUUID, Fields: e.EventFields,
 		Disabled: disabledOf(e.DisabledState), CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }

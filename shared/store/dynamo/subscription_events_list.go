@@ -8,29 +8,32 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// eventPageRequests bounds the Queries of one page of a filtered event listing: a
-// selective filter then answers a short page (HasMore, a cursor where the reading
-// stopped) instead of reading the whole account.
+// eventPageRequests bounds the Queries of one page of a filtered event listing, shared
+// among the listing's shards: a selective filter then answers a short page (HasMore,
+// a cursor where the reading stopped) instead of reading the whole account.
 const eventPageRequests = 4
 
-func eventListing(accountID string) (listQuery, func(subscriptionEventItem) model.SubscriptionEvent) {
-	return indexListing(keys.GSI1, keys.SubscriptionEvents(accountID), true),
+// eventShardRequests is each shard's part of eventPageRequests.
+const eventShardRequests = (eventPageRequests + keys.ListingShards - 1) / keys.ListingShards
+
+func eventListing(accountID string, maxRequests int) (shardedListing, func(subscriptionEventItem) model.SubscriptionEvent) {
+	return shardedIndex(keys.GSI1, keys.SubscriptionEventsShards(accountID), true, func(q *listQuery) { q.maxRequests = maxRequests }),
 		func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) }
 }
 
 // ListSubscriptionEvents reads one page of the account's subscription events in id
-// order after start, those keep accepts (nil: all): at most eventPageRequests Queries.
+// order after start, those keep accepts (nil: all): at most eventShardRequests Queries
+// per shard of the listing.
 func (s *Store) ListSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool,
 	limit int, start store.PageToken) (store.Page[model.SubscriptionEvent], error) {
-	q, convert := eventListing(accountID)
-	q.maxRequests = eventPageRequests
-	return listPage(ctx, s, q, limit, start, convert, keep)
+	q, convert := eventListing(accountID, eventShardRequests)
+	return shardedPage(ctx, s, q, limit, start, convert, keep)
 }
 
 // CountSubscriptionEvents counts the account's events that keep accepts (nil: all)
-// when one Query response (up to 1 MB of events) holds them all; ok is false when
-// there are more.
+// when one Query response per shard (up to 1 MB of events each) holds them all; ok is
+// false when there are more.
 func (s *Store) CountSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool) (n int, ok bool, err error) {
-	q, convert := eventListing(accountID)
-	return countMatching(ctx, s, q, 1, convert, keep)
+	q, convert := eventListing(accountID, 0)
+	return countSharded(ctx, s, q, 1, convert, keep)
 }
