@@ -41,6 +41,7 @@ commands:
   load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate; recomputes every customer)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
   check-series   -account ACCOUNT_ID   (the stored series against every customer recomputed; exit 1 on a difference)
+  reshard        -account ACCOUNT_ID   (moves items written before the write shards to their shard; repeatable)
 `
 
 // env is what every command needs.
@@ -66,6 +67,7 @@ var commands = map[string]command{
 	"load-fx-rates":    loadFXRates,
 	"define-attribute": defineAttribute,
 	"check-series":     checkSeries,
+	"reshard":          reshard,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -65,8 +65,12 @@ func CustomerByEmail(accountID, email string) string {
 // source; it lives in one of the data source's reservation partitions, which a purge
 // deletes.
 func CustomerExternalID(accountID, dsUUID, externalID string) Key {
-	return Key{PK: DataSourceReservations(accountID, dsUUID, externalID), SK: "CUSTOMER" + sep + externalID}
+	return Key{PK: DataSourceReservations(accountID, dsUUID, externalID), SK: CustomerExternalIDPrefix + externalID}
 }
+
+// CustomerExternalIDPrefix starts the sort key of every customer external-id
+// reservation; the rest is the external id.
+const CustomerExternalIDPrefix = "CUSTOMER" + sep
 
 // Contact is the contact item.
 func Contact(accountID, contactUUID string) Key {

@@ -72,8 +72,12 @@ func SubscriptionEvent(accountID, id string) Key {
 // SubscriptionEventExternalID reserves a subscription event external id in its data
 // source and finds the event from it.
 func SubscriptionEventExternalID(accountID, dsUUID, externalID string) Key {
-	return Key{PK: DataSourceReservations(accountID, dsUUID, externalID), SK: "SEVEXT" + sep + externalID}
+	return Key{PK: DataSourceReservations(accountID, dsUUID, externalID), SK: SubscriptionEventExternalIDPrefix + externalID}
 }
+
+// SubscriptionEventExternalIDPrefix starts the sort key of every subscription-event
+// external-id claim; the rest is the external id.
+const SubscriptionEventExternalIDPrefix = "SEVEXT" + sep
 
 // SubscriptionEvents is the GSI1 partition, among ListingShards, that lists the
 // subscription event of integer id id in the account-wide listing (GSI1SK:

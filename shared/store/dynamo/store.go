@@ -48,7 +48,12 @@ func (s *Store) putNew(ctx context.Context, item any) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+	return s.putNewAttrs(ctx, av)
+}
+
+// putNewAttrs is putNew of an item already in the table's encoding.
+func (s *Store) putNewAttrs(ctx context.Context, av map[string]types.AttributeValue) error {
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           &s.table,
 		Item:                                av,
 		ConditionExpression:                 aws.String("attribute_not_exists(PK)"),
@@ -110,15 +115,26 @@ func (s *Store) queryPrefix(ctx context.Context, pk, prefix string, out any) err
 // queryAll runs a Query to its end and returns every item it read.
 func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
+	err := s.queryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
+		items = append(items, page...)
+		return nil
+	})
+	return items, err
+}
+
+// queryPages runs a Query to its end and hands each response's items to f.
+func (s *Store) queryPages(ctx context.Context, in *dynamodb.QueryInput, f func([]map[string]types.AttributeValue) error) error {
 	p := dynamodb.NewQueryPaginator(s.db, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		items = append(items, page.Items...)
+		if err := f(page.Items); err != nil {
+			return err
+		}
 	}
-	return items, nil
+	return nil
 }
 
 func notFoundOnCondition(err error) error {
