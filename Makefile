@@ -322,14 +322,14 @@ bench: venv
 	  METRICS_BENCH_SIZES=$${METRICS_BENCH_SIZES:-100,1000} \
 	  $(GO) test -count=1 -timeout 60m -run '^$$' -bench . -benchmem ./...
 
-# The import benchmark: 200 customers x 12 invoices (IMPORT_BENCH_CUSTOMERS) by HTTP through
+# The import benchmark: 64 customers x 12 invoices (IMPORT_BENCH_CUSTOMERS) by HTTP through
 # the local stack (json_imports, S3, SQS FIFO, import worker) with the customers'
 # recomputations (IMPORT_BENCH_RECOMPUTE=0 leaves them out): write units and requests per
 # record against the minimum, CPU per record, the heat meter's hottest keys and projected
 # customers per second per account on DynamoDB, the cost of a million records, and the
 # emulator's raw BatchWriteItem throughput for information (docs/benchmarks.md).
 bench-import: venv
-	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-200} \
+	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-64} \
 	  $(GO) test -count=1 -run '^$$' -bench ImportThroughLocalStack -benchtime 1x -timeout 60m ./infra/local
 
 # The Metrics API benchmark at full size: every endpoint x interval over two years, by

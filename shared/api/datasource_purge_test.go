@@ -122,7 +122,13 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 	_, soloErr := d.Store.GetCustomer(ctx, acc.ID, solo)
 	_, extErr := d.Store.CustomerUUIDByExternalID(ctx, acc.ID, gone.UUID, "g")
 	_, dsErr := d.Store.GetDataSource(ctx, acc.ID, gone.UUID)
-	statusItems := env.PartitionSize(t, keys.ImportCustomersPartition(acc.ID, importIDs[gone.UUID]))
+	statusItems, sourceItems := 0, 0
+	for _, pk := range keys.ImportCustomersPartitions(acc.ID, importIDs[gone.UUID]) {
+		statusItems += env.PartitionSize(t, pk)
+	}
+	for _, pk := range keys.DataSourcePartitions(acc.ID, gone.UUID) {
+		sourceItems += env.PartitionSize(t, pk)
+	}
 	keptInvoice := invs[invoice(keep, "k-i2")]
 	cases := []struct {
 		name string
@@ -141,6 +147,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		{"external id of the purged source is released", errors.Is(extErr, store.ErrNotFound), extErr},
 		{"customer of the purged source only is deleted", errors.Is(soloErr, store.ErrNotFound), soloErr},
 		{"import status items are gone", statusItems == 0, statusItems},
+		{"the source's partitions (plans, imports, reservation shards) are empty", sourceItems == 0, sourceItems},
 		{"data source is gone", errors.Is(dsErr, store.ErrNotFound), dsErr},
 		{"customer recomputed without the purged source", kept.MRR == 1000, kept.MRR},
 	}

@@ -33,15 +33,18 @@ func ImportLocator(accountID, dsUUID, importID string) Key {
 	return Key{PK: DataSourcePartition(accountID, dsUUID), SK: ImportLocatorPrefix + importID}
 }
 
-// ImportCustomersPartition holds one status item per customer of an import, so that
-// workers of different customers never write the same item.
-func ImportCustomersPartition(accountID, importID string) string {
-	return Partition(accountID, "IMP", importID)
+// ImportCustomersPartitions hold one status item per customer of an import, so that
+// workers of different customers never write the same item; they are the import's
+// ImportShards write shards (by hash of the customer external id), as one import's
+// customers are applied at the account's full rate.
+func ImportCustomersPartitions(accountID, importID string) []string {
+	return shardKeys(Partition(accountID, "IMP", importID), ImportShards)
 }
 
 // ImportCustomer is the status of one customer's records in an import.
 func ImportCustomer(accountID, importID, customerExternalID string) Key {
-	return Key{PK: ImportCustomersPartition(accountID, importID), SK: "CUS" + sep + customerExternalID}
+	pk := shardKey(Partition(accountID, "IMP", importID), hashShard(customerExternalID, ImportShards))
+	return Key{PK: pk, SK: "CUS" + sep + customerExternalID}
 }
 
 // Invoice is an invoice with its line items and transactions embedded. The uuid is

@@ -18,6 +18,9 @@ import (
 // reservations and subscription-event external-id claims.
 const ReservationShards = 16
 
+// ImportShards is how many partitions hold the customer status items of one import.
+const ImportShards = 4
+
 // ListingShards is how many index partitions hold each account-wide listing written
 // once per customer or record: the customers, the activities (all and per type) and
 // the subscription events. A page of such a listing reads every shard.

@@ -13,7 +13,9 @@ import (
 // customerEvents reads a customer's subscription events by id (those that moved to
 // another customer are left out) and maps them to engine events; the
 // plan of each is resolved from its external id in its data source (an unknown plan
-// leaves PlanUUID empty, and the engine then ignores a start or update event).
+// leaves PlanUUID empty, and the engine then ignores a start or update event). Only the
+// uuid is read here: the plan itself is read once with the others (loadPlans), which
+// also empties the PlanUUID of an event whose plan is gone.
 func customerEvents(ctx context.Context, st eventStorage, accountID, customerUUID string, ids []int64) ([]engine.SubscriptionEvent, error) {
 	byID, err := st.GetSubscriptionEvents(ctx, accountID, ids)
 	if err != nil {
@@ -31,11 +33,11 @@ func customerEvents(ctx context.Context, st eventStorage, accountID, customerUUI
 			k := [2]string{e.DataSourceUUID, *e.PlanExternalID}
 			uuid, seen := plans[k]
 			if !seen {
-				p, err := st.GetPlanByExternalID(ctx, accountID, e.DataSourceUUID, *e.PlanExternalID)
+				found, err := st.PlanUUIDByExternalID(ctx, accountID, e.DataSourceUUID, *e.PlanExternalID)
 				if err != nil && !errors.Is(err, store.ErrNotFound) {
 					return nil, err
 				}
-				uuid, plans[k] = p.UUID, p.UUID
+				uuid, plans[k] = found, found
 			}
 			planUUID = uuid
 		}

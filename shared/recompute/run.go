@@ -159,6 +159,11 @@ func (r *Recomputer) buildInput(ctx context.Context, acc model.Account, customer
 	for _, p := range plans {
 		byUUID[p.UUID] = p
 	}
+	for i, ev := range recs.Events {
+		if _, ok := byUUID[ev.PlanUUID]; !ok {
+			recs.Events[i].PlanUUID = "" // its plan is gone: as for a plan never known
+		}
+	}
 	return engine.Input{Now: r.now(), Settings: settings(acc), Plans: plans, Invoices: recs.Invoices,
 		Events: recs.Events, CancellationHistory: recs.CancellationHistory, Connections: connections(conns),
 		Rates: rates}, byUUID, nil

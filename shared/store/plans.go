@@ -44,6 +44,9 @@ type Plans interface {
 	// GetPlanByExternalID finds a plan of a data source by external id (two consistent
 	// reads); the import pipeline resolves line items' plans with it.
 	GetPlanByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (model.Plan, error)
+	// PlanUUIDByExternalID finds the uuid of a data source's plan from its external id
+	// (one consistent read of its reservation; the plan itself may since be gone).
+	PlanUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error)
 	// UpdatePlan changes a plan. An interval change is conditional on the reference
 	// marker, so it cannot race with an import that starts using the plan; writing the
 	// interval the plan already has is always allowed. ErrNotFound: the plan is gone;

@@ -37,8 +37,10 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 		return err
 	}
 	for _, id := range imports {
-		if _, err := d.Store.DeletePartition(ctx, keys.ImportCustomersPartition(job.AccountID, id)); err != nil {
-			return err
+		for _, pk := range keys.ImportCustomersPartitions(job.AccountID, id) {
+			if _, err := d.Store.DeletePartition(ctx, pk); err != nil {
+				return err
+			}
 		}
 	}
 	n := 0

@@ -3,6 +3,8 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -143,12 +145,18 @@ func newImportCustomerItem(accountID, importID string, st model.ImportCustomerSt
 		UpdatedAt: st.UpdatedAt}
 }
 
-// ImportCustomerStatuses reads every customer entry recorded so far for an import.
+// ImportCustomerStatuses reads every customer entry recorded so far for an import (one
+// Query per shard), in external id order.
 func (s *Store) ImportCustomerStatuses(ctx context.Context, accountID, importID string) ([]model.ImportCustomerStatus, error) {
 	var items []importCustomerItem
-	if err := s.queryPrefix(ctx, keys.ImportCustomersPartition(accountID, importID), "CUS#", &items); err != nil {
-		return nil, err
+	for _, pk := range keys.ImportCustomersPartitions(accountID, importID) {
+		var shard []importCustomerItem
+		if err := s.queryPrefix(ctx, pk, "CUS#", &shard); err != nil {
+			return nil, err
+		}
+		items = append(items, shard...)
 	}
+	slices.SortFunc(items, func(a, b importCustomerItem) int { return strings.Compare(a.ExternalID, b.ExternalID) })
 	out := make([]model.ImportCustomerStatus, len(items))
 	for i, it := range items {
 		out[i] = model.ImportCustomerStatus{ExternalID: it.ExternalID, Status: it.Status, Customers: it.Customers.V,

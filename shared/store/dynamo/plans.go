@@ -141,11 +141,21 @@ func (s *Store) GetPlanInDataSource(ctx context.Context, accountID, dsUUID, plan
 // GetPlanByExternalID finds a plan of a data source by external id (two consistent
 // reads); the import pipeline resolves line items' plans with it.
 func (s *Store) GetPlanByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (model.Plan, error) {
-	var res planExternalIDItem
-	if err := s.get(ctx, keys.PlanExternalID(accountID, dsUUID, externalID), &res); err != nil {
+	planUUID, err := s.PlanUUIDByExternalID(ctx, accountID, dsUUID, externalID)
+	if err != nil {
 		return model.Plan{}, err
 	}
-	return s.GetPlanInDataSource(ctx, accountID, dsUUID, res.PlanUUID)
+	return s.GetPlanInDataSource(ctx, accountID, dsUUID, planUUID)
+}
+
+// PlanUUIDByExternalID finds the uuid of a data source's plan from its external id
+// (one consistent read of its reservation; the plan itself may since be gone).
+func (s *Store) PlanUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error) {
+	var res planExternalIDItem
+	if err := s.get(ctx, keys.PlanExternalID(accountID, dsUUID, externalID), &res); err != nil {
+		return "", err
+	}
+	return res.PlanUUID, nil
 }
 
 // UpdatePlan changes a plan. An interval change is conditional on the reference

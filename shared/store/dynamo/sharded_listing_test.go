@@ -60,13 +60,9 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 	}
 	for _, tc := range customerCases {
 		t.Run("customers "+tc.name, func(t *testing.T) {
-			got := walk(t, func(start store.PageToken) (store.Page[model.Customer], error) {
+			ids := walk(t, func(start store.PageToken) (store.Page[model.Customer], error) {
 				return db.ListCustomers(ctx, acc, tc.f, tc.limit, start)
-			}, tc.limit)
-			ids := make([]int64, len(got))
-			for i, c := range got {
-				ids[i] = c.ID
-			}
+			}, tc.limit, func(c model.Customer) int64 { return c.ID })
 			if !slices.Equal(ids, tc.want) {
 				t.Errorf("ids %v, want %v", ids, tc.want)
 			}
@@ -118,13 +114,9 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 			if tc.f.Descending {
 				slices.Reverse(want)
 			}
-			got := walk(t, func(start store.PageToken) (store.Page[accountseries.Activity], error) {
+			uuids := walk(t, func(start store.PageToken) (store.Page[accountseries.Activity], error) {
 				return db.ListActivities(ctx, acc, tc.f, tc.limit, start)
-			}, tc.limit)
-			uuids := make([]string, len(got))
-			for i, a := range got {
-				uuids[i] = a.UUID
-			}
+			}, tc.limit, func(a accountseries.Activity) string { return a.UUID })
 			if !slices.Equal(uuids, want) {
 				t.Errorf("uuids %v, want %v", uuids, want)
 			}
@@ -132,10 +124,10 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 	}
 }
 
-// walk follows a listing's tokens to its end and returns every item read.
-func walk[T any](t *testing.T, page func(store.PageToken) (store.Page[T], error), limit int) []T {
+// walk follows a listing's tokens to its end and returns the id of every item read.
+func walk[T, ID any](t *testing.T, page func(store.PageToken) (store.Page[T], error), limit int, id func(T) ID) []ID {
 	t.Helper()
-	var out []T
+	var out []ID
 	var start store.PageToken
 	for range 100 {
 		p, err := page(start)
@@ -145,7 +137,9 @@ func walk[T any](t *testing.T, page func(store.PageToken) (store.Page[T], error)
 		if len(p.Items) > limit {
 			t.Fatalf("a page of %d items, limit %d", len(p.Items), limit)
 		}
-		out = append(out, p.Items...)
+		for _, it := range p.Items {
+			out = append(out, id(it))
+		}
 		if !p.HasMore {
 			return out
 		}
