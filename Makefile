@@ -8,7 +8,7 @@
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
-#   make fault-test  the import under injected DynamoDB faults at 1,000 customers
+#   make fault-test  the import under injected DynamoDB faults at 64 customers
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -314,7 +314,7 @@ endif
 # it at 50 customers): 1,000 customers imported and recomputed with 10 % of the DynamoDB
 # request attempts failing, against the same import without faults (docs/benchmarks.md).
 fault-test: venv
-	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-1000} \
+	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-64} \
 	  $(GO) test -count=1 -timeout 40m -v -run '^TestImportUnderFaults$$' ./infra/local
 
 bench: venv
