@@ -38,13 +38,15 @@ func CustomerEmailIndex(accountID, customerUUID string) Key {
 // CustomerList is the GSI1 partition, among ListingShards, that lists the customer of
 // integer id id (GSI1SK: CustomerOrder).
 func CustomerList(accountID string, id int64) string {
-	return shardKey(Partition(accountID, "CUSTOMERS"), idShard(id, ListingShards))
+	return shardKey(customerList(accountID), idShard(id, ListingShards))
 }
 
 // CustomerListShards is every GSI1 partition of the account's customer listing.
 func CustomerListShards(accountID string) []string {
-	return shardKeys(Partition(accountID, "CUSTOMERS"), ListingShards)
+	return shardKeys(customerList(accountID), ListingShards)
 }
+
+func customerList(accountID string) string { return Partition(accountID, "CUSTOMERS") }
 
 // CustomerOrder is the sort key of a customer in its listings: the integer id,
 // zero-padded so that string order is numeric order.

@@ -38,14 +38,16 @@ func ImportLocator(accountID, dsUUID, importID string) Key {
 // ImportShards write shards (by hash of the customer external id), as one import's
 // customers are applied at the account's full rate.
 func ImportCustomersPartitions(accountID, importID string) []string {
-	return shardKeys(Partition(accountID, "IMP", importID), ImportShards)
+	return shardKeys(importCustomers(accountID, importID), ImportShards)
 }
 
 // ImportCustomer is the status of one customer's records in an import.
 func ImportCustomer(accountID, importID, customerExternalID string) Key {
-	pk := shardKey(Partition(accountID, "IMP", importID), hashShard(customerExternalID, ImportShards))
+	pk := shardKey(importCustomers(accountID, importID), hashShard(customerExternalID, ImportShards))
 	return Key{PK: pk, SK: "CUS" + sep + customerExternalID}
 }
+
+func importCustomers(accountID, importID string) string { return Partition(accountID, "IMP", importID) }
 
 // Invoice is an invoice with its line items and transactions embedded. The uuid is
 // derived from the data source and external id (model.InvoiceUUID), so the same key
@@ -86,13 +88,15 @@ const SubscriptionEventExternalIDPrefix = "SEVEXT" + sep
 // subscription event of integer id id in the account-wide listing (GSI1SK:
 // SubscriptionEventOrder).
 func SubscriptionEvents(accountID string, id int64) string {
-	return shardKey(Partition(accountID, "SEVS"), idShard(id, ListingShards))
+	return shardKey(subscriptionEvents(accountID), idShard(id, ListingShards))
 }
 
 // SubscriptionEventsShards is every GSI1 partition of the account's event listing.
 func SubscriptionEventsShards(accountID string) []string {
-	return shardKeys(Partition(accountID, "SEVS"), ListingShards)
+	return shardKeys(subscriptionEvents(accountID), ListingShards)
 }
+
+func subscriptionEvents(accountID string) string { return Partition(accountID, "SEVS") }
 
 // SubscriptionEventOrder sorts events by id (fixed width, so string order is numeric).
 func SubscriptionEventOrder(id int64) string { return padID(id) }

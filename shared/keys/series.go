@@ -90,21 +90,26 @@ func ActivityOrder(at, activityUUID string) string { return at + sep + activityU
 // activity of the account (GSI1SK: ActivityOrder); the shard is a hash of the
 // activity's uuid, so a uuid alone finds it.
 func ActivitiesByAccount(accountID, activityUUID string) string {
-	return shardKey(Partition(accountID, "ACTIVITIES"), hashShard(activityUUID, ListingShards))
+	return shardKey(activities(accountID), hashShard(activityUUID, ListingShards))
 }
 
 // ActivitiesByAccountShards is every GSI1 partition of the account's activity log.
 func ActivitiesByAccountShards(accountID string) []string {
-	return shardKeys(Partition(accountID, "ACTIVITIES"), ListingShards)
+	return shardKeys(activities(accountID), ListingShards)
 }
 
 // ActivitiesByType is the GSI2 partition, among ListingShards, that lists an activity
 // of one type (GSI2SK: ActivityOrder), sharded as ActivitiesByAccount.
 func ActivitiesByType(accountID, activityType, activityUUID string) string {
-	return shardKey(Partition(accountID, "ACTIVITIES", activityType), hashShard(activityUUID, ListingShards))
+	return shardKey(activities(accountID, activityType), hashShard(activityUUID, ListingShards))
 }
 
 // ActivitiesByTypeShards is every GSI2 partition of the account's activities of one type.
 func ActivitiesByTypeShards(accountID, activityType string) []string {
-	return shardKeys(Partition(accountID, "ACTIVITIES", activityType), ListingShards)
+	return shardKeys(activities(accountID, activityType), ListingShards)
+}
+
+// activities is the unsharded key of the activity log, or of one type's part of it.
+func activities(accountID string, activityType ...string) string {
+	return Partition(accountID, append([]string{"ACTIVITIES"}, activityType...)...)
 }

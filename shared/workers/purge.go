@@ -37,19 +37,13 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 		return err
 	}
 	for _, id := range imports {
-		for _, pk := range keys.ImportCustomersPartitions(job.AccountID, id) {
-			if _, err := d.Store.DeletePartition(ctx, pk); err != nil {
-				return err
-			}
-		}
-	}
-	n := 0
-	for _, pk := range keys.DataSourcePartitions(job.AccountID, ds.UUID) {
-		deleted, err := d.Store.DeletePartition(ctx, pk)
-		if err != nil {
+		if _, err := deletePartitions(ctx, d, keys.ImportCustomersPartitions(job.AccountID, id)); err != nil {
 			return err
 		}
-		n += deleted
+	}
+	n, err := deletePartitions(ctx, d, keys.DataSourcePartitions(job.AccountID, ds.UUID))
+	if err != nil {
+		return err
 	}
 	if err := d.Store.DeleteDataSource(ctx, job.AccountID, ds.UUID); err != nil {
 		return err
@@ -57,6 +51,20 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	slog.InfoContext(ctx, "data source purged", "account_id", job.AccountID, "data_source_uuid", ds.UUID,
 		"customers", customers, "imports", len(imports), "items", n)
 	return nil
+}
+
+// deletePartitions deletes the items of every partition of pks (the write shards of one
+// collection) and returns how many it deleted.
+func deletePartitions(ctx context.Context, d *Deps, pks []string) (int, error) {
+	n := 0
+	for _, pk := range pks {
+		deleted, err := d.Store.DeletePartition(ctx, pk)
+		if err != nil {
+			return n, err
+		}
+		n += deleted
+	}
+	return n, nil
 }
 
 // purgeCustomers takes the data source away from each of its customers.

@@ -74,7 +74,9 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 	if !f.To.IsZero() {
 		hi = timefmt.Nanos(f.To) + "~"
 	}
-	lo, hi = afterBounds(lo, hi, f.After, f.Descending)
+	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
+		return store.Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
+	}
 	l := shardedListing{pks: pks, skAttr: skAttr, descending: f.Descending,
 		query: func(pk, after string) listQuery {
 			lo, hi := afterBounds(lo, hi, after, f.Descending)
@@ -87,9 +89,6 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 				keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
 			}
 		}}
-	if lo > hi {
-		return store.Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
-	}
 	return shardedPage(ctx, s, l, limit, start, activityItem.activity, nil)
 }
 

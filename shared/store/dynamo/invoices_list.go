@@ -220,12 +220,7 @@ func (w *invoiceWalk) run(ctx context.Context, after *invoicePosition) (invoiceP
 // invoices), at most 100 (one BatchGetItem of their indexes).
 func (w *invoiceWalk) nextCustomers(ctx context.Context, n int) ([]customerRef, error) {
 	q := customerQuery(w.accountID, store.CustomerFilter{DataSourceUUID: w.f.DataSourceUUID})
-	query := q.query
-	q.query = func(pk, after string) listQuery {
-		one := query(pk, after)
-		one.maxRequests = 1
-		return one
-	}
+	q.maxRequests = 1
 	n = min(max(n, w.batch), 100)
 	w.batch = n * 4
 	page, err := shardedPage(ctx, w.s, q, n, w.nextKey, customerItem.customer, nil)

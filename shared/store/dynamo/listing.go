@@ -264,6 +264,8 @@ type shardedListing struct {
 	query      func(pk, after string) listQuery
 	skAttr     string
 	descending bool
+	// maxRequests bounds each shard's Queries of one page; 0 reads until it is full.
+	maxRequests int
 }
 
 // shardedIndex lists the partitions pks of GSI1 or GSI2 as one collection; each Query
@@ -337,7 +339,9 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 	}
 	pages := make([]shardPage, len(l.pks))
 	parallel.For(len(l.pks), len(l.pks), func(i int) {
-		pages[i].entries, pages[i].frontier, pages[i].more, pages[i].err = readShard(ctx, s, l, l.query(l.pks[i], after), limit, convert, keep)
+		q := l.query(l.pks[i], after)
+		q.maxRequests = l.maxRequests
+		pages[i].entries, pages[i].frontier, pages[i].more, pages[i].err = readShard(ctx, s, l, q, limit, convert, keep)
 	})
 	var entries []shardedEntry[T]
 	bound, bounded := "", false
@@ -378,11 +382,16 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 // accepts) with their sort keys, and, when it has more, how far it was read.
 func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q listQuery, limit int,
 	convert func(I) T, keep func(T) bool) (entries []shardedEntry[T], frontier string, more bool, err error) {
+	var kept []T // what keep accepted, decoded once (may run one past the items returned)
 	var test func(map[string]types.AttributeValue) (bool, error)
 	if keep != nil {
 		test = func(item map[string]types.AttributeValue) (bool, error) {
 			t, err := decodeItem(item, convert)
-			return err == nil && keep(t), err
+			if err != nil || !keep(t) {
+				return false, err
+			}
+			kept = append(kept, t)
+			return true, nil
 		}
 	}
 	raw, err := s.queryPage(ctx, q, limit, nil, test)
@@ -391,10 +400,12 @@ func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q list
 	}
 	entries = make([]shardedEntry[T], len(raw.items))
 	for i, item := range raw.items {
-		if entries[i].item, err = decodeItem(item, convert); err != nil {
+		entries[i].sk = stringAttr(item, l.skAttr)
+		if keep != nil {
+			entries[i].item = kept[i]
+		} else if entries[i].item, err = decodeItem(item, convert); err != nil {
 			return nil, "", false, err
 		}
-		entries[i].sk = stringAttr(item, l.skAttr)
 	}
 	if raw.hasMore {
 		frontier = stringAttr(raw.lastKey, l.skAttr)

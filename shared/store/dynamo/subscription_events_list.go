@@ -16,8 +16,8 @@ const eventPageRequests = 4
 // eventShardRequests is each shard's part of eventPageRequests.
 const eventShardRequests = (eventPageRequests + keys.ListingShards - 1) / keys.ListingShards
 
-func eventListing(accountID string, maxRequests int) (shardedListing, func(subscriptionEventItem) model.SubscriptionEvent) {
-	return shardedIndex(keys.GSI1, keys.SubscriptionEventsShards(accountID), true, func(q *listQuery) { q.maxRequests = maxRequests }),
+func eventListing(accountID string) (shardedListing, func(subscriptionEventItem) model.SubscriptionEvent) {
+	return shardedIndex(keys.GSI1, keys.SubscriptionEventsShards(accountID), true, nil),
 		func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) }
 }
 
@@ -26,7 +26,8 @@ func eventListing(accountID string, maxRequests int) (shardedListing, func(subsc
 // per shard of the listing.
 func (s *Store) ListSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool,
 	limit int, start store.PageToken) (store.Page[model.SubscriptionEvent], error) {
-	q, convert := eventListing(accountID, eventShardRequests)
+	q, convert := eventListing(accountID)
+	q.maxRequests = eventShardRequests
 	return shardedPage(ctx, s, q, limit, start, convert, keep)
 }
 
@@ -34,6 +35,6 @@ func (s *Store) ListSubscriptionEvents(ctx context.Context, accountID string, ke
 // when one Query response per shard (up to 1 MB of events each) holds them all; ok is
 // false when there are more.
 func (s *Store) CountSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool) (n int, ok bool, err error) {
-	q, convert := eventListing(accountID, 0)
+	q, convert := eventListing(accountID)
 	return countSharded(ctx, s, q, 1, convert, keep)
 }
