@@ -162,18 +162,7 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, s
 	if err != nil {
 		return store.Page[T]{}, err
 	}
-	var kept []T
-	var test func(map[string]types.AttributeValue) (bool, error)
-	if keep != nil {
-		test = func(item map[string]types.AttributeValue) (bool, error) {
-			t, err := decodeItem(item, convert)
-			if err != nil || !keep(t) {
-				return false, err
-			}
-			kept = append(kept, t)
-			return true, nil
-		}
-	}
+	test, kept := decodedFilter(convert, keep)
 	raw, err := s.queryPage(ctx, q, limit, startKey, test)
 	if err != nil {
 		return store.Page[T]{}, err
@@ -184,7 +173,7 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, s
 	}
 	out := store.Page[T]{Next: next, HasMore: raw.hasMore}
 	if keep != nil {
-		out.Items = kept[:len(raw.items)]
+		out.Items = (*kept)[:len(raw.items)]
 		return out, nil
 	}
 	out.Items = make([]T, len(raw.items))
@@ -194,6 +183,24 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, s
 		}
 	}
 	return out, nil
+}
+
+// decodedFilter is queryPage's keep for a filter on converted items (nil when keep
+// is): it decodes each item once and appends those keep accepts to kept, which may
+// run one past the items queryPage returns.
+func decodedFilter[I, T any](convert func(I) T, keep func(T) bool) (test func(map[string]types.AttributeValue) (bool, error), kept *[]T) {
+	kept = new([]T)
+	if keep == nil {
+		return nil, kept
+	}
+	return func(item map[string]types.AttributeValue) (bool, error) {
+		t, err := decodeItem(item, convert)
+		if err != nil || !keep(t) {
+			return false, err
+		}
+		*kept = append(*kept, t)
+		return true, nil
+	}, kept
 }
 
 func decodeItem[I, T any](item map[string]types.AttributeValue, convert func(I) T) (T, error) {
@@ -382,18 +389,7 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 // accepts) with their sort keys, and, when it has more, how far it was read.
 func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q listQuery, limit int,
 	convert func(I) T, keep func(T) bool) (entries []shardedEntry[T], frontier string, more bool, err error) {
-	var kept []T // what keep accepted, decoded once (may run one past the items returned)
-	var test func(map[string]types.AttributeValue) (bool, error)
-	if keep != nil {
-		test = func(item map[string]types.AttributeValue) (bool, error) {
-			t, err := decodeItem(item, convert)
-			if err != nil || !keep(t) {
-				return false, err
-			}
-			kept = append(kept, t)
-			return true, nil
-		}
-	}
+	test, kept := decodedFilter(convert, keep)
 	raw, err := s.queryPage(ctx, q, limit, nil, test)
 	if err != nil {
 		return nil, "", false, err
@@ -402,7 +398,7 @@ func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q list
 	for i, item := range raw.items {
 		entries[i].sk = stringAttr(item, l.skAttr)
 		if keep != nil {
-			entries[i].item = kept[i]
+			entries[i].item = (*kept)[i]
 		} else if entries[i].item, err = decodeItem(item, convert); err != nil {
 			return nil, "", false, err
 		}
