@@ -70,6 +70,12 @@ type Customer struct {
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 	Version            int64 // optimistic concurrency
+
+	// BillingCurrencies (the currencies of its invoices and events, sorted) and
+	// ActiveQuantity (the quantities of its active subscriptions, summed) are kept by
+	// the recomputation for the Metrics API's filters; no response shows them.
+	BillingCurrencies []string
+	ActiveQuantity    int64
 }
 
 // NewCustomerUUID returns a new cus_ id.

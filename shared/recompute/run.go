@@ -189,7 +189,8 @@ const maxCustomerAttempts = 5
 func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot) error {
 	tagNow := next.AutoChurned && (prev == nil || !prev.AutoChurned)
 	for attempt := 0; ; attempt++ {
-		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status)}
+		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status),
+			BillingCurrencies: next.Currencies, ActiveQuantity: next.activeQuantity()}
 		if !next.CustomerSince.IsZero() {
 			since := next.CustomerSince.UTC()
 			m.CustomerSince = &since
@@ -219,7 +220,8 @@ func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next
 func sameMetrics(c model.Customer, m store.CustomerMetrics) bool {
 	sameSince := (c.CustomerSince == nil) == (m.CustomerSince == nil) &&
 		(c.CustomerSince == nil || c.CustomerSince.Equal(*m.CustomerSince))
-	return c.MRR == m.MRR && c.ARR == m.ARR && c.Status == m.Status && sameSince && len(m.AddTags) == 0
+	return c.MRR == m.MRR && c.ARR == m.ARR && c.Status == m.Status && sameSince && len(m.AddTags) == 0 &&
+		slices.Equal(c.BillingCurrencies, m.BillingCurrencies) && c.ActiveQuantity == m.ActiveQuantity
 }
 
 // syncWake keeps the customer's scheduled recomputation at NextChangeAt.

@@ -30,6 +30,7 @@ type snapshot struct {
 	MRR           int64                       `json:"m"`
 	ARR           int64                       `json:"a"`
 	AutoChurned   bool                        `json:"ac,omitempty"`
+	Currencies    []string                    `json:"cur,omitempty"`
 	NextChangeAt  time.Time                   `json:"n"`
 	Subscriptions []store.MetricsSubscription `json:"s,omitempty"`
 	Invalid       []store.InvalidInvoice      `json:"iv,omitempty"`
@@ -47,7 +48,7 @@ type customerView struct {
 func newSnapshot(v customerView, country string, res engine.Result) snapshot {
 	s := snapshot{Layout: layoutVersion, Country: country, Status: res.Status, CustomerSince: res.CustomerSince,
 		MRR: res.MRR, ARR: res.ARR, AutoChurned: res.AutoChurned, NextChangeAt: res.NextChangeAt,
-		Movements: res.Movements}
+		Movements: res.Movements, Currencies: res.BillingCurrencies}
 	for _, sub := range res.Subscriptions {
 		bare := ids.Bare(sub.UUID, ids.Subscription)
 		row := store.MetricsSubscription{AccountID: v.accountID, CustomerUUID: v.customerUUID, UUID: bare,
@@ -66,6 +67,17 @@ func newSnapshot(v customerView, country string, res engine.Result) snapshot {
 			InvoiceUUID: inv.UUID, ExternalID: inv.ExternalID, Reason: inv.Reason})
 	}
 	return s
+}
+
+// activeQuantity is the quantities of the snapshot's active subscriptions, summed.
+func (s snapshot) activeQuantity() int64 {
+	var n int64
+	for _, sub := range s.Subscriptions {
+		if sub.Status == engine.SubscriptionActive {
+			n += sub.Quantity
+		}
+	}
+	return n
 }
 
 func planName(plans map[string]engine.Plan, uuid string) string {

@@ -32,6 +32,10 @@ type CustomerMetrics struct {
 	Status        string
 	CustomerSince *time.Time // nil removes it (leads)
 	AddTags       []string   // appended (the caller leaves out tags already there)
+	// BillingCurrencies and ActiveQuantity feed the Metrics API's currency and
+	// active_quantity filters (model.Customer).
+	BillingCurrencies []string
+	ActiveQuantity    int64
 }
 
 // ErrDuplicateEmail is returned when a contact e-mail is already used by another

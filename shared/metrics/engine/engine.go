@@ -70,7 +70,27 @@ func Compute(in Input) Result {
 		res.Status = StatusActive
 	}
 	res.NextChangeAt = earliestAfter(in.Now, append(wake, sim.nextStepAt))
+	res.BillingCurrencies = billingCurrencies(in)
 	return res
+}
+
+// billingCurrencies are the distinct currencies of the enabled invoices and
+// subscription events, sorted.
+func billingCurrencies(in Input) []string {
+	var out []string
+	add := func(c string) {
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, inv := range in.Invoices {
+		add(inv.Currency)
+	}
+	for _, ev := range in.Events {
+		add(ev.Currency)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (m rawMove) output(now time.Time) Movement {

@@ -116,4 +116,5 @@ type Result struct {
 	InvalidInvoices     []InvalidInvoice
 	AutoChurned         bool      // tag the customer auto-churned-delinquent-subscription
 	NextChangeAt        time.Time // earliest instant after Now at which the result changes by itself; zero if none
+	BillingCurrencies   []string  // currencies of the enabled invoices and events, sorted
 }

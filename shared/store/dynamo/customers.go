@@ -80,6 +80,8 @@ type customerItem struct {
 	CreatedAt          time.Time                `dynamodbav:"created_at"`
 	UpdatedAt          time.Time                `dynamodbav:"updated_at"`
 	Version            int64                    `dynamodbav:"version"`
+	BillingCurrencies  []string                 `dynamodbav:"billing_currencies,omitempty"`
+	ActiveQuantity     int64                    `dynamodbav:"active_quantity,omitempty"`
 }
 
 func newCustomerItem(c model.Customer) customerItem {
@@ -95,7 +97,7 @@ func newCustomerItem(c model.Customer) customerItem {
 		Tags: c.Tags, Custom: attrItems(c.Custom), MRR: c.MRR, ARR: c.ARR,
 		BillingSystemType: c.BillingSystemType, Currency: c.Currency, Owner: c.Owner,
 		WebsiteURL: c.WebsiteURL, LastSeen: c.LastSeen, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
-		Version: c.Version}
+		Version: c.Version, BillingCurrencies: c.BillingCurrencies, ActiveQuantity: c.ActiveQuantity}
 }
 
 func (it customerItem) customer() model.Customer {
@@ -111,7 +113,8 @@ func (it customerItem) customer() model.Customer {
 		CustomerSince: it.CustomerSince, Status: it.Status, Tags: tags, Custom: attrValues(it.Custom),
 		MRR: it.MRR, ARR: it.ARR, BillingSystemType: it.BillingSystemType, Currency: it.Currency,
 		Owner: it.Owner, WebsiteURL: it.WebsiteURL, LastSeen: it.LastSeen, CreatedAt: it.CreatedAt,
-		UpdatedAt: it.UpdatedAt, Version: it.Version}
+		UpdatedAt: it.UpdatedAt, Version: it.Version, BillingCurrencies: it.BillingCurrencies,
+		ActiveQuantity: it.ActiveQuantity}
 }
 
 // uniqueItem reserves a value (an external id in a data source, a contact e-mail in

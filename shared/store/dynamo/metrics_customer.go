@@ -26,8 +26,19 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 		":v":   &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)},
 		":one": &types.AttributeValueMemberN{Value: "1"},
 	}
-	set := []string{"mrr = :mrr", "arr = :arr", "#st = :st"}
-	update := ""
+	set := []string{"mrr = :mrr", "arr = :arr", "#st = :st", "active_quantity = :aq"}
+	vals[":aq"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(m.ActiveQuantity, 10)}
+	var remove []string
+	if len(m.BillingCurrencies) > 0 {
+		cur, err := attributevalue.Marshal(m.BillingCurrencies)
+		if err != nil {
+			return err
+		}
+		vals[":cur"] = cur
+		set = append(set, "billing_currencies = :cur")
+	} else {
+		remove = append(remove, "billing_currencies")
+	}
 	if m.CustomerSince != nil {
 		since, err := attributevalue.Marshal(m.CustomerSince.UTC())
 		if err != nil {
@@ -36,7 +47,11 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 		vals[":since"] = since
 		set = append(set, "customer_since = :since")
 	} else {
-		update = " REMOVE customer_since"
+		remove = append(remove, "customer_since")
+	}
+	update := ""
+	if len(remove) > 0 {
+		update = " REMOVE " + strings.Join(remove, ", ")
 	}
 	if len(m.AddTags) > 0 {
 		tags, err := attributevalue.Marshal(m.AddTags)
