@@ -82,6 +82,13 @@ func (s *Series) loadSegment(ctx context.Context, accountID, segment string, fro
 	if err != nil {
 		return nil, err
 	}
+	return windowAggregate(points, months, firstMonth)
+}
+
+// windowAggregate turns the bucket items of a window into the aggregate series.Compute
+// reads: the opening MRR and customers (from the index item and the first month's year
+// item, points) on the day before firstMonth, then the month items' days and lost counts.
+func windowAggregate(points, months []Bucket, firstMonth time.Time) (*series.Aggregate, error) {
 	openingMRR, openingCustomers := opening(points, firstMonth)
 	a := series.NewAggregate()
 	if openingMRR != 0 || openingCustomers != 0 {

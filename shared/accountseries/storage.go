@@ -37,6 +37,10 @@ type Storage interface {
 	// SeriesBucketsWithPrefix reads the bucket items whose sort keys start with prefix.
 	SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]Bucket, error)
 
+	// SeriesCells reads the contributions (Applied.Cells) of some customers, by
+	// customer uuid; customers without a record are left out.
+	SeriesCells(ctx context.Context, accountID string, customerUUIDs []string) (map[string]Cells, error)
+
 	// SeriesBucketExists reads (consistently) whether a bucket item exists.
 	SeriesBucketExists(ctx context.Context, accountID, segment, sk string) (bool, error)
 	// PutSeries writes records, activities and whole bucket items with plain puts.

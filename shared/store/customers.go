@@ -94,6 +94,10 @@ type Customers interface {
 	// those CustomersByEmail finds; they are few, so they are paged in memory and Total is
 	// known.
 	ListCustomersByEmail(ctx context.Context, accountID, email string, withContacts bool, f CustomerFilter, limit int, start PageToken) (Page[model.Customer], error)
+	// EachCustomer hands every customer of the account to fn, in no particular order
+	// and one at a time, reading the listing's shards at once (eventually consistent
+	// Queries of up to 1 MB); it stops at fn's first error.
+	EachCustomer(ctx context.Context, accountID string, fn func(model.Customer) error) error
 	// CustomerUUIDByExternalID finds the customer holding an external id in a data source,
 	// from the customers' uniqueness item (a consistent read). ErrNotFound when none.
 	CustomerUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error)

@@ -2,8 +2,11 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -166,10 +170,28 @@ func (s *Store) batchGet(ctx context.Context, keyList []map[string]types.Attribu
 
 // batchRead is batchGet, with eventually consistent reads unless consistent.
 func (s *Store) batchRead(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
+	return s.batchReadAttrs(ctx, keyList, consistent, nil)
+}
+
+// batchReadAttrs is batchRead returning only the attributes attrs (every attribute
+// when none): less to transfer and decode, the same read units.
+func (s *Store) batchReadAttrs(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool,
+	attrs []string) ([]map[string]types.AttributeValue, error) {
+	var projection *string
+	var names map[string]string
+	if len(attrs) > 0 {
+		names = map[string]string{}
+		refs := make([]string, len(attrs))
+		for i, a := range attrs {
+			refs[i] = fmt.Sprintf("#p%d", i)
+			names[refs[i]] = a
+		}
+		projection = aws.String(strings.Join(refs, ", "))
+	}
 	var out []map[string]types.AttributeValue
 	for start := 0; start < len(keyList); start += 100 {
 		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))],
-			ConsistentRead: aws.Bool(consistent)}}
+			ConsistentRead: aws.Bool(consistent), ProjectionExpression: projection, ExpressionAttributeNames: names}}
 		for attempt := 0; len(pending[s.table].Keys) > 0; attempt++ {
 			if attempt == maxAttempts {
 				return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", maxAttempts)
@@ -190,4 +212,35 @@ func (s *Store) batchRead(ctx context.Context, keyList []map[string]types.Attrib
 		}
 	}
 	return out, nil
+}
+
+// EachCustomer hands every customer of the account to fn: one Query chain per shard of
+// the listing (keys.CustomerListShards), all at once, each item decoded and handed over
+// under a lock, so fn needs no locking of its own.
+func (s *Store) EachCustomer(ctx context.Context, accountID string, fn func(model.Customer) error) error {
+	shards := keys.CustomerListShards(accountID)
+	var mu sync.Mutex
+	errs := make([]error, len(shards))
+	parallel.For(len(shards), len(shards), func(i int) {
+		q := indexListing(keys.GSI1, shards[i], true).in
+		q.TableName, q.ReturnConsumedCapacity = &s.table, types.ReturnConsumedCapacityTotal
+		errs[i] = s.queryPages(ctx, &q, func(page []map[string]types.AttributeValue) error {
+			var items []customerItem
+			if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, it := range items {
+				if it.ET != keys.TypeCustomer || it.AccountID != accountID {
+					continue
+				}
+				if err := fn(it.customer()); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	return errors.Join(errs...)
 }
