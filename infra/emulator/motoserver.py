@@ -7,6 +7,7 @@ each: the moto behaviour it changes, and the test in infra/emulator that fails o
 - dynamodb-query-partition: a Query on the table's key reads its partition, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - dynamodb-index-partitions: a Query on a secondary index reads its partition from a map kept on every write, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - sqs-queue-depth: a send, receive, delete or visibility change does not walk the queue's messages (TestQueueCostIsIndependentOfItsDepth)
+- weak-instances: moto's registry of every model instance it made holds them weakly, not for as long as the server runs (TestMemoryStaysFlatWhileRequestsRepeat)
 
 Plain moto answers requests on many threads without guarding its backends, and the local
 stack's pollers, workers and API calls reach it at once: a TransactWriteItems that copies a
@@ -38,6 +39,7 @@ import types  # noqa: E402
 import weakref  # noqa: E402
 
 import moto.dynamodb.models as dynamodb_models  # noqa: E402
+from moto.core.common_models import BaseModel  # noqa: E402
 import moto.sqs.models as sqs_models  # noqa: E402
 from moto.dynamodb.models import DynamoDBBackend  # noqa: E402
 from moto.dynamodb.models.dynamo_type import DynamoType  # noqa: E402
@@ -61,6 +63,47 @@ def _serialize_backend(backend_class):
         if inspect.isfunction(member) and not name.startswith("__"):
             setattr(backend_class, name, serialized(member))
     return lock
+
+
+# ---------------------------------------------------------------- every service
+#
+# weak-instances
+#
+# moto keeps every instance of its models (BaseModel: DynamoDB items, SQS messages, S3
+# keys, ...) in a list of its class, instances_tracked, read only by its /moto-api/ data
+# view and its reset: every item ever written, every copy a query, an update or a
+# transaction makes, every message and every copy of it a receive hands out, for as long
+# as the server runs. The list becomes one that holds them weakly.
+
+
+class _WeakInstances:
+    def __init__(self, instances=()):
+        self._refs = weakref.WeakValueDictionary()
+        for instance in instances:
+            self.append(instance)
+
+    def append(self, instance):
+        self._refs[id(instance)] = instance
+
+    def __iter__(self):
+        return iter(list(self._refs.values()))
+
+    def __len__(self):
+        return len(self._refs)
+
+
+_base_model_new = BaseModel.__new__
+
+
+def _new_weakly_tracked(cls, *args, **kwargs):
+    # A class's list is replaced at its first instance (and again after moto's reset,
+    # which sets a new list).
+    if type(cls.__dict__.get("instances_tracked")) is list:
+        cls.instances_tracked = _WeakInstances(cls.instances_tracked)
+    return _base_model_new(cls, *args, **kwargs)
+
+
+BaseModel.__new__ = staticmethod(_new_weakly_tracked)
 
 
 # ---------------------------------------------------------------- DynamoDB
@@ -520,6 +563,7 @@ def _delete_message(self, receipt_handle):
 
 
 Queue.delete_message = _delete_message
+
 
 _change_message_visibility = sqs_models.SQSBackend.change_message_visibility
 
