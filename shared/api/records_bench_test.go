@@ -9,8 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
