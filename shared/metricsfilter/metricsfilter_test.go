@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/metricsfilter"
