@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,8 +16,8 @@ import (
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/synthetic"
 	"github.com/subsight/subsight/shared/accountseries"
-	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -151,7 +150,7 @@ func seedMetricsBench(b *testing.B, s *stack, customers int) {
 	start := time.Now()
 	batch := make([]accountseries.SeedCustomer, customers)
 	for i := range batch {
-		res, attrs := syntheticCustomer(i, plans)
+		res, attrs := synthetic.Customer(i, plans)
 		batch[i] = accountseries.SeedCustomer{Result: res, Attrs: attrs}
 	}
 	if err := s.deps.API().Series().Seed(ctx, s.accountID, batch); err != nil {
@@ -221,51 +220,3 @@ func printMetricsBenchTable(rows []metricsBenchRow) {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// syntheticCustomer is one customer on one monthly subscription over 2023–2024: it
-// starts in a random month, changes price now and then, may move to another plan, churn
-// and come back. It stands for the engine's result of two years of monthly invoices.
-func syntheticCustomer(i int, plans []string) (*engine.Result, accountseries.CustomerAttrs) {
-	rng := rand.New(rand.NewPCG(uint64(i), 42))
-	countries := []string{"US", "DE", "FR", "GB", "ES", "IT", "NL", "CA", "AU", "JP"}
-	plan := plans[rng.IntN(len(plans))]
-	attrs := accountseries.CustomerAttrs{UUID: fmt.Sprintf("cus_bench-%06d", i), Name: fmt.Sprintf("Bench %d", i),
-		ExternalID: fmt.Sprintf("b-%d", i), DataSourceUUID: "ds_bench", Country: countries[rng.IntN(len(countries))],
-		PlanExternalIDs: map[string]string{}}
-	for j, p := range plans {
-		attrs.PlanExternalIDs[p] = fmt.Sprintf("bench-%d", j)
-	}
-	var ms []engine.Movement
-	var mrr int64
-	everPaid := false
-	add := func(at time.Time, typ, newPlan string, after int64) {
-		m := engine.Movement{At: at, Type: typ, CustomerMRRBefore: mrr, CustomerMRR: after, Amount: after - mrr,
-			PlanUUID: newPlan, PreviousPlanUUID: plan, SubscriptionUUID: "sub_" + attrs.UUID,
-			SubscriptionExternalID: attrs.ExternalID, SubscriptionMRRBefore: mrr, SubscriptionMRRAfter: after,
-			PayingBefore: mrr > 0, PayingAfter: after > 0, Description: typ}
-		if typ == engine.NewBusiness {
-			m.PreviousPlanUUID, m.FirstPayment = "", true
-		}
-		ms, mrr, plan = append(ms, m), after, newPlan
-	}
-	start := rng.IntN(24)
-	for month := start; month < 24; month++ {
-		at := time.Date(2023, time.Month(1+month), 1+i%28, 10, 0, 0, 0, time.UTC)
-		switch {
-		case mrr == 0 && !everPaid:
-			add(at, engine.NewBusiness, plan, int64(1000+rng.IntN(90)*100))
-			everPaid = true
-		case mrr == 0 && rng.IntN(5) == 0:
-			add(at, engine.Reactivation, plan, int64(1000+rng.IntN(90)*100))
-		case mrr > 0 && rng.IntN(30) == 0:
-			add(at, engine.Churn, plan, 0)
-		case mrr > 0 && rng.IntN(10) == 0:
-			add(at, engine.Expansion, plan, mrr+int64(100*(1+rng.IntN(20))))
-		case mrr > 1000 && rng.IntN(15) == 0:
-			add(at, engine.Contraction, plan, mrr-500)
-		case mrr > 0 && rng.IntN(40) == 0: // an upgrade to another plan
-			add(at, engine.Expansion, plans[rng.IntN(len(plans))], mrr+1000)
-		}
-	}
-	return &engine.Result{Movements: ms, MRR: mrr}, attrs
-}

@@ -161,6 +161,7 @@ type LineItemFields struct {
 	Description               string     `json:"description,omitempty"`
 	AccountCode               string     `json:"account_code"`
 	EventOrder                *int64     `json:"event_order,omitempty"`
+	BalanceTransfer           *bool      `json:"balance_transfer,omitempty"`
 }
 
 // ImportTransaction is a transaction record, linked to its invoice by external id.

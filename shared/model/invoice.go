@@ -23,6 +23,7 @@ type Invoice struct {
 	CollectionMethod   string
 	Status             string // "", InvoiceVoided or InvoiceWrittenOff: see invoice_status.go
 	DisabledState
+	UserEdits
 	LineItems    []LineItem
 	Transactions []Transaction
 	CreatedAt    time.Time
@@ -38,6 +39,7 @@ type LineItem struct {
 	PlanUUID         string
 	LineItemFields
 	DisabledState
+	UserEdits
 }
 
 // Transaction is a payment or refund of an invoice.
@@ -46,6 +48,7 @@ type Transaction struct {
 	Key  string
 	TransactionFields
 	DisabledState
+	UserEdits
 }
 
 // InvoiceUUID is the id of the invoice with an external id in a data source. Being
@@ -127,11 +130,15 @@ func (inv *Invoice) Settled(kind string, except string) int64 {
 }
 
 // UpsertLineItem replaces the line item with the same key or appends it. A replaced
-// line item keeps its disabled state: no import or update field sets it.
+// line item keeps its disabled state (no import or update field sets it) and, unless
+// li brings its own, its user edits: an import is the source's data, not an edit.
 func (inv *Invoice) UpsertLineItem(li LineItem) {
 	for i := range inv.LineItems {
 		if inv.LineItems[i].Key == li.Key {
 			li.DisabledState = inv.LineItems[i].DisabledState
+			if li.UserEdits == (UserEdits{}) {
+				li.UserEdits = inv.LineItems[i].UserEdits
+			}
 			inv.LineItems[i] = li
 			return
 		}
@@ -140,11 +147,14 @@ func (inv *Invoice) UpsertLineItem(li LineItem) {
 }
 
 // UpsertTransaction replaces the transaction with the same key or appends it,
-// keeping the replaced one's disabled state.
+// keeping the replaced one's disabled state and, as UpsertLineItem, its user edits.
 func (inv *Invoice) UpsertTransaction(t Transaction) {
 	for i := range inv.Transactions {
 		if inv.Transactions[i].Key == t.Key {
 			t.DisabledState = inv.Transactions[i].DisabledState
+			if t.UserEdits == (UserEdits{}) {
+				t.UserEdits = inv.Transactions[i].UserEdits
+			}
 			inv.Transactions[i] = t
 			return
 		}

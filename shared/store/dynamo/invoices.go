@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -34,6 +35,8 @@ type invoiceItem struct {
 	CollectionMethod   string             `dynamodbav:"cm,omitempty"`
 	Status             string             `dynamodbav:"st,omitempty"`
 	Disabled           *disabled          `dynamodbav:"dis,omitempty"`
+	UserCreated        bool               `dynamodbav:"uc,omitempty"`
+	EditHistory        *editHistory       `dynamodbav:"eh,omitempty"`
 	LineItems          packed[[]lineItem] `dynamodbav:"li"`
 	Transactions       packed[[]txItem]   `dynamodbav:"tr"`
 	CreatedAt          time.Time          `dynamodbav:"ca"`
@@ -41,44 +44,49 @@ type invoiceItem struct {
 }
 
 type lineItem struct {
-	Key                       string     `dynamodbav:"k" json:"k"`
-	UUID                      string     `dynamodbav:"u" json:"u"`
-	ExternalID                string     `dynamodbav:"x,omitempty" json:"x,omitempty"`
-	Type                      string     `dynamodbav:"t" json:"t"`
-	SubscriptionUUID          string     `dynamodbav:"su,omitempty" json:"su,omitempty"`
-	SubscriptionExternalID    string     `dynamodbav:"sx,omitempty" json:"sx,omitempty"`
-	SubscriptionSetExternalID string     `dynamodbav:"ss,omitempty" json:"ss,omitempty"`
-	PlanUUID                  string     `dynamodbav:"p,omitempty" json:"p,omitempty"`
-	ServicePeriodStart        *time.Time `dynamodbav:"s,omitempty" json:"s,omitempty"`
-	ServicePeriodEnd          *time.Time `dynamodbav:"e,omitempty" json:"e,omitempty"`
-	AmountInCents             int64      `dynamodbav:"a" json:"a"`
-	Quantity                  int64      `dynamodbav:"q" json:"q"`
-	Prorated                  bool       `dynamodbav:"pr,omitempty" json:"pr,omitempty"`
-	ProrationType             string     `dynamodbav:"pt,omitempty" json:"pt,omitempty"`
-	CancelledAt               *time.Time `dynamodbav:"c,omitempty" json:"c,omitempty"`
-	DiscountAmountInCents     int64      `dynamodbav:"da,omitempty" json:"da,omitempty"`
-	DiscountCode              string     `dynamodbav:"dc,omitempty" json:"dc,omitempty"`
-	DiscountDescription       *string    `dynamodbav:"dd,omitempty" json:"dd,omitempty"`
-	TaxAmountInCents          int64      `dynamodbav:"ta,omitempty" json:"ta,omitempty"`
-	TransactionFeesInCents    int64      `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
-	TransactionFeesCurrency   *string    `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
-	Description               string     `dynamodbav:"de,omitempty" json:"de,omitempty"`
-	AccountCode               string     `dynamodbav:"ac,omitempty" json:"ac,omitempty"`
-	EventOrder                *int64     `dynamodbav:"eo,omitempty" json:"eo,omitempty"`
-	Disabled                  *disabled  `dynamodbav:"di,omitempty" json:"di,omitempty"`
+	Key                       string       `dynamodbav:"k" json:"k"`
+	UUID                      string       `dynamodbav:"u" json:"u"`
+	ExternalID                string       `dynamodbav:"x,omitempty" json:"x,omitempty"`
+	Type                      string       `dynamodbav:"t" json:"t"`
+	SubscriptionUUID          string       `dynamodbav:"su,omitempty" json:"su,omitempty"`
+	SubscriptionExternalID    string       `dynamodbav:"sx,omitempty" json:"sx,omitempty"`
+	SubscriptionSetExternalID string       `dynamodbav:"ss,omitempty" json:"ss,omitempty"`
+	PlanUUID                  string       `dynamodbav:"p,omitempty" json:"p,omitempty"`
+	ServicePeriodStart        *time.Time   `dynamodbav:"s,omitempty" json:"s,omitempty"`
+	ServicePeriodEnd          *time.Time   `dynamodbav:"e,omitempty" json:"e,omitempty"`
+	AmountInCents             int64        `dynamodbav:"a" json:"a"`
+	Quantity                  int64        `dynamodbav:"q" json:"q"`
+	Prorated                  bool         `dynamodbav:"pr,omitempty" json:"pr,omitempty"`
+	ProrationType             string       `dynamodbav:"pt,omitempty" json:"pt,omitempty"`
+	CancelledAt               *time.Time   `dynamodbav:"c,omitempty" json:"c,omitempty"`
+	DiscountAmountInCents     int64        `dynamodbav:"da,omitempty" json:"da,omitempty"`
+	DiscountCode              string       `dynamodbav:"dc,omitempty" json:"dc,omitempty"`
+	DiscountDescription       *string      `dynamodbav:"dd,omitempty" json:"dd,omitempty"`
+	TaxAmountInCents          int64        `dynamodbav:"ta,omitempty" json:"ta,omitempty"`
+	TransactionFeesInCents    int64        `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
+	TransactionFeesCurrency   *string      `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
+	Description               string       `dynamodbav:"de,omitempty" json:"de,omitempty"`
+	AccountCode               string       `dynamodbav:"ac,omitempty" json:"ac,omitempty"`
+	EventOrder                *int64       `dynamodbav:"eo,omitempty" json:"eo,omitempty"`
+	BalanceTransfer           *bool        `dynamodbav:"bt,omitempty" json:"bt,omitempty"`
+	Disabled                  *disabled    `dynamodbav:"di,omitempty" json:"di,omitempty"`
+	UserCreated               bool         `dynamodbav:"uc,omitempty" json:"uc,omitempty"`
+	EditHistory               *editHistory `dynamodbav:"eh,omitempty" json:"eh,omitempty"`
 }
 
 type txItem struct {
-	Key                     string    `dynamodbav:"k" json:"k"`
-	UUID                    string    `dynamodbav:"u" json:"u"`
-	ExternalID              string    `dynamodbav:"x,omitempty" json:"x,omitempty"`
-	Type                    string    `dynamodbav:"t" json:"t"`
-	Result                  string    `dynamodbav:"r" json:"r"`
-	Date                    time.Time `dynamodbav:"d" json:"d"`
-	AmountInCents           *int64    `dynamodbav:"a,omitempty" json:"a,omitempty"`
-	TransactionFeesInCents  *int64    `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
-	TransactionFeesCurrency *string   `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
-	Disabled                *disabled `dynamodbav:"di,omitempty" json:"di,omitempty"`
+	Key                     string       `dynamodbav:"k" json:"k"`
+	UUID                    string       `dynamodbav:"u" json:"u"`
+	ExternalID              string       `dynamodbav:"x,omitempty" json:"x,omitempty"`
+	Type                    string       `dynamodbav:"t" json:"t"`
+	Result                  string       `dynamodbav:"r" json:"r"`
+	Date                    time.Time    `dynamodbav:"d" json:"d"`
+	AmountInCents           *int64       `dynamodbav:"a,omitempty" json:"a,omitempty"`
+	TransactionFeesInCents  *int64       `dynamodbav:"fa,omitempty" json:"fa,omitempty"`
+	TransactionFeesCurrency *string      `dynamodbav:"fc,omitempty" json:"fc,omitempty"`
+	Disabled                *disabled    `dynamodbav:"di,omitempty" json:"di,omitempty"`
+	UserCreated             bool         `dynamodbav:"uc,omitempty" json:"uc,omitempty"`
+	EditHistory             *editHistory `dynamodbav:"eh,omitempty" json:"eh,omitempty"`
 }
 
 func newInvoiceItem(inv model.Invoice) invoiceItem {
@@ -86,7 +94,8 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 	it := invoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvoice, UUID: inv.UUID, DataSourceUUID: inv.DataSourceUUID,
 		CustomerUUID: inv.CustomerUUID, CustomerExternalID: inv.CustomerExternalID, ExternalID: inv.ExternalID,
 		Date: inv.Date, DueDate: inv.DueDate, Currency: inv.Currency, CollectionMethod: inv.CollectionMethod,
-		Status: inv.Status, Disabled: disabledOf(inv.DisabledState), LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
+		Status: inv.Status, Disabled: disabledOf(inv.DisabledState), UserCreated: inv.UserCreated,
+		EditHistory: editHistoryOf(inv.EditHistory), LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
 		Transactions: packed[[]txItem]{make([]txItem, len(inv.Transactions))},
 		CreatedAt:    inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
 	for i, li := range inv.LineItems {
@@ -100,12 +109,14 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 			DiscountDescription: li.DiscountDescription, TaxAmountInCents: li.TaxAmountInCents,
 			TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
 			Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder,
-			Disabled: disabledOf(li.DisabledState)}
+			BalanceTransfer: li.BalanceTransfer, Disabled: disabledOf(li.DisabledState), UserCreated: li.UserCreated,
+			EditHistory: editHistoryOf(li.EditHistory)}
 	}
 	for i, t := range inv.Transactions {
 		it.Transactions.V[i] = txItem{Key: t.Key, UUID: t.UUID, ExternalID: t.ExternalID, Type: t.Type, Result: t.Result,
 			Date: t.Date, AmountInCents: t.AmountInCents, TransactionFeesInCents: t.TransactionFeesInCents,
-			TransactionFeesCurrency: t.TransactionFeesCurrency, Disabled: disabledOf(t.DisabledState)}
+			TransactionFeesCurrency: t.TransactionFeesCurrency, Disabled: disabledOf(t.DisabledState),
+			UserCreated: t.UserCreated, EditHistory: editHistoryOf(t.EditHistory)}
 	}
 	return it
 }
@@ -114,7 +125,8 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 	inv := model.Invoice{AccountID: accountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
 		CustomerUUID: it.CustomerUUID, CustomerExternalID: it.CustomerExternalID, ExternalID: it.ExternalID,
 		Date: it.Date, DueDate: it.DueDate, Currency: it.Currency, CollectionMethod: it.CollectionMethod,
-		Status: it.Status, DisabledState: it.Disabled.state(), LineItems: make([]model.LineItem, len(it.LineItems.V)), Transactions: make([]model.Transaction, len(it.Transactions.V)),
+		Status: it.Status, DisabledState: it.Disabled.state(),
+		UserEdits: model.UserEdits{UserCreated: it.UserCreated, EditHistory: it.EditHistory.history()}, LineItems: make([]model.LineItem, len(it.LineItems.V)), Transactions: make([]model.Transaction, len(it.Transactions.V)),
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	for i, li := range it.LineItems.V {
 		inv.LineItems[i] = model.LineItem{UUID: li.UUID, Key: li.Key, SubscriptionUUID: li.SubscriptionUUID,
@@ -126,14 +138,17 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 				DiscountAmountInCents: li.DiscountAmountInCents, DiscountCode: li.DiscountCode,
 				DiscountDescription: li.DiscountDescription, TaxAmountInCents: li.TaxAmountInCents,
 				TransactionFeesInCents: li.TransactionFeesInCents, TransactionFeesCurrency: li.TransactionFeesCurrency,
-				Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder},
-			DisabledState: li.Disabled.state()}
+				Description: li.Description, AccountCode: li.AccountCode, EventOrder: li.EventOrder,
+				BalanceTransfer: li.BalanceTransfer},
+			DisabledState: li.Disabled.state(),
+			UserEdits:     model.UserEdits{UserCreated: li.UserCreated, EditHistory: li.EditHistory.history()}}
 	}
 	for i, t := range it.Transactions.V {
 		inv.Transactions[i] = model.Transaction{UUID: t.UUID, Key: t.Key, TransactionFields: model.TransactionFields{
 			ExternalID: t.ExternalID, Type: t.Type, Result: t.Result, Date: t.Date, AmountInCents: t.AmountInCents,
 			TransactionFeesInCents: t.TransactionFeesInCents, TransactionFeesCurrency: t.TransactionFeesCurrency},
-			DisabledState: t.Disabled.state()}
+			DisabledState: t.Disabled.state(),
+			UserEdits:     model.UserEdits{UserCreated: t.UserCreated, EditHistory: t.EditHistory.history()}}
 	}
 	return inv
 }
@@ -200,3 +215,35 @@ func (s *Store) DeleteInvoiceItem(ctx context.Context, inv model.Invoice) error 
 
 // writeConcurrency bounds the parallel single-item writes of one import message.
 const writeConcurrency = 8
+
+// editHistory is a record's model.EditHistory as stored: the changed fields' JSON
+// values as strings.
+type editHistory struct {
+	Changes map[string][2]string `dynamodbav:"c" json:"c"`
+	Author  string               `dynamodbav:"a" json:"a"`
+	At      time.Time            `dynamodbav:"t" json:"t"`
+	Path    string               `dynamodbav:"p" json:"p"`
+}
+
+func editHistoryOf(h *model.EditHistory) *editHistory {
+	if h == nil {
+		return nil
+	}
+	out := &editHistory{Changes: make(map[string][2]string, len(h.Changes)), Author: h.Author, At: h.At, Path: h.Path}
+	for field, v := range h.Changes {
+		out.Changes[field] = [2]string{string(v.Original), string(v.Edited)}
+	}
+	return out
+}
+
+func (h *editHistory) history() *model.EditHistory {
+	if h == nil {
+		return nil
+	}
+	out := &model.EditHistory{Changes: make(map[string]model.EditedValue, len(h.Changes)), Author: h.Author,
+		At: h.At, Path: h.Path}
+	for field, v := range h.Changes {
+		out.Changes[field] = model.EditedValue{Original: json.RawMessage(v[0]), Edited: json.RawMessage(v[1])}
+	}
+	return out
+}
