@@ -18,7 +18,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/synthetic"
 	"github.com/subsight/subsight/shared/accountseries"
-	"github.com/subsight/subsight/shared/model"
 )
 
 // BenchmarkMetricsHTTP measures the Metrics API over HTTP through a whole local stack
@@ -133,19 +132,9 @@ func startMetricsBench(b *testing.B, customers int) *metricsBench {
 // activities of that many synthetic customers.
 func seedMetricsBench(b *testing.B, s *stack, customers int) {
 	ctx := context.Background()
-	ds := model.NewDataSource(s.accountID, "Bench", time.Now())
-	if err := s.deps.Store.CreateDataSource(ctx, ds); err != nil {
+	_, plans, err := synthetic.Source(ctx, s.deps.Store, s.accountID)
+	if err != nil {
 		b.Fatal(err)
-	}
-	plans := make([]string, 5)
-	for i := range plans {
-		p := model.Plan{AccountID: s.accountID, UUID: model.NewPlanUUID(), DataSourceUUID: ds.UUID,
-			ExternalID: fmt.Sprintf("bench-%d", i), Name: fmt.Sprintf("Bench %d", i), IntervalCount: 1,
-			IntervalUnit: "month", CreatedAt: time.Now()}
-		if err := s.deps.Store.CreatePlan(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-		plans[i] = p.UUID
 	}
 	start := time.Now()
 	batch := make([]accountseries.SeedCustomer, customers)

@@ -2,7 +2,6 @@ package metricsfilter_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -46,27 +45,17 @@ func BenchmarkFilteredCustomers(b *testing.B) {
 	env := testenv.New(b)
 	ctx := context.Background()
 	acc := env.NewAccount(b, "Filter bench")
-	ds := model.NewDataSource(acc.ID, "Bench", time.Now())
-	if err := env.Deps.Store.CreateDataSource(ctx, ds); err != nil {
+	dsUUID, plans, err := synthetic.Source(ctx, env.Deps.Store, acc.ID)
+	if err != nil {
 		b.Fatal(err)
-	}
-	plans := make([]string, 5)
-	for i := range plans {
-		p := model.Plan{AccountID: acc.ID, UUID: model.NewPlanUUID(), DataSourceUUID: ds.UUID,
-			ExternalID: fmt.Sprintf("bench-%d", i), Name: fmt.Sprintf("Bench %d", i), IntervalCount: 1,
-			IntervalUnit: "month", CreatedAt: time.Now()}
-		if err := env.Deps.Store.CreatePlan(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-		plans[i] = p.UUID
 	}
 	seed := make([]accountseries.SeedCustomer, n)
 	matching := make([]string, 0, n/2)
 	errs := make([]error, n)
 	parallel.For(n, 8, func(i int) {
 		res, attrs := synthetic.Customer(i, plans)
-		c := model.Customer{AccountID: acc.ID, ID: int64(i + 1), UUID: attrs.UUID, DataSourceUUID: ds.UUID,
-			DataSourceUUIDs: []string{ds.UUID}, ExternalID: attrs.ExternalID, ExternalIDs: []string{attrs.ExternalID},
+		c := model.Customer{AccountID: acc.ID, ID: int64(i + 1), UUID: attrs.UUID, DataSourceUUID: dsUUID,
+			DataSourceUUIDs: []string{dsUUID}, ExternalID: attrs.ExternalID, ExternalIDs: []string{attrs.ExternalID},
 			Name: attrs.Name, Country: attrs.Country, Status: model.StatusActive, Tags: []string{},
 			MRR: res.MRR, ARR: 12 * res.MRR, BillingSystemType: model.BillingSystemCustom, Currency: "USD",
 			BillingCurrencies: []string{"USD"}, CreatedAt: time.Now(), UpdatedAt: time.Now()}

@@ -3,13 +3,42 @@
 package synthetic
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
+
+// Storage is what Source needs to create a data source and its plans.
+type Storage interface {
+	store.DataSources
+	store.Plans
+}
+
+// Source creates a data source "Bench" with five monthly plans (external ids bench-0 …
+// bench-4, names Bench 0 … Bench 4) and returns its uuid and the plans' uuids.
+func Source(ctx context.Context, st Storage, accountID string) (string, []string, error) {
+	ds := model.NewDataSource(accountID, "Bench", time.Now())
+	if err := st.CreateDataSource(ctx, ds); err != nil {
+		return "", nil, err
+	}
+	plans := make([]string, 5)
+	for i := range plans {
+		p := model.Plan{AccountID: accountID, UUID: model.NewPlanUUID(), DataSourceUUID: ds.UUID,
+			ExternalID: fmt.Sprintf("bench-%d", i), Name: fmt.Sprintf("Bench %d", i), IntervalCount: 1,
+			IntervalUnit: "month", CreatedAt: time.Now()}
+		if err := st.CreatePlan(ctx, p); err != nil {
+			return "", nil, err
+		}
+		plans[i] = p.UUID
+	}
+	return ds.UUID, plans, nil
+}
 
 // Customer is one customer on one monthly subscription over 2023–2024: it
 // starts in a random month, changes price now and then, may move to another plan, churn
