@@ -81,5 +81,41 @@ export function metricsQuery (f) {
   const q = new URLSearchParams({ 'start-date': f.start, 'end-date': f.end, interval: f.interval });
   if (f.geo) q.set('geo', f.geo);
   if (f.plans && f.plans.length) q.set('plans', f.plans.join(','));
+  if (f.filters) q.set('filters', f.filters);
   return q;
+}
+
+// CFL_FILTERS are the segment builder's filters of the ChartMogul Filter Language (the
+// Metrics API's `filters`), with the operators each takes and how its values are
+// written: quoted strings, or bare numbers and dates.
+export const CFL_FILTERS = [
+  { name: 'region', label: 'Region (country or US-XX state)', ops: ['ANY', 'NONE'], quoted: true },
+  { name: 'currency', label: 'Billing currency', ops: ['ANY', 'ALL', 'NONE'], quoted: true },
+  { name: 'tags', label: 'Tags', ops: ['ANY', 'ALL', 'NONE'], quoted: true },
+  { name: 'status', label: 'Customer status', ops: ['ANY', 'NONE'], quoted: true },
+  { name: 'plan', label: 'Plan (uuid, external id or name)', ops: ['ANY', 'NONE'], quoted: true },
+  { name: 'mrr', label: 'Current MRR (major units)', ops: ['GT', 'GTE', 'LT', 'LTE', 'EQ', 'NOT_EQ', 'BETWEEN'], quoted: false },
+  { name: 'active_quantity', label: 'Paid subscription quantity', ops: ['GT', 'GTE', 'LT', 'LTE', 'EQ', 'NOT_EQ', 'BETWEEN'], quoted: false },
+  { name: 'customer_since', label: 'Customer since (YYYY-MM-DD)', ops: ['GT', 'GTE', 'LT', 'LTE', 'EQ', 'NOT_EQ', 'BETWEEN'], quoted: false }
+];
+
+// cflValue writes one value: a string in single quotes (a quote inside doubled), a
+// number or date as it is.
+function cflValue (v, quoted) {
+  const t = String(v).trim();
+  return quoted ? `'${t.replaceAll("'", "''")}'` : t;
+}
+
+// cflCondition writes `filter~OPERATOR~value[,value…]` from comma-separated values
+// (BETWEEN takes two); empty values are dropped.
+export function cflCondition (filter, op, values) {
+  const spec = CFL_FILTERS.find((f) => f.name === filter);
+  const list = String(values).split(',').map((v) => v.trim()).filter(Boolean);
+  if (!spec || !spec.ops.includes(op) || !list.length) return '';
+  return `${filter}~${op}~${list.map((v) => cflValue(v, spec.quoted)).join(',')}`;
+}
+
+// cflAnd joins conditions with ~AND~ (the only join CFL has), skipping empty ones.
+export function cflAnd (...conditions) {
+  return conditions.map((c) => (c ?? '').trim()).filter(Boolean).join('~AND~');
 }

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 
 import { errorMessage } from '../src/api.js';
 import { money, percent, periodLabel } from '../src/format.js';
-import { EXCHANGE_RATE, metricsQuery, movementRows, movementSeries, presets, tiles, TILES } from '../src/metrics.js';
+import { cflAnd, cflCondition, EXCHANGE_RATE, metricsQuery, movementRows, movementSeries, presets, tiles, TILES } from '../src/metrics.js';
 
 const entry = (date, mrr, moves = {}) => ({
   date, mrr, 'percentage-change': 0, 'mrr-new-business': 0, 'mrr-expansion': 0, 'mrr-contraction': 0, 'mrr-churn': 0, 'mrr-reactivation': 0, ...moves
@@ -78,5 +78,25 @@ describe('formats and queries', () => {
     assert.equal(errorMessage(422, { error: 'Invalid', error_details: [] }), 'Invalid');
     assert.equal(errorMessage(422, { errors: { name: "can't be blank" } }), "name: can't be blank");
     assert.equal(errorMessage(502, null), 'HTTP 502');
+  });
+});
+
+describe('segments in CFL', () => {
+  test('strings are quoted with quotes doubled, numbers and dates stay bare', () => {
+    assert.equal(cflCondition('currency', 'ANY', 'USD, EUR'), "currency~ANY~'USD','EUR'");
+    assert.equal(cflCondition('tags', 'NONE', "o'brien"), "tags~NONE~'o''brien'");
+    assert.equal(cflCondition('mrr', 'BETWEEN', '40, 60.5'), 'mrr~BETWEEN~40,60.5');
+    assert.equal(cflCondition('customer_since', 'LT', '2024-02-01'), 'customer_since~LT~2024-02-01');
+  });
+  test('an unknown filter, an operator it does not take or no value writes nothing', () => {
+    assert.equal(cflCondition('colour', 'ANY', 'red'), '');
+    assert.equal(cflCondition('region', 'GT', 'US'), '');
+    assert.equal(cflCondition('region', 'ANY', ' , '), '');
+  });
+  test('conditions join with ~AND~ and the query carries them as filters', () => {
+    const expr = cflAnd("region~ANY~'US'", '', cflCondition('mrr', 'GT', '150'));
+    assert.equal(expr, "region~ANY~'US'~AND~mrr~GT~150");
+    const q = metricsQuery({ start: '2024-01-01', end: '2024-12-31', interval: 'month', geo: '', plans: [], filters: expr });
+    assert.equal(q.get('filters'), expr);
   });
 });

@@ -1,9 +1,10 @@
 // The overview: filters, the eight tiles (/v1/metrics/all) and the MRR and movements charts
-// (/v1/metrics/mrr) for the chosen range, interval, countries and plans.
+// (/v1/metrics/mrr) for the chosen range, interval, countries, plans and segment (a
+// ChartMogul Filter Language expression, written with the builder or by hand).
 import { mrrChart, movementsChart } from '../chart.js';
 import { append, clear, errorBox, h, loading, table } from '../dom.js';
 import { count, money, percent, points } from '../format.js';
-import { INTERVALS, metricsQuery, movementSeries, presets, tiles } from '../metrics.js';
+import { CFL_FILTERS, cflAnd, cflCondition, INTERVALS, metricsQuery, movementSeries, presets, tiles } from '../metrics.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -22,7 +23,8 @@ function filtersFrom (params) {
     end: DATE.test(end ?? '') ? end : def.end,
     interval: INTERVALS.includes(interval) ? interval : def.interval,
     geo: (params.get('geo') ?? '').toUpperCase(),
-    plans: (params.get('plans') ?? '').split(',').filter(Boolean)
+    plans: (params.get('plans') ?? '').split(',').filter(Boolean),
+    filters: params.get('filters') ?? ''
   };
 }
 
@@ -30,7 +32,35 @@ function toParams (f) {
   const p = { start: f.start, end: f.end, interval: f.interval };
   if (f.geo) p.geo = f.geo;
   if (f.plans.length) p.plans = f.plans.join(',');
+  if (f.filters) p.filters = f.filters;
   return p;
+}
+
+// segmentBox is the segment field (CFL, as the Metrics API's `filters` takes it) and a
+// builder that appends one condition at a time to it.
+function segmentBox (value) {
+  const input = h('input', { type: 'text', id: 'f-filters', name: 'filters', value, autocomplete: 'off', spellcheck: 'false',
+    placeholder: "e.g. currency~ANY~'USD'~AND~mrr~GT~100", 'aria-describedby': 'f-filters-help' });
+  const filterSelect = h('select', { id: 'f-cfl-filter', 'aria-label': 'Segment filter' },
+    CFL_FILTERS.map((f) => h('option', { value: f.name }, f.label)));
+  const opSelect = h('select', { id: 'f-cfl-op', 'aria-label': 'Operator' });
+  const valueInput = h('input', { type: 'text', id: 'f-cfl-value', 'aria-label': 'Values, comma-separated', placeholder: 'values, comma-separated', autocomplete: 'off' });
+  const ops = () => {
+    const spec = CFL_FILTERS.find((f) => f.name === filterSelect.value);
+    opSelect.replaceChildren(...spec.ops.map((o) => h('option', { value: o }, o)));
+  };
+  filterSelect.addEventListener('change', ops);
+  ops();
+  const add = h('button', { type: 'button', id: 'f-cfl-add', class: 'chip', onclick: () => {
+    const cond = cflCondition(filterSelect.value, opSelect.value, valueInput.value);
+    if (!cond) { valueInput.focus(); return; }
+    input.value = cflAnd(input.value, cond);
+    valueInput.value = '';
+  } }, 'Add condition');
+  const box = h('div', { class: 'field segment' }, h('label', { for: 'f-filters' }, 'Segment'), input,
+    h('span', { id: 'f-filters-help', class: 'help' }, 'ChartMogul Filter Language: filter~OPERATOR~values, joined by ~AND~'),
+    h('div', { class: 'builder', role: 'group', 'aria-label': 'Add a segment condition' }, filterSelect, opSelect, valueInput, add));
+  return { box, input };
 }
 
 export async function overviewView (ctx, params) {
@@ -56,6 +86,7 @@ export async function overviewView (ctx, params) {
   planCount();
   const plansBox = h('details', { class: 'field plans', onchange: planCount }, planSummary,
     planBoxes.length ? h('div', { class: 'plan-list', role: 'group', 'aria-label': 'Plans' }, planBoxes) : h('p', { class: 'help' }, 'No plans yet.'));
+  const segment = segmentBox(filters.filters);
 
   const form = h('form', { class: 'filters', 'aria-label': 'Filters', onsubmit: (ev) => { ev.preventDefault(); apply(); } },
     h('div', { class: 'presets', role: 'group', 'aria-label': 'Ranges' },
@@ -69,6 +100,7 @@ export async function overviewView (ctx, params) {
       h('div', { class: 'field' }, h('label', { for: 'f-geo' }, 'Countries'), geoInput,
         h('span', { id: 'f-geo-help', class: 'help' }, 'Two-letter codes, comma-separated')),
       plansBox,
+      segment.box,
       h('button', { type: 'submit', id: 'f-apply' }, 'Apply')));
 
   async function apply () {
@@ -79,7 +111,8 @@ export async function overviewView (ctx, params) {
       end: endInput.value,
       interval: intervalSelect.value,
       geo: geoInput.value.replace(/\s+/g, '').toUpperCase(),
-      plans: planBoxes.filter((l) => l.firstChild.checked).map((l) => l.firstChild.value)
+      plans: planBoxes.filter((l) => l.firstChild.checked).map((l) => l.firstChild.value),
+      filters: segment.input.value.trim()
     };
     const qs = new URLSearchParams(toParams(filters)).toString();
     history.replaceState(null, '', '#/?' + qs);
