@@ -96,7 +96,8 @@ type Customers interface {
 	ListCustomersByEmail(ctx context.Context, accountID, email string, withContacts bool, f CustomerFilter, limit int, start PageToken) (Page[model.Customer], error)
 	// EachCustomer hands every customer of the account to fn, in no particular order
 	// and one at a time, reading the listing's shards at once (eventually consistent
-	// Queries of up to 1 MB); it stops at fn's first error.
+	// Queries of up to 1 MB); it stops at fn's first error. Only the customer's uuid,
+	// id and the attributes the Metrics API's filters compare are filled in.
 	EachCustomer(ctx context.Context, accountID string, fn func(model.Customer) error) error
 	// CustomerUUIDByExternalID finds the customer holding an external id in a data source,
 	// from the customers' uniqueness item (a consistent read). ErrNotFound when none.

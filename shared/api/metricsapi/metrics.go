@@ -10,6 +10,7 @@ import (
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/metricsfilter"
 )
 
 // metric is one headline metric of the Metrics API: its key in entries and summaries.
@@ -172,28 +173,11 @@ func computeMetrics(ctx context.Context, d *api.Deps, accountID string, q metric
 		return series.Response{}, err
 	}
 	cal := accountseries.Calendar(acc)
-	agg := series.NewAggregate()
-	plans, err := resolvePlans(ctx, d, accountID, q.plans)
+	agg, err := metricsfilter.New(d.Store, d.Series()).Aggregate(ctx, acc,
+		metricsfilter.Request{Countries: q.countries, Plans: q.plans, Filters: q.filters},
+		accountseries.WindowStart(cal, q.interval, q.start), q.end)
 	if err != nil {
 		return series.Response{}, err
-	}
-	if max(1, len(q.countries))*len(plans) > maxMetricSegments {
-		return series.Response{}, apperr.BadRequest("plans", "The plans filter matches too many plans (at most %d combinations with geo)", maxMetricSegments)
-	}
-	// Plans that name nothing leave the aggregate empty: the series of no customer.
-	if len(q.plans) == 0 || len(plans) > 0 {
-		segments, err := d.Series().FilterSegments(ctx, accountID, q.countries, plans)
-		if err != nil {
-			return series.Response{}, err
-		}
-		if len(segments) > maxMetricSeriesRead {
-			return series.Response{}, apperr.BadRequest("plans", "The geo and plans filters combine into %d stored series "+
-				"(at most %d); ask for fewer plans or countries", len(segments), maxMetricSeriesRead)
-		}
-		from := accountseries.WindowStart(cal, q.interval, q.start)
-		if agg, err = d.Series().Load(ctx, accountID, segments, from, q.end); err != nil {
-			return series.Response{}, err
-		}
 	}
 	resp, err := series.Compute(agg, cal, q.seriesQuery())
 	if err != nil {

@@ -1,29 +1,21 @@
 package metricsapi
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"time"
 
-	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
-	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/metrics/series"
-	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/metricsfilter"
 )
 
-// Bounds that keep one metrics request cheap whatever the client asks.
+// Bounds that keep one metrics request cheap whatever the client asks (the filters'
+// own bounds are metricsfilter's).
 const (
-	maxMetricEntries  = 5000 // about 13 years by day
-	maxMetricYears    = 100
-	maxMetricSegments = 100 // countries × plans
-	maxFilterValues   = 50
-	// maxMetricSeriesRead bounds the stored series one request reads: the country × plan
-	// pairs plus the plan-combination series of the customers paying on several of the
-	// plans (accountseries.Series.FilterSegments).
-	maxMetricSeriesRead = 300
+	maxMetricEntries = 5000 // about 13 years by day
+	maxMetricYears   = 100
+	maxFilterValues  = 50
 )
 
 // metricsQuery is a validated Metrics API query.
@@ -32,14 +24,15 @@ type metricsQuery struct {
 	interval   string
 	countries  []string
 	plans      []string // as sent: names, external ids or uuids
+	filters    string   // ChartMogul Filter Language, checked by metricsfilter
 }
 
 func (q metricsQuery) seriesQuery() series.Query {
 	return series.Query{Start: q.start.Format(time.DateOnly), End: q.end.Format(time.DateOnly), Interval: q.interval}
 }
 
-// parseMetricsQuery reads start-date, end-date, interval, geo and plans; every mistake
-// is a 400 naming the parameter.
+// parseMetricsQuery reads start-date, end-date, interval, geo, plans and filters (whose
+// expression metricsfilter checks); every mistake is a 400 naming the parameter.
 func parseMetricsQuery(r *apigw.Request, defaultInterval string) (metricsQuery, error) {
 	var q metricsQuery
 	var err error
@@ -72,17 +65,13 @@ func parseMetricsQuery(r *apigw.Request, defaultInterval string) (metricsQuery, 
 		}
 		q.countries = appendUnique(q.countries, c)
 	}
-	// ChartMogul's newer segmentation expressions have no published grammar to follow;
-	// answering them unfiltered would chart the wrong customers, so they are refused.
-	if strings.TrimSpace(r.Query("filters")) != "" {
-		return q, apperr.BadRequest("filters", "Parameter \"filters\" is not supported; filter with \"geo\" and \"plans\"")
-	}
+	q.filters = strings.TrimSpace(r.Query("filters"))
 	for _, p := range splitList(r.Query("plans")) {
 		q.plans = appendUnique(q.plans, p)
 	}
 	if len(q.countries) > maxFilterValues || len(q.plans) > maxFilterValues ||
-		max(1, len(q.countries))*max(1, len(q.plans)) > maxMetricSegments {
-		return q, apperr.BadRequest("geo", "Too many geo and plans values (at most %d combinations)", maxMetricSegments)
+		max(1, len(q.countries))*max(1, len(q.plans)) > metricsfilter.MaxSegments {
+		return q, apperr.BadRequest("geo", "Too many geo and plans values (at most %d combinations)", metricsfilter.MaxSegments)
 	}
 	return q, nil
 }
@@ -131,54 +120,4 @@ func appendUnique(list []string, v string) []string {
 		}
 	}
 	return append(list, v)
-}
-
-// resolvePlans maps plan names, external ids and uuids to plan uuids. Tokens that name
-// no plan match nothing (the series of an unknown plan is empty). Uuids cost one read,
-// external ids one index query; names, which have no index, one pass over the
-// account's plans, done only if some token was not found otherwise.
-func resolvePlans(ctx context.Context, d *api.Deps, accountID string, tokens []string) ([]string, error) {
-	var out, byName []string
-	for _, tok := range tokens {
-		if ids.Valid(tok, ids.Plan) {
-			p, err := d.Store.GetPlan(ctx, accountID, tok)
-			if err == nil {
-				out = appendUnique(out, p.UUID)
-				continue
-			}
-			if !errors.Is(err, store.ErrNotFound) {
-				return nil, err
-			}
-		}
-		page, err := d.Store.ListPlans(ctx, accountID, store.PlanFilter{ExternalID: tok}, apigw.MaxPerPage, nil)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range page.Items {
-			out = appendUnique(out, p.UUID)
-		}
-		if len(page.Items) == 0 {
-			byName = append(byName, tok)
-		}
-	}
-	if len(byName) == 0 {
-		return out, nil
-	}
-	page, err := d.Store.ListPlans(ctx, accountID, store.PlanFilter{}, apigw.MaxPerPage, nil)
-	for {
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range page.Items {
-			for _, name := range byName {
-				if p.Name == name {
-					out = appendUnique(out, p.UUID)
-				}
-			}
-		}
-		if !page.HasMore {
-			return out, nil
-		}
-		page, err = d.Store.ListPlans(ctx, accountID, store.PlanFilter{}, apigw.MaxPerPage, page.Next)
-	}
 }

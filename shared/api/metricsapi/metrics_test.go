@@ -137,8 +137,6 @@ func TestMetricsDefaultsAndErrors(t *testing.T) {
 			bad(`Invalid value for parameter "geo": "USA" is not an ISO 3166-1 alpha-2 country code`, "geo")},
 		{apitest.Query("start-date", "1900-01-01", "end-date", "2024-02-01", "interval", "day"),
 			bad("The date range must not exceed 100 years", "end-date")},
-		{apitest.Query("start-date", "2024-01-01", "end-date", "2024-02-01", "filters", "country~EQUALS~US"),
-			bad(`Parameter "filters" is not supported; filter with "geo" and "plans"`, "filters")},
 	}
 	for _, tt := range tests {
 		status, body := e.Get(metricsapi.MetricsAll, "/v1/metrics/all", e.Acc, tt.q)
