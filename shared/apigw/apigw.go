@@ -44,6 +44,10 @@ func JSON(status int, v any) (Response, error) { return Response{Status: status,
 // NoContent answers 204 without a body.
 func NoContent() (Response, error) { return Response{Status: http.StatusNoContent}, nil }
 
+// NotModified answers 304 without a body: an update that changes nothing, where
+// ChartMogul answers so.
+func NotModified() (Response, error) { return Response{Status: http.StatusNotModified}, nil }
+
 // Endpoint binds a handler to the error family its endpoint speaks.
 type Endpoint struct {
 	Family  apperr.Family

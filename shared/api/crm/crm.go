@@ -1,7 +1,9 @@
 package crm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -30,6 +32,9 @@ type crmRecord[T any] interface {
 type crmKind[T any, P crmRecord[T]] struct {
 	param, noun, prefix string
 	contacts            bool
+	// notModified answers an update that changes nothing with 304 and no body, as
+	// ChartMogul does for tasks and /v1/notes; the kind's record is then not written.
+	notModified bool
 	// prepare applies a create (all required fields) or update body to v, reading the
 	// store where a field needs it (team members).
 	prepare        func(ctx context.Context, d *api.Deps, accountID string, body map[string]any, v P, create bool) error
@@ -124,8 +129,15 @@ func crmUpdate[T any, P crmRecord[T]](d *api.Deps, k crmKind[T, P]) apigw.Endpoi
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		before, err := json.Marshal(k.render(v))
+		if err != nil {
+			return apigw.Response{}, err
+		}
 		if err := k.prepare(ctx, d, r.AccountID, body, &v, false); err != nil {
 			return apigw.Response{}, err
+		}
+		if after, err := json.Marshal(k.render(v)); err == nil && k.notModified && bytes.Equal(before, after) {
+			return apigw.NotModified()
 		}
 		m := P(&v).Meta()
 		m.UpdatedAt = laterThan(d.Now(), m.UpdatedAt)

@@ -22,10 +22,11 @@ import (
 // notePathParam is the route parameter of the single-note operations.
 const notePathParam = "note_uuid"
 
-// noteKind is a CRM kind of notes rendered by render.
+// noteKind is a CRM kind of notes rendered by render; contacts marks /v1/notes (a note
+// may name a contact, and an update that changes nothing is a 304).
 func noteKind(render func(model.Note) jsonobj.Object, contacts bool) crmKind[model.Note, *model.Note] {
 	return crmKind[model.Note, *model.Note]{
-		param: notePathParam, noun: "Note", prefix: ids.Note, contacts: contacts,
+		param: notePathParam, noun: "Note", prefix: ids.Note, contacts: contacts, notModified: contacts,
 		prepare: prepareNote, render: render,
 		get: func(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Note, error) {
 			return d.Store.GetNote(ctx, accountID, uuid)

@@ -15,7 +15,7 @@ import (
 
 // tasks is the CRM kind of /v1/tasks (docs/api.md, "Objects").
 var tasks = crmKind[model.Task, *model.Task]{
-	param: "task_uuid", noun: "Task", contacts: true,
+	param: "task_uuid", noun: "Task", contacts: true, notModified: true,
 	prepare: withMember(model.ReadTask, "assignee", func(v *model.Task) *string { return &v.Assignee }),
 	render:  taskJSON,
 	get: func(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Task, error) {
