@@ -15,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonbody"
+	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -87,7 +88,9 @@ func setRecordDisabled(d *api.Deps, k recordKind) apigw.Endpoint {
 
 // addRecord adds a line item or transaction to an invoice. One sent without an external
 // id takes a position no stored record of the invoice uses, so it adds instead of
-// replacing.
+// replacing. Line items may also come as {"line_items": [...]} (chartmogul-go's
+// CreateLineItems), answered as {"line_items": [...]}: all are checked before any is
+// added.
 func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
@@ -101,19 +104,18 @@ func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 		if sent == nil {
 			sent = map[string]any{}
 		}
+		if list, wrapped := sent[k.payloadKey]; wrapped && k.payloadKey == "line_items" {
+			return addRecords(ctx, d, k, inv, list)
+		}
 		rec := without(sent, "invoice_external_id", "invoice_uuid", "plan_uuid", "uuid")
 		if err := k.planRef(ctx, d, inv, sent, rec); err != nil {
 			return apigw.Response{}, err
 		}
-		position := -1
-		if strField(rec, "external_id") == "" {
-			position = k.freePosition(inv)
-		}
-		uuid, err := applyRecord(ctx, d, k, inv, rec, position)
+		uuids, err := applyRecords(ctx, d, k, inv, []map[string]any{rec}, k.freePositions(inv, []map[string]any{rec}))
 		if err != nil {
-			return apigw.Response{}, err
+			return apigw.Response{}, unprefixed(err, k.payloadKey+"[0].")
 		}
-		h, err := storedRecord(ctx, d, k, inv, uuid)
+		h, err := storedRecord(ctx, d, k, inv, uuids[0])
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -122,6 +124,46 @@ func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 		}
 		return apigw.JSON(http.StatusCreated, k.render(h))
 	}}
+}
+
+// addRecords adds the records of a {"line_items": [...]} body: 201 with them in the
+// same shape; a record that is not an object, or one the import step refuses, is a 422
+// naming it (line_items[i]) and nothing is added.
+func addRecords(ctx context.Context, d *api.Deps, k recordKind, inv model.Invoice, list any) (apigw.Response, error) {
+	items, ok := list.([]any)
+	if !ok || len(items) == 0 {
+		return apigw.Response{}, apperr.Unprocessable(k.payloadKey, "%s must be a non-empty array", k.payloadKey)
+	}
+	recs := make([]map[string]any, len(items))
+	for i, it := range items {
+		sent, ok := it.(map[string]any)
+		if !ok {
+			return apigw.Response{}, apperr.Unprocessable(fmt.Sprintf("%s[%d]", k.payloadKey, i), "must be a JSON object")
+		}
+		recs[i] = without(sent, "invoice_external_id", "invoice_uuid", "plan_uuid", "uuid")
+		if err := k.planRef(ctx, d, inv, sent, recs[i]); err != nil {
+			if e, ok := apperr.As(err); ok {
+				e.Param = fmt.Sprintf("%s[%d].%s", k.payloadKey, i, e.Param)
+			}
+			return apigw.Response{}, err
+		}
+	}
+	uuids, err := applyRecords(ctx, d, k, inv, recs, k.freePositions(inv, recs))
+	if err != nil {
+		return apigw.Response{}, err
+	}
+	stored, err := d.Store.GetInvoice(ctx, inv.AccountID, inv.UUID)
+	if err != nil {
+		return apigw.Response{}, err
+	}
+	out := make([]jsonobj.Object, len(uuids))
+	for i, uuid := range uuids {
+		if k.find(&stored, uuid) < 0 {
+			return apigw.Response{}, fmt.Errorf("%s %s not stored", k.param, uuid)
+		}
+		out[i] = k.render(heldRecord{inv: stored, uuid: uuid})
+	}
+	return apigw.JSON(http.StatusCreated, jsonobj.Object{{Key: k.payloadKey, Value: out}})
 }
 
 // updateRecord applies the sent fields to the record (the others keep their values;
@@ -155,8 +197,8 @@ func updateRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 		if p, ok := strings.CutPrefix(k.key(h.inv, i), "p:"); ok {
 			position, _ = strconv.Atoi(p)
 		}
-		if _, err := applyRecord(ctx, d, k, h.inv, rec, position); err != nil {
-			return apigw.Response{}, err
+		if _, err := applyRecords(ctx, d, k, h.inv, []map[string]any{rec}, []int{position}); err != nil {
+			return apigw.Response{}, unprefixed(err, k.payloadKey+"[0].")
 		}
 		stored, err := storedRecord(ctx, d, k, h.inv, h.uuid)
 		if err != nil {
@@ -205,41 +247,48 @@ func deleteRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 	}}
 }
 
-// applyRecord validates rec as a json_imports record of the invoice (at position when
-// it has no external id) and applies it with the import worker's step; it returns the
-// record's uuid.
-func applyRecord(ctx context.Context, d *api.Deps, k recordKind, inv model.Invoice, rec map[string]any, position int) (string, error) {
-	rec["invoice_external_id"] = inv.ExternalID
-	pl, err := parseAs("", map[string]any{k.payloadKey: []any{rec}})
+// applyRecords validates recs as json_imports records of the invoice (at positions[i]
+// when one has no external id) and applies them with the import worker's step, all or
+// none; it returns the records' uuids. Field errors name the record (line_items[i].…).
+func applyRecords(ctx context.Context, d *api.Deps, k recordKind, inv model.Invoice, recs []map[string]any, positions []int) ([]string, error) {
+	list := make([]any, len(recs))
+	for i, rec := range recs {
+		rec["invoice_external_id"] = inv.ExternalID
+		list[i] = rec
+	}
+	pl, err := parseAs("", map[string]any{k.payloadKey: list})
 	if err != nil {
-		return "", unprefixed(err, k.payloadKey+"[0].")
+		return nil, err
 	}
 	var part imports.Part
-	var key string
-	if len(pl.LineItems) > 0 {
-		li := pl.LineItems[0]
+	keys := make([]string, len(recs))
+	for i, li := range pl.LineItems {
 		if li.ExternalID == "" {
-			li.Position = position
+			li.Position = positions[i]
 		}
-		part.LineItems, key = []model.ImportLineItem{li}, model.LineItemKey(li.ExternalID, li.Position)
-	} else {
-		t := pl.Transactions[0]
+		part.LineItems, keys[i] = append(part.LineItems, li), model.LineItemKey(li.ExternalID, li.Position)
+	}
+	for i, t := range pl.Transactions {
 		if t.ExternalID == "" {
-			t.Position = position
+			t.Position = positions[i]
 		}
-		part.Transactions, key = []model.ImportTransaction{t}, model.LineItemKey(t.ExternalID, t.Position)
+		part.Transactions, keys[i] = append(part.Transactions, t), model.LineItemKey(t.ExternalID, t.Position)
 	}
 	c, err := d.Store.GetCustomer(ctx, inv.AccountID, inv.CustomerUUID)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", errInvoiceNotFound()
+		return nil, errInvoiceNotFound()
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := applySync(ctx, d, c, inv.DataSourceUUID, inv.CustomerExternalID, part); err != nil {
-		return "", err
+		return nil, err
 	}
-	return k.uuidOf(inv.AccountID, inv.DataSourceUUID, inv.UUID, key), nil
+	uuids := make([]string, len(keys))
+	for i, key := range keys {
+		uuids[i] = k.uuidOf(inv.AccountID, inv.DataSourceUUID, inv.UUID, key)
+	}
+	return uuids, nil
 }
 
 // storedRecord reads the record back from its invoice after a change.
@@ -254,17 +303,27 @@ func storedRecord(ctx context.Context, d *api.Deps, k recordKind, inv model.Invo
 	return heldRecord{inv: stored, uuid: uuid}, nil
 }
 
-// freePosition is the first position no record of the kind in the invoice uses.
-func (k recordKind) freePosition(inv model.Invoice) int {
+// freePositions gives each of recs without an external id a position no record of
+// the kind in the invoice (nor an earlier one of recs) uses; the others get -1.
+func (k recordKind) freePositions(inv model.Invoice, recs []map[string]any) []int {
 	used := map[string]bool{}
 	for i := range k.count(inv) {
 		used[k.key(inv, i)] = true
 	}
+	out := make([]int, len(recs))
 	p := k.count(inv)
-	for used[model.LineItemKey("", p)] {
-		p++
+	for i, rec := range recs {
+		out[i] = -1
+		if strField(rec, "external_id") != "" {
+			continue
+		}
+		for used[model.LineItemKey("", p)] {
+			p++
+		}
+		out[i] = p
+		used[model.LineItemKey("", p)] = true
 	}
-	return p
+	return out
 }
 
 // planRef turns a sent plan_uuid into the plan_external_id of an import record (line
