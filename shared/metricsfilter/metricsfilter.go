@@ -13,7 +13,8 @@
 //     account's customers are read (the listing's shards at once), the condition is
 //     checked on each, and the matching customers' own contributions (their series
 //     records, 100 per BatchGetItem) are summed: exactly the series of an account
-//     holding only them. At most MaxCustomers may match; more is a 400.
+//     holding only them. At most MaxCustomers may match, in an account of at most
+//     MaxListed customers; more is a 400.
 package metricsfilter
 
 import (
@@ -46,10 +47,12 @@ const (
 	// MaxSeriesRead bounds the stored series one request reads: the country × plan
 	// pairs plus the plan-combination series (accountseries.Series.FilterSegments).
 	MaxSeriesRead = 300
-	// MaxCustomers bounds the customers whose contributions one request sums
-	// (docs/benchmarks.md, "Filtered metrics": their reads and decoding fit the
-	// function's time and memory with a wide margin).
-	MaxCustomers = 10000
+	// MaxCustomers bounds the customers whose contributions one request sums, and
+	// MaxListed the account's customers one request lists to find them: at their
+	// measured CPU (docs/benchmarks.md, "Filtered metrics"), both at once take about 5 s
+	// of the 10 s a Metrics API function has at 512 MB.
+	MaxCustomers = 3000
+	MaxListed    = 50000
 )
 
 // Request is a request's filters: countries (`geo`, upper case), plans (`plans`, as
@@ -98,7 +101,11 @@ func (r *Reader) Aggregate(ctx context.Context, acc model.Account, req Request, 
 		return r.stored(ctx, acc.ID, countries, plans, from, to)
 	}
 	var matched []string
+	listed := 0
 	err = r.store.EachCustomer(ctx, acc.ID, func(c model.Customer) error {
+		if listed++; listed > MaxListed {
+			return errTooManyListed
+		}
 		if q.Matches(c) && (len(req.Countries) == 0 || slices.Contains(req.Countries, c.Country)) {
 			if matched = append(matched, c.UUID); len(matched) > MaxCustomers {
 				return errTooManyCustomers
@@ -106,17 +113,23 @@ func (r *Reader) Aggregate(ctx context.Context, acc model.Account, req Request, 
 		}
 		return nil
 	})
-	if errors.Is(err, errTooManyCustomers) {
+	switch {
+	case errors.Is(err, errTooManyCustomers):
 		return nil, apperr.BadRequest("filters", "The filters select more than %d customers; narrow them "+
 			"(geo, plans or more conditions)", MaxCustomers)
-	}
-	if err != nil {
+	case errors.Is(err, errTooManyListed):
+		return nil, apperr.BadRequest("filters", "Filters on customer attributes are answered for accounts of up to %d "+
+			"customers; this one has more (region, country, plan and plan_group conditions, geo and plans are not limited)", MaxListed)
+	case err != nil:
 		return nil, err
 	}
 	return r.series.LoadCustomers(ctx, acc.ID, matched, plans, from, to)
 }
 
-var errTooManyCustomers = errors.New("too many customers")
+var (
+	errTooManyCustomers = errors.New("too many customers")
+	errTooManyListed    = errors.New("too many customers listed")
+)
 
 // compile parses and checks the CFL expression against the account's custom
 // attributes and time zone; an empty expression selects everything.
