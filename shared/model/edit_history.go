@@ -100,7 +100,16 @@ func (u UserEdits) Summary() map[string]any {
 // formatted as the API shows them.
 func (inv Invoice) EditableFields() map[string]any {
 	return map[string]any{"date": timefmt.Millis(inv.Date), "due_date": timefmt.MillisPtr(inv.DueDate),
-		"currency": inv.Currency, "collection_method": inv.CollectionMethod, "status": inv.Status}
+		"currency": inv.Currency, "collection_method": nullIfEmpty(inv.CollectionMethod), "status": nullIfEmpty(inv.Status)}
+}
+
+// nullIfEmpty is s, or JSON null for "" (a field the API leaves out or shows as null
+// while unset).
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // EditableFields are a line item's fields, keyed and formatted as the API shows them.

@@ -199,6 +199,10 @@ func readLineItemFields(r *record) LineItemFields {
 	li.Description = r.str("description", false, MaxTextLength)
 	li.AccountCode = r.str("account_code", false, MaxTextLength)
 	li.EventOrder = r.optInt("event_order", MinInt32, MaxInt32)
+	if r.present("balance_transfer") {
+		bt := r.boolean("balance_transfer", false)
+		li.BalanceTransfer = &bt
+	}
 	return li
 }
 

@@ -62,10 +62,15 @@ func DeleteTransaction(d *api.Deps) apigw.Endpoint { return deleteRecord(d, tran
 func SetTransactionDisabled(d *api.Deps) apigw.Endpoint { return setRecordDisabled(d, transactions()) }
 
 // getRecord answers the record; a disabled one only with with_disabled=true (as
-// ChartMogul's retrieve), else it is not found.
+// ChartMogul's retrieve), else it is not found; with include_edit_histories=true, with
+// its edit_history_summary.
 func getRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		withDisabled, err := api.Flag(r, "with_disabled")
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		edits, err := api.Flag(r, "include_edit_histories")
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -75,6 +80,9 @@ func getRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 		}
 		if k.state(&h.inv, k.index(h)).Disabled && !withDisabled {
 			return apigw.Response{}, k.notFound()
+		}
+		if edits {
+			return apigw.JSON(http.StatusOK, k.renderWithEdits(h))
 		}
 		return apigw.JSON(http.StatusOK, k.render(h))
 	}}
@@ -90,7 +98,7 @@ func setRecordDisabled(d *api.Deps, k recordKind) apigw.Endpoint {
 // id takes a position no stored record of the invoice uses, so it adds instead of
 // replacing. Line items may also come as {"line_items": [...]} (chartmogul-go's
 // CreateLineItems), answered as {"line_items": [...]}: all are checked before any is
-// added.
+// added. With handle_as_user_edit=true the records added are user-created.
 func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
@@ -104,8 +112,12 @@ func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 		if sent == nil {
 			sent = map[string]any{}
 		}
+		userEdit, err := api.Flag(r, "handle_as_user_edit")
+		if err != nil {
+			return apigw.Response{}, err
+		}
 		if list, wrapped := sent[k.payloadKey]; wrapped && k.payloadKey == "line_items" {
-			return addRecords(ctx, d, k, inv, list)
+			return addRecords(ctx, d, r, k, inv, list, userEdit)
 		}
 		rec := without(sent, "invoice_external_id", "invoice_uuid", "plan_uuid", "uuid")
 		if err := k.planRef(ctx, d, inv, sent, rec); err != nil {
@@ -119,6 +131,11 @@ func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		if userEdit {
+			if h.inv, err = recordEdits(ctx, d, r, inv, h.inv, k.recordsCreatedByUser(uuids)); err != nil {
+				return apigw.Response{}, err
+			}
+		}
 		if k.created != nil {
 			return apigw.JSON(http.StatusCreated, k.created(h.inv, k.index(h)))
 		}
@@ -129,7 +146,7 @@ func addRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 // addRecords adds the records of a {"line_items": [...]} body: 201 with them in the
 // same shape; a record that is not an object, or one the import step refuses, is a 422
 // naming it (line_items[i]) and nothing is added.
-func addRecords(ctx context.Context, d *api.Deps, k recordKind, inv model.Invoice, list any) (apigw.Response, error) {
+func addRecords(ctx context.Context, d *api.Deps, r *apigw.Request, k recordKind, inv model.Invoice, list any, userEdit bool) (apigw.Response, error) {
 	items, ok := list.([]any)
 	if !ok || len(items) == 0 {
 		return apigw.Response{}, apperr.Unprocessable(k.payloadKey, "%s must be a non-empty array", k.payloadKey)
@@ -155,6 +172,11 @@ func addRecords(ctx context.Context, d *api.Deps, k recordKind, inv model.Invoic
 	stored, err := d.Store.GetInvoice(ctx, inv.AccountID, inv.UUID)
 	if err != nil {
 		return apigw.Response{}, err
+	}
+	if userEdit {
+		if stored, err = recordEdits(ctx, d, r, inv, stored, k.recordsCreatedByUser(uuids)); err != nil {
+			return apigw.Response{}, err
+		}
 	}
 	out := make([]jsonobj.Object, len(uuids))
 	for i, uuid := range uuids {
@@ -208,6 +230,9 @@ func updateRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 			if err := k.revise(ctx, d, h.inv, i, &stored.inv); err != nil {
 				return apigw.Response{}, err
 			}
+		}
+		if stored.inv, err = recordEdits(ctx, d, r, h.inv, stored.inv, k.recordEdit(h.uuid)); err != nil {
+			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusOK, k.render(stored))
 	}}

@@ -100,6 +100,9 @@ func UpdateInvoice(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		if stored, err = recordEdits(ctx, d, r, inv, stored, invoiceEdit); err != nil {
+			return apigw.Response{}, err
+		}
 		return apigw.JSON(http.StatusOK, invoiceWithState(stored))
 	}}
 }

@@ -84,8 +84,26 @@ func without(m map[string]any, drop ...string) map[string]any {
 // ImportCustomerInvoices is POST /v1/import/customers/{customer_uuid}/invoices: 201
 // with the stored invoices, each with "errors":{}.
 func ImportCustomerInvoices(d *api.Deps) apigw.Endpoint {
+	return upsertCustomerInvoices(d, http.StatusCreated)
+}
+
+// UpdateCustomerInvoices is PUT /v1/import/customers/{customer_uuid}/invoices (Ruby's
+// CustomerInvoices#update!): the same upsert, answered 200.
+func UpdateCustomerInvoices(d *api.Deps) apigw.Endpoint {
+	return upsertCustomerInvoices(d, http.StatusOK)
+}
+
+// upsertCustomerInvoices imports a customer's invoices (an invoice of a used external id is
+// updated) and answers status with them. With handle_as_user_edit=true the changes are
+// user edits: what they change in existing invoices and their records is recorded in
+// their edit histories, and the invoices and records they create are user-created.
+func upsertCustomerInvoices(d *api.Deps, status int) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		c, err := importCustomer(ctx, d, r.AccountID, r.PathParam("customer_uuid"))
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		userEdit, err := api.Flag(r, "handle_as_user_edit")
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -129,6 +147,12 @@ func ImportCustomerInvoices(d *api.Deps) apigw.Endpoint {
 			pt.Transactions = append(pt.Transactions, pl.Transactions...)
 			uuids = append(uuids, model.InvoiceUUID(c.AccountID, dsUUID, pl.Invoices[0].ExternalID))
 		}
+		var before map[string]model.Invoice
+		if userEdit {
+			if before, err = d.Store.GetInvoices(ctx, r.AccountID, uuids); err != nil {
+				return apigw.Response{}, err
+			}
+		}
 		for _, dsUUID := range order {
 			if _, err := api.LiveDataSource(ctx, d, r.AccountID, dsUUID); err != nil {
 				return apigw.Response{}, err
@@ -143,11 +167,22 @@ func ImportCustomerInvoices(d *api.Deps) apigw.Endpoint {
 		}
 		out := []jsonobj.Object{}
 		for _, u := range uuids {
-			if inv, ok := stored[u]; ok && inv.CustomerUUID == c.UUID {
-				out = append(out, invoiceJSON(inv, false))
+			inv, ok := stored[u]
+			if !ok || inv.CustomerUUID != c.UUID {
+				continue
 			}
+			if userEdit {
+				rule := createdByUser
+				if _, existed := before[u]; existed {
+					rule = wholeInvoiceEdit
+				}
+				if inv, err = recordEdits(ctx, d, r, before[u], inv, rule); err != nil {
+					return apigw.Response{}, err
+				}
+			}
+			out = append(out, invoiceJSON(inv, false))
 		}
-		return apigw.JSON(http.StatusCreated, jsonobj.Object{{Key: "invoices", Value: out}})
+		return apigw.JSON(status, jsonobj.Object{{Key: "invoices", Value: out}})
 	}}
 }
 

@@ -18,13 +18,26 @@ func invoiceJSON(inv model.Invoice, withCustomer bool) jsonobj.Object {
 
 // invoiceView is how an invoice is rendered: customer adds customer_uuid; withDisabled
 // (a request's with_disabled=true) shows the disabled line items and transactions, which
-// are otherwise left out, and every record's disabled state.
-type invoiceView struct{ customer, withDisabled bool }
+// are otherwise left out, and every record's disabled state; edits (a request's
+// include_edit_histories=true) shows every record's edit_history_summary.
+type invoiceView struct{ customer, withDisabled, edits bool }
 
-// invoiceViewOf reads with_disabled.
+// invoiceViewOf reads with_disabled and include_edit_histories.
 func invoiceViewOf(r *apigw.Request, customer bool) (invoiceView, error) {
 	withDisabled, err := api.Flag(r, "with_disabled")
-	return invoiceView{customer: customer, withDisabled: withDisabled}, err
+	if err != nil {
+		return invoiceView{}, err
+	}
+	edits, err := api.Flag(r, "include_edit_histories")
+	return invoiceView{customer: customer, withDisabled: withDisabled, edits: edits}, err
+}
+
+// editFields is a record's edit_history_summary when the request asked for it.
+func (v invoiceView) editFields(u model.UserEdits) []jsonobj.Field {
+	if !v.edits {
+		return nil
+	}
+	return []jsonobj.Field{{Key: "edit_history_summary", Value: u.Summary()}}
 }
 
 // shows tells whether a listing shows the invoice: a disabled one only with with_disabled.
@@ -34,17 +47,17 @@ func (v invoiceView) render(inv model.Invoice) jsonobj.Object {
 	lines := []jsonobj.Object{}
 	for _, li := range inv.LineItems {
 		if v.withDisabled {
-			lines = append(lines, append(lineItemJSON(li), disabledFields(li.DisabledState)...))
+			lines = append(lines, append(append(lineItemJSON(li), disabledFields(li.DisabledState)...), v.editFields(li.UserEdits)...))
 		} else if !li.Disabled {
-			lines = append(lines, lineItemJSON(li))
+			lines = append(lines, append(lineItemJSON(li), v.editFields(li.UserEdits)...))
 		}
 	}
 	txs := []jsonobj.Object{}
 	for _, t := range inv.Transactions {
 		if v.withDisabled {
-			txs = append(txs, append(transactionJSON(t), disabledFields(t.DisabledState)...))
+			txs = append(txs, append(append(transactionJSON(t), disabledFields(t.DisabledState)...), v.editFields(t.UserEdits)...))
 		} else if !t.Disabled {
-			txs = append(txs, transactionJSON(t))
+			txs = append(txs, append(transactionJSON(t), v.editFields(t.UserEdits)...))
 		}
 	}
 	o := jsonobj.Object{
@@ -62,9 +75,11 @@ func (v invoiceView) render(inv model.Invoice) jsonobj.Object {
 	if inv.Status != "" {
 		o = append(o, jsonobj.Field{Key: "status", Value: inv.Status})
 	}
+	o = append(o, jsonobj.Field{Key: "user_created", Value: inv.UserCreated})
 	if v.withDisabled {
 		o = append(o, disabledFields(inv.DisabledState)...)
 	}
+	o = append(o, v.editFields(inv.UserEdits)...)
 	if v.customer {
 		o = append(o, jsonobj.Field{Key: "customer_uuid", Value: inv.CustomerUUID})
 	}
@@ -106,7 +121,9 @@ func lineItemJSON(li model.LineItem) jsonobj.Object {
 		jsonobj.Field{Key: "account_code", Value: li.AccountCode},
 		jsonobj.Field{Key: "transaction_fees_currency", Value: li.TransactionFeesCurrency},
 		jsonobj.Field{Key: "discount_description", Value: li.DiscountDescription},
-		jsonobj.Field{Key: "event_order", Value: li.EventOrder})
+		jsonobj.Field{Key: "event_order", Value: li.EventOrder},
+		jsonobj.Field{Key: "balance_transfer", Value: li.BalanceTransfer},
+		jsonobj.Field{Key: "user_created", Value: li.UserCreated})
 }
 
 // createdTransactionJSON is the answer to adding a transaction to an invoice: the
@@ -129,5 +146,6 @@ func transactionJSON(t model.Transaction) jsonobj.Object {
 		{Key: "result", Value: t.Result},
 		{Key: "transaction_fees_in_cents", Value: t.TransactionFeesInCents},
 		{Key: "transaction_fees_currency", Value: t.TransactionFeesCurrency},
+		{Key: "user_created", Value: t.UserCreated},
 	}
 }

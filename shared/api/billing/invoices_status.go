@@ -41,8 +41,11 @@ func UpdateInvoiceStatus(d *api.Deps) apigw.Endpoint {
 		if _, err := api.LiveDataSource(ctx, d, r.AccountID, dsUUID); err != nil {
 			return apigw.Response{}, err
 		}
-		inv, err := setInvoiceStatus(ctx, d, model.InvoiceUUID(r.AccountID, dsUUID, r.PathParam("invoice_external_id")), r.AccountID, status)
+		before, inv, err := setInvoiceStatus(ctx, d, model.InvoiceUUID(r.AccountID, dsUUID, r.PathParam("invoice_external_id")), r.AccountID, status)
 		if err != nil {
+			return apigw.Response{}, err
+		}
+		if inv, err = recordEdits(ctx, d, r, before, inv, invoiceEdit); err != nil {
 			return apigw.Response{}, err
 		}
 		// Sent also when the status was already set: a retry after a failed send must
@@ -57,26 +60,27 @@ func UpdateInvoiceStatus(d *api.Deps) apigw.Endpoint {
 }
 
 // setInvoiceStatus applies the transition to the invoice as stored, re-reading it when
-// it changed meanwhile; an unchanged status is not written again.
-func setInvoiceStatus(ctx context.Context, d *api.Deps, invoiceUUID, accountID, status string) (model.Invoice, error) {
+// it changed meanwhile; an unchanged status is not written again. It returns the
+// invoice before and after.
+func setInvoiceStatus(ctx context.Context, d *api.Deps, invoiceUUID, accountID, status string) (model.Invoice, model.Invoice, error) {
 	for range statusAttempts {
 		inv, err := d.Store.GetInvoice(ctx, accountID, invoiceUUID)
 		if errors.Is(err, store.ErrNotFound) {
-			return model.Invoice{}, errInvoiceNotFound()
+			return model.Invoice{}, model.Invoice{}, errInvoiceNotFound()
 		}
 		if err != nil {
-			return model.Invoice{}, err
+			return model.Invoice{}, model.Invoice{}, err
 		}
 		if !model.InvoiceStatusTransitionAllowed(inv.Status, status) {
-			return model.Invoice{}, apperr.Unprocessable("status", "Status transition is not allowed")
+			return model.Invoice{}, model.Invoice{}, apperr.Unprocessable("status", "Status transition is not allowed")
 		}
 		if inv.Status == status {
-			return inv, nil
+			return inv, inv, nil
 		}
 		updated, err := d.Store.SetInvoiceStatus(ctx, inv, status, d.Now())
 		if !errors.Is(err, store.ErrConflict) {
-			return updated, err
+			return inv, updated, err
 		}
 	}
-	return model.Invoice{}, errors.New("update invoice status: the invoice kept changing")
+	return model.Invoice{}, model.Invoice{}, errors.New("update invoice status: the invoice kept changing")
 }

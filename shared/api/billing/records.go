@@ -156,6 +156,8 @@ type recordKind struct {
 	count      func(inv model.Invoice) int
 	key        func(inv model.Invoice, index int) string
 	state      func(inv *model.Invoice, index int) *model.DisabledState
+	edits      func(inv *model.Invoice, index int) *model.UserEdits
+	fields     func(inv model.Invoice, index int) map[string]any // as edits compare them
 	remove     func(inv model.Invoice, index int) model.Invoice
 	json       func(inv model.Invoice, index int) jsonobj.Object
 	// created renders the answer to adding the record when it differs from json.
@@ -201,6 +203,11 @@ func (k recordKind) render(h heldRecord) jsonobj.Object {
 	return append(k.json(h.inv, i), disabledFields(*k.state(&h.inv, i))...)
 }
 
+// renderWithEdits is render with the record's edit_history_summary.
+func (k recordKind) renderWithEdits(h heldRecord) jsonobj.Object {
+	return append(k.render(h), invoiceView{edits: true}.editFields(*k.edits(&h.inv, k.index(h)))...)
+}
+
 // disabling is the kind's part in setDisabled: the record is saved with its invoice.
 func (k recordKind) disabling(ctx context.Context, d *api.Deps, r *apigw.Request) disabling[heldRecord] {
 	return disabling[heldRecord]{
@@ -232,11 +239,13 @@ func version(n int64) string { return strconv.FormatInt(n, 10) }
 
 // withRecords completes a kind with the accessors of the invoice's slice that holds its
 // records.
-func withRecords[T any](k recordKind, list func(*model.Invoice) *[]T, key func(*T) string,
-	state func(*T) *model.DisabledState, render func(T) jsonobj.Object) recordKind {
+func withRecords[T editable](k recordKind, list func(*model.Invoice) *[]T, key func(*T) string,
+	state func(*T) *model.DisabledState, edits func(*T) *model.UserEdits, render func(T) jsonobj.Object) recordKind {
 	k.count = func(inv model.Invoice) int { return len(*list(&inv)) }
 	k.key = func(inv model.Invoice, i int) string { return key(&(*list(&inv))[i]) }
 	k.state = func(inv *model.Invoice, i int) *model.DisabledState { return state(&(*list(inv))[i]) }
+	k.edits = func(inv *model.Invoice, i int) *model.UserEdits { return edits(&(*list(inv))[i]) }
+	k.fields = func(inv model.Invoice, i int) map[string]any { return (*list(&inv))[i].EditableFields() }
 	k.remove = func(inv model.Invoice, i int) model.Invoice {
 		l := list(&inv)
 		*l = slices.Delete(*l, i, i+1)
@@ -245,6 +254,9 @@ func withRecords[T any](k recordKind, list func(*model.Invoice) *[]T, key func(*
 	k.json = func(inv model.Invoice, i int) jsonobj.Object { return render((*list(&inv))[i]) }
 	return k
 }
+
+// editable is a record whose edits are recorded.
+type editable interface{ EditableFields() map[string]any }
 
 // lineItems and transactions are functions, not package variables: a variable's
 // initializer is linked into every binary of the package, and these reach the store's
@@ -255,7 +267,8 @@ func lineItems() recordKind {
 		find: (*model.Invoice).LineItemIndex, revise: reviseLineItem},
 		func(inv *model.Invoice) *[]model.LineItem { return &inv.LineItems },
 		func(li *model.LineItem) string { return li.Key },
-		func(li *model.LineItem) *model.DisabledState { return &li.DisabledState }, lineItemJSON)
+		func(li *model.LineItem) *model.DisabledState { return &li.DisabledState },
+		func(li *model.LineItem) *model.UserEdits { return &li.UserEdits }, lineItemJSON)
 }
 
 func transactions() recordKind {
@@ -265,7 +278,8 @@ func transactions() recordKind {
 		created: func(inv model.Invoice, i int) jsonobj.Object { return createdTransactionJSON(inv.Transactions[i]) }},
 		func(inv *model.Invoice) *[]model.Transaction { return &inv.Transactions },
 		func(t *model.Transaction) string { return t.Key },
-		func(t *model.Transaction) *model.DisabledState { return &t.DisabledState }, transactionJSON)
+		func(t *model.Transaction) *model.DisabledState { return &t.DisabledState },
+		func(t *model.Transaction) *model.UserEdits { return &t.UserEdits }, transactionJSON)
 }
 
 // SetSubscriptionEventDisabled is PATCH /v1/subscription_events/{id}/disabled_state and
