@@ -127,7 +127,25 @@ describe('Metrics API', () => {
     await rejectsWith(Metrics.asp(acc.config, { ...Q, 'start-date': '2024-13-01' }), 400,
       familyA(400, 'Invalid value for parameter "start-date": "2024-13-01" is not a date (YYYY-MM-DD)', 'start-date'));
     await rejectsWith(Metrics.all(acc.config, { ...Q, filters: 'country~EQUALS~US' }), 400,
-      familyA(400, 'Parameter "filters" is not supported; filter with "geo" and "plans"', 'filters'));
+      familyA(400, 'Invalid value for parameter "filters": Unknown operator (one of ALL, ANY, NONE, EQ, NOT_EQ, GT, GTE, ' +
+        'LT, LTE, BETWEEN, CONTAINS, NOT_CONTAINS, IS, IS_NOT) in "EQUALS"', 'filters'));
+    await rejectsWith(Metrics.mrr(acc.config, { ...Q, filters: "colour~ANY~'red'" }), 400,
+      familyA(400, 'Invalid value for parameter "filters": Unknown filter "colour" (one of plan, plan_group, region, ' +
+        'country, currency, tags, mrr, active_quantity, customer_since, lead_created_at, free_trial_started_at, status, ' +
+        'data_source, or custom.<key> for a custom attribute) in "colour~ANY~\'red\'"', 'filters'));
+  });
+
+  // The filters parameter (ChartMogul Filter Language) as chartmogul-node's README shows
+  // it: every invoice is in USD, so currency~ANY~'USD' is the whole portfolio; region DE
+  // is c2 alone; customer_since before February is c1 alone, on every metric method.
+  test('filters in the ChartMogul Filter Language', async () => {
+    assert.deepEqual(values(await Metrics.mrr(acc.config, { ...Q, filters: "currency~ANY~'USD'" }), 'mrr'), [1000, 5000, 2000]);
+    assert.deepEqual(values(await Metrics.mrr(acc.config, { ...Q, filters: "region~ANY~'DE'" }), 'mrr'), [0, 3000, 0]);
+    const early = { ...Q, filters: 'customer_since~LT~2024-02-01' };
+    assert.deepEqual(values(await Metrics.all(acc.config, early), 'mrr'), [1000, 2000, 2000]);
+    assert.deepEqual(values(await Metrics.customerCount(acc.config, early), 'customers'), [1, 1, 1]);
+    assert.deepEqual(values(await Metrics.arpa(acc.config, early), 'arpa'), [1000, 2000, 2000]);
+    assert.deepEqual(values(await Metrics.customerChurnRate(acc.config, early), 'customer-churn-rate'), [0, 0, 0]);
   });
 });
 

@@ -198,6 +198,18 @@ describe('invoices', () => {
     assert.equal(updated.collection_method, 'automatic');
     assert.equal(updated.external_id, 'inv-1-1');
     await settled(c.uuid, (m) => m.mrr === 2000);
+    // The modify above is a user edit: Invoice.all with include_edit_histories (as
+    // chartmogul-node's own tests call it) shows what it changed; without it, no summary.
+    const [edited] = (await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'inv-1-0', include_edit_histories: true })).invoices;
+    assert.deepEqual(edited.edit_history_summary.values_changed, {
+      due_date: { original_value: null, edited_value: modified.due_date },
+      collection_method: { original_value: null, edited_value: 'manual' }
+    });
+    assert.match(edited.edit_history_summary.latest_edit_performed_at, MILLIS_Z);
+    assert.equal(typeof edited.edit_history_summary.latest_edit_author, 'string');
+    assert.equal(edited.user_created, false);
+    const [plain] = (await Invoice.all(acc.config, { data_source_uuid: ds.uuid, external_id: 'inv-1-0' })).invoices;
+    assert.ok(!('edit_history_summary' in plain));
     assert.deepEqual(await Invoice.destroyAll(acc.config, ds.uuid, c.uuid), {});
     assert.deepEqual((await Invoice.all(acc.config, { customer_uuid: c.uuid })).invoices, []);
     await settled(c.uuid, (m) => m.mrr === 0 && m.status === 'New Lead');

@@ -79,6 +79,23 @@ def test_mrr_movements_mrr_churn_rate_and_ltv(cfg, portfolio):
     assert ltv.entries[2].ltv == 4000
 
 
+def test_filters_in_the_chartmogul_filter_language(cfg, portfolio):
+    """The Metrics API's filters parameter (ChartMogul Filter Language), as the client's
+    README shows it: every invoice is in USD, so currency~ANY~'USD' is the whole
+    portfolio; region~ANY~'DE' is c2 alone; customer_since before February is c1 alone."""
+    usd = chartmogul.Metrics.mrr(cfg, filters="currency~ANY~'USD'", **Q).get()
+    assert [e.mrr for e in usd.entries] == [1000, 5000, 2000]
+    de = chartmogul.Metrics.mrr(cfg, filters="region~ANY~'DE'", **Q).get()
+    assert [e.mrr for e in de.entries] == [0, 3000, 0]
+    early = chartmogul.Metrics.all(cfg, filters="customer_since~LT~2024-02-01~AND~currency~ANY~'USD'", **Q).get()
+    assert [e.mrr for e in early.entries] == [1000, 2000, 2000]
+    assert [e.customers for e in early.entries] == [1, 1, 1]
+    body = api_error(chartmogul.Metrics.all(cfg, filters="region~GT~'DE'", **Q), 400)
+    assert body["param"] == "filters"
+    assert body["message"] == ('Invalid value for parameter "filters": The filter region does not take the operator GT '
+                               '(it takes ANY, NONE, IS, IS_NOT) in "region~GT~\'DE\'"')
+
+
 def test_metrics_bad_query_is_a_400(cfg):
     body = api_error(chartmogul.Metrics.mrr(cfg, start_date="2024-13-01", end_date="2024-03-31"), 400)
     assert body["param"] == "start-date"

@@ -154,6 +154,27 @@ def test_line_items(cfg, ds, plan):
     settled(cfg, c.uuid, lambda m: m["mrr"] == 0 and m["status"] == "New Lead")
 
 
+def test_edit_histories(cfg, ds, plan):
+    """include_edit_histories=true (the client's flag on Invoice.all, LineItem.retrieve and
+    Transaction.retrieve) shows edit_history_summary: what the update operations changed,
+    each field's first and latest value, the team member and the time."""
+    billed(cfg, ds, "py-eh", 1)
+    inv = chartmogul.Invoice.retrieve(cfg, data_source_uuid=ds.uuid, external_id="py-eh-0").get()
+    li = inv.line_items[0]
+    chartmogul.LineItem.modify(cfg, uuid=li.uuid, data={"amount_in_cents": 1200}).get()
+    chartmogul.LineItem.modify(cfg, uuid=li.uuid, data={"amount_in_cents": 1500}).get()
+    listed = chartmogul.Invoice.all(cfg, data_source_uuid=ds.uuid, external_id="py-eh-0",
+                                    include_edit_histories=True).get()
+    assert listed.invoices[0].edit_history_summary is None  # the invoice itself was never edited
+    wire = raw("GET", f"/v1/line_items/{li.uuid}?include_edit_histories=true", api_key=cfg.auth[0]).json()
+    summary = wire["edit_history_summary"]
+    assert summary["values_changed"] == {"amount_in_cents": {"original_value": 1000, "edited_value": 1500}}
+    assert summary["latest_edit_author"] == MEMBER_EMAIL
+    assert datetime.fromisoformat(summary["latest_edit_performed_at"].replace("Z", "+00:00")).tzinfo is not None
+    assert "edit_history_summary" not in raw("GET", f"/v1/line_items/{li.uuid}", api_key=cfg.auth[0]).json()
+    assert chartmogul.LineItem.retrieve(cfg, uuid=li.uuid, include_edit_histories=True).get().amount_in_cents == 1500
+
+
 def test_transactions(cfg, ds, plan):
     billed(cfg, ds, "py-tr", 2)
     inv = chartmogul.Invoice.retrieve(cfg, data_source_uuid=ds.uuid, external_id="py-tr-0").get()
