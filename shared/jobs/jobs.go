@@ -17,6 +17,9 @@ import (
 const (
 	// PurgeDataSource deletes a data source and everything imported into it.
 	PurgeDataSource = "purge_data_source"
+	// EmptyDataSource deletes what was imported into a data source and keeps the
+	// source (and, with KeepCustomers, its customers).
+	EmptyDataSource = "empty_data_source"
 	// RecomputeCustomer recomputes one customer's subscriptions and metrics from its
 	// stored records.
 	RecomputeCustomer = "recompute_customer"
@@ -31,6 +34,14 @@ const (
 // Purge is the job that deletes a data source and everything imported into it.
 func Purge(accountID, dsUUID string) Message {
 	return Message{Type: PurgeDataSource, AccountID: accountID, DataSourceUUID: dsUUID}
+}
+
+// Empty is the job that deletes what was imported into a data source and keeps the
+// source; keepCustomers keeps its customers too. request tells two requests apart (an
+// import between them gives the second one something to delete).
+func Empty(accountID, dsUUID string, keepCustomers bool, request string) Message {
+	return Message{Type: EmptyDataSource, AccountID: accountID, DataSourceUUID: dsUUID, KeepCustomers: keepCustomers,
+		Nonce: request}
 }
 
 // Recompute is the job that recomputes one customer. reason tells this request from
@@ -65,6 +76,8 @@ type Message struct {
 	DataSourceUUID string `json:"data_source_uuid,omitempty"`
 	CustomerUUID   string `json:"customer_uuid,omitempty"`
 	ExportID       string `json:"export_id,omitempty"`
+	// KeepCustomers: an EmptyDataSource job keeps the source's customers.
+	KeepCustomers bool `json:"keep_customers,omitempty"`
 	// Nonce distinguishes two requests for the same work that must both run; empty
 	// lets SQS deduplicate repeats within its five-minute window.
 	Nonce string `json:"nonce,omitempty"`

@@ -89,6 +89,10 @@ type DataSources interface {
 	// DeletePartition deletes every item of a partition, 25 at a time; used by purges,
 	// which run in the jobs worker and are safe to repeat.
 	DeletePartition(ctx context.Context, pk string) (int, error)
+	// DeletePartitionExcept deletes the items of a partition whose sort key does not
+	// start with keep, 25 at a time (emptying a data source keeps its customers'
+	// external-id reservations).
+	DeletePartitionExcept(ctx context.Context, pk, keep string) (int, error)
 	// ImportIDs lists the ids of a data source's imports (from their locators), whose
 	// per-customer status items live in partitions of their own.
 	ImportIDs(ctx context.Context, accountID, dsUUID string) ([]string, error)

@@ -64,6 +64,8 @@ func Jobs(d *Deps) sqsworker.Handler {
 		switch job.Type {
 		case jobs.PurgeDataSource:
 			return purgeDataSource(ctx, d, job)
+		case jobs.EmptyDataSource:
+			return emptyDataSource(ctx, d, job)
 		case jobs.RecomputeCustomer:
 			return recomputeCustomer(ctx, d, job)
 		case jobs.MergeCustomers:

@@ -28,20 +28,7 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	if err != nil {
 		return err
 	}
-	customers, err := purgeCustomers(ctx, d, job.AccountID, ds.UUID)
-	if err != nil {
-		return err
-	}
-	imports, err := d.Store.ImportIDs(ctx, job.AccountID, ds.UUID)
-	if err != nil {
-		return err
-	}
-	for _, id := range imports {
-		if _, err := deletePartitions(ctx, d, keys.ImportCustomersPartitions(job.AccountID, id)); err != nil {
-			return err
-		}
-	}
-	n, err := deletePartitions(ctx, d, keys.DataSourcePartitions(job.AccountID, ds.UUID))
+	emptied, err := emptySource(ctx, d, ds, false, "purge:"+ds.UUID)
 	if err != nil {
 		return err
 	}
@@ -49,8 +36,73 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 		return err
 	}
 	slog.InfoContext(ctx, "data source purged", "account_id", job.AccountID, "data_source_uuid", ds.UUID,
-		"customers", customers, "imports", len(imports), "items", n)
+		"customers", emptied.customers, "imports", emptied.imports, "items", emptied.items)
 	return nil
+}
+
+// emptyDataSource deletes what was imported into a data source and keeps the source
+// (DELETE /v1/data_sources/{uuid}/all), or the source and its customers
+// (…/dependent, job.KeepCustomers): the purge without its last step. A source being
+// deleted is left to its purge, which deletes all of it anyway.
+func emptyDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
+	ds, err := d.Store.GetDataSource(ctx, job.AccountID, job.DataSourceUUID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && ds.Status == model.DataSourceDeleting) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	emptied, err := emptySource(ctx, d, ds, job.KeepCustomers, "empty:"+ds.UUID+"#"+job.Nonce)
+	if err != nil {
+		return err
+	}
+	slog.InfoContext(ctx, "data source emptied", "account_id", job.AccountID, "data_source_uuid", ds.UUID,
+		"keep_customers", job.KeepCustomers, "customers", emptied.customers, "imports", emptied.imports,
+		"items", emptied.items)
+	return nil
+}
+
+// emptied counts what emptySource went through.
+type emptied struct{ customers, imports, items int }
+
+// emptySource deletes the records the customers of ds have from it and asks for their
+// recomputation; then, unless keepCustomers, the customers that have no other source
+// (the others lose this one); the status items of its imports; and the items of its
+// partitions: plans, imports, and the external-id reservations (but the customers',
+// when they stay). reason is the nonce of the recomputations it asks for.
+func emptySource(ctx context.Context, d *Deps, ds model.DataSource, keepCustomers bool, reason string) (emptied, error) {
+	var out emptied
+	var err error
+	if keepCustomers {
+		out.customers, err = purgeCustomerRecords(ctx, d, ds.AccountID, ds.UUID, reason)
+	} else {
+		out.customers, err = purgeCustomers(ctx, d, ds.AccountID, ds.UUID, reason)
+	}
+	if err != nil {
+		return out, err
+	}
+	imports, err := d.Store.ImportIDs(ctx, ds.AccountID, ds.UUID)
+	if err != nil {
+		return out, err
+	}
+	out.imports = len(imports)
+	for _, id := range imports {
+		if _, err := deletePartitions(ctx, d, keys.ImportCustomersPartitions(ds.AccountID, id)); err != nil {
+			return out, err
+		}
+	}
+	keep := ""
+	if keepCustomers {
+		keep = keys.CustomerExternalIDPrefix
+	}
+	for _, pk := range keys.DataSourcePartitions(ds.AccountID, ds.UUID) {
+		n, err := d.Store.DeletePartitionExcept(ctx, pk, keep)
+		out.items += n
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // deletePartitions deletes the items of every partition of pks (the write shards of one
@@ -68,7 +120,7 @@ func deletePartitions(ctx context.Context, d *Deps, pks []string) (int, error) {
 }
 
 // purgeCustomers takes the data source away from each of its customers.
-func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID string) (int, error) {
+func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID, reason string) (int, error) {
 	filter := store.CustomerFilter{DataSourceUUID: dsUUID}
 	count := 0
 	for {
@@ -78,7 +130,7 @@ func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID string) (int
 			return count, err
 		}
 		for _, c := range page.Items {
-			if err := purgeCustomer(ctx, d, c, dsUUID); err != nil {
+			if err := purgeCustomer(ctx, d, c, dsUUID, reason); err != nil {
 				return count, err
 			}
 			count++
@@ -89,17 +141,44 @@ func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID string) (int
 	}
 }
 
+// purgeCustomerRecords removes the records each customer of the data source has from
+// it and asks for its recomputation; the customers stay, with the source.
+func purgeCustomerRecords(ctx context.Context, d *Deps, accountID, dsUUID, reason string) (int, error) {
+	filter := store.CustomerFilter{DataSourceUUID: dsUUID}
+	count := 0
+	var next store.PageToken
+	for {
+		page, err := d.Store.ListCustomers(ctx, accountID, filter, 100, next)
+		if err != nil {
+			return count, err
+		}
+		for _, c := range page.Items {
+			if err := d.Store.DeleteCustomerSourceBilling(ctx, accountID, c.UUID, dsUUID); err != nil {
+				return count, err
+			}
+			if err := d.Jobs.Send(ctx, jobs.Recompute(accountID, c.UUID, reason)); err != nil {
+				return count, err
+			}
+			count++
+		}
+		if !page.HasMore {
+			return count, nil
+		}
+		next = page.Next
+	}
+}
+
 // purgeCustomer removes the customer's records of the data source, asks for its
 // recomputation, then deletes the customer if it had no other source, or else drops
 // the source (and its external ids there) from it. The customer leaves the purge's
 // listing only at that last step, so a redelivery after a failure in between finds it
 // again; the recomputation is asked for before, and sees the records already gone
 // (or, once the customer is deleted, removes it from the account's series).
-func purgeCustomer(ctx context.Context, d *Deps, c model.Customer, dsUUID string) error {
+func purgeCustomer(ctx context.Context, d *Deps, c model.Customer, dsUUID, reason string) error {
 	if err := d.Store.DeleteCustomerSourceBilling(ctx, c.AccountID, c.UUID, dsUUID); err != nil {
 		return err
 	}
-	if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "purge:"+dsUUID)); err != nil {
+	if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, reason)); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(c.DataSourceUUIDs, func(s string) bool { return s != dsUUID }) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/api/account"
 	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
@@ -47,6 +48,17 @@ func sourceImport(customers []string, plan string, amount int, now time.Time) ma
 		"invoices": invs, "line_items": lines, "transactions": txs, "subscription_events": evs}
 }
 
+// mergeCustomers merges customer from into customer into, as POST /v1/customers/merges
+// does; the jobs worker does the rest.
+func mergeCustomers(t *testing.T, d *api.Deps, accountID, from, into string) {
+	t.Helper()
+	if status, body := apigwtest.Do(t, customers.MergeCustomers(d), apigwtest.Call{Method: "POST", Route: "/v1/customers/merges",
+		Body:      map[string]any{"from": map[string]any{"customer_uuid": from}, "into": map[string]any{"customer_uuid": into}},
+		AccountID: accountID}); status != http.StatusAccepted {
+		t.Fatalf("merge: %d %v", status, body)
+	}
+}
+
 // TestPurgeDataSourceOfMergedCustomer: a customer merged from two data sources keeps
 // its other source's records when one source is deleted; everything of the purged
 // source goes, and the customer is recomputed without it.
@@ -82,11 +94,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 	k := apitest.CustomerByExternalID(t, env, acc.ID, keep.UUID, "k")
 	g := apitest.CustomerByExternalID(t, env, acc.ID, gone.UUID, "g")
 	solo := apitest.CustomerByExternalID(t, env, acc.ID, gone.UUID, "solo")
-	if status, body := apigwtest.Do(t, customers.MergeCustomers(d), apigwtest.Call{Method: "POST", Route: "/v1/customers/merges",
-		Body:      map[string]any{"from": map[string]any{"customer_uuid": g}, "into": map[string]any{"customer_uuid": k}},
-		AccountID: acc.ID}); status != http.StatusAccepted {
-		t.Fatalf("merge: %d %v", status, body)
-	}
+	mergeCustomers(t, d, acc.ID, g, k)
 	runJobs()
 	merged, err := d.Store.GetCustomer(ctx, acc.ID, k)
 	if err != nil || len(merged.DataSourceUUIDs) != 2 || merged.MRR != 4000 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
@@ -116,6 +117,32 @@ func DeleteDataSource(d *api.Deps) apigw.Endpoint {
 			}
 		}
 		if err := d.Jobs.Send(ctx, jobs.Purge(r.AccountID, uuid)); err != nil {
+			return apigw.Response{}, err
+		}
+		return apigw.NoContent()
+	}}
+}
+
+// EmptyDataSource is DELETE /v1/data_sources/{uuid}/all (chartmogul-go's
+// EmptyDataSource): what was imported into the source goes, customers included, and
+// the source stays. The jobs worker does the deleting, as for a deleted source.
+func EmptyDataSource(d *api.Deps) apigw.Endpoint { return emptyDataSource(d, false) }
+
+// PurgeDataSourceDependents is DELETE /v1/data_sources/{uuid}/dependent
+// (chartmogul-go's PurgeDataSource): as EmptyDataSource, but the source's customers
+// stay, without its records.
+func PurgeDataSourceDependents(d *api.Deps) apigw.Endpoint { return emptyDataSource(d, true) }
+
+func emptyDataSource(d *api.Deps, keepCustomers bool) apigw.Endpoint {
+	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
+		uuid := r.PathParam("uuid")
+		if _, err := api.LiveDataSource(ctx, d, r.AccountID, uuid); err != nil {
+			return apigw.Response{}, err
+		}
+		// Each request is its own job: records imported since an earlier request are
+		// this one's to delete.
+		request := d.Now().UTC().Format(time.RFC3339Nano)
+		if err := d.Jobs.Send(ctx, jobs.Empty(r.AccountID, uuid, keepCustomers, request)); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.NoContent()

@@ -135,3 +135,44 @@ func TestUpdateInvoiceStatus(t *testing.T) {
 		t.Errorf("other customer: %v, want ErrConflict", err)
 	}
 }
+
+// TestPatchInvoiceStatus: PATCH on the status route is the PUT's operation (the PUT is
+// what chartmogul-node 3.12.3 lib/chartmogul/invoice.js updateStatus and
+// chartmogul-python 4.11.0 chartmogul/api/invoice.py update_status send, with the body
+// {"status": …}; newer chartmogul-go versions send the same body with PATCH).
+func TestPatchInvoiceStatus(t *testing.T) {
+	f := recomputetest.New(t, recomputetest.At("2024-02-10T00:00:00Z"), true)
+	d, acc, ds := f.D.API(), f.Acc.ID, f.DS.UUID
+	f.AddInvoices(recomputetest.Invoice{Ext: "feb", Start: recomputetest.At("2024-02-01T00:00:00Z"), Amount: 3000, Paid: true})
+	f.Run()
+	f.Env.ReceiveJobs(t)
+	patch := func(account, ext, status string) (int, string) {
+		t.Helper()
+		code, body := apigwtest.Do(t, billing.UpdateInvoiceStatus(d), apigwtest.Call{Method: "PATCH", Route: invoiceStatusRoute,
+			PathParams: map[string]string{"data_source_uuid": ds, "invoice_external_id": ext},
+			Body:       map[string]any{"status": status}, AccountID: account})
+		raw, _ := json.Marshal(body)
+		return code, string(raw)
+	}
+	for _, tc := range []struct {
+		name, account, ext, status string
+		code                       int
+		want                       string
+	}{
+		{"write off", acc, "feb", "written_off", 200, `{"external_id":"feb","status":"written_off"}`},
+		{"then void", acc, "feb", "voided", 200, `{"external_id":"feb","status":"voided"}`},
+		{"a voided invoice stays voided", acc, "feb", "written_off", 422, bodyB("Status transition is not allowed", "status")},
+		{"unknown invoice", acc, "mar", "voided", 404, bodyB("Invoice not found", "invoice")},
+		{"another account's invoice", "acc_other", "feb", "voided", 404, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, got := patch(tc.account, tc.ext, tc.status); code != tc.code || (tc.want != "" && got != tc.want) {
+				t.Errorf("%d %s, want %d %s", code, got, tc.code, tc.want)
+			}
+		})
+	}
+	f.Run()
+	if c := f.Customer(); c.MRR != 0 {
+		t.Errorf("after void: mrr %d", c.MRR)
+	}
+}

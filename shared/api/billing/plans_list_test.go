@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/shared/api/billing"
 )
 
 func TestListPlans(t *testing.T) {
@@ -103,4 +104,25 @@ func TestListPlans(t *testing.T) {
 			t.Fatalf("status %d %v", status, body)
 		}
 	})
+}
+
+// TestListImportPlans sends what chartmogul-php 1.0.0 sends for Import\Plan::all
+// (src/Import/Plan.php, RESOURCE_PATH /v1/import/plans, ROOT_KEY plans, through
+// src/Service/RequestService.php all: a GET with the filters in the query string): the
+// legacy route answers exactly what GET /v1/plans answers.
+func TestListImportPlans(t *testing.T) {
+	e := apitest.NewResourceEnv(t)
+	for i := range 3 {
+		e.CreatePlan(e.DS.UUID, fmt.Sprintf("p-%d", i), "P")
+	}
+	e.CreatePlan(e.DS2.UUID, "q-0", "Q")
+	e.CreatePlanAs(e.Other, e.OtherDS.UUID, "p-0")
+	for _, q := range []url.Values{nil, {"data_source_uuid": {e.DS.UUID}}, {"page": {"2"}, "per_page": {"2"}},
+		{"external_id": {"p-0"}}, {"data_source_uuid": {e.OtherDS.UUID}}} {
+		status, legacy := e.Do(e.Acc, billing.ListPlans, "GET", "/v1/import/plans", nil, q, nil)
+		_, current := e.ListPlans(e.Acc, q)
+		if status != 200 || !reflect.DeepEqual(legacy, current) {
+			t.Errorf("%v: %d %v, GET /v1/plans %v", q, status, legacy, current)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,12 @@ func (s *Store) DeleteDataSource(ctx context.Context, accountID, dsUUID string) 
 // DeletePartition deletes every item of a partition, 25 at a time; used by purges,
 // which run in the jobs worker and are safe to repeat.
 func (s *Store) DeletePartition(ctx context.Context, pk string) (int, error) {
+	return s.DeletePartitionExcept(ctx, pk, "")
+}
+
+// DeletePartitionExcept deletes the items of a partition whose sort key does not start
+// with keep ("" keeps nothing), 25 at a time.
+func (s *Store) DeletePartitionExcept(ctx context.Context, pk, keep string) (int, error) {
 	deleted := 0
 	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
 		TableName:                 &s.table,
@@ -100,10 +107,17 @@ func (s *Store) DeletePartition(ctx context.Context, pk string) (int, error) {
 		if err != nil {
 			return deleted, err
 		}
-		if err := s.batchDelete(ctx, page.Items); err != nil {
+		doomed := page.Items
+		if keep != "" {
+			doomed = slices.DeleteFunc(slices.Clone(page.Items), func(item map[string]types.AttributeValue) bool {
+				sk, ok := item["SK"].(*types.AttributeValueMemberS)
+				return ok && strings.HasPrefix(sk.Value, keep)
+			})
+		}
+		if err := s.batchDelete(ctx, doomed); err != nil {
 			return deleted, err
 		}
-		deleted += len(page.Items)
+		deleted += len(doomed)
 	}
 	return deleted, nil
 }
