@@ -46,8 +46,13 @@ type fixture struct {
 	contact, contactDel, contactFrom string
 	note, noteDel                    string
 	invDel, invDelExt, invStatusExt  string
-	event, eventDel                  float64 // subscription event ids
-	importID                         string
+	invPatchExt                      string
+	// dsEmpty and dsPurge each hold one customer with an invoice (custEmpty,
+	// custPurge): the emptying of the source deletes it, or keeps it without records.
+	dsEmpty, dsPurge     string
+	custEmpty, custPurge string
+	event, eventDel      float64 // subscription event ids
+	importID             string
 
 	crm *crmFixture
 }
@@ -80,6 +85,10 @@ func newFixture(t *testing.T, env *testenv.Env) *fixture {
 	f.invDelExt = "inv-del-ext"
 	f.invoices(f.cust, "inv-status", "sub-status")
 	f.invStatusExt = "inv-status"
+	f.invoices(f.cust, "inv-status-patch", "sub-status-patch")
+	f.invPatchExt = "inv-status-patch"
+	f.dsEmpty, f.custEmpty = f.sourceWithInvoice("Parity to empty", "cus-empty")
+	f.dsPurge, f.custPurge = f.sourceWithInvoice("Parity to purge", "cus-purge")
 	f.call(200, "AddCustomerTagsFunction", map[string]string{"customer_uuid": f.cust}, nil, map[string]any{"tags": []string{"parity"}})
 	f.call(200, "AddCustomAttributesFunction", map[string]string{"customer_uuid": f.cust}, nil,
 		map[string]any{"custom": []map[string]any{{"type": "String", "key": "channel", "value": "web"}}})
@@ -113,8 +122,28 @@ func newFixture(t *testing.T, env *testenv.Env) *fixture {
 
 	// What the workers would do on AWS: apply the import, recompute the metrics.
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, routes.Workers["ImportWorkerFunction"](env.Workers))
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](env.Workers))
+	f.runJobs(t)
 	return f
+}
+
+// runJobs runs what the jobs queue holds, as the jobs worker does on AWS.
+func (f *fixture) runJobs(t testing.TB) {
+	t.Helper()
+	testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+}
+
+// sourceWithInvoice creates a data source holding one customer (external id cust) with
+// a one-time invoice ("inv-"+cust), and returns their uuids.
+func (f *fixture) sourceWithInvoice(name, cust string) (ds, custUUID string) {
+	f.t.Helper()
+	ds = f.create("CreateDataSourceFunction", nil, map[string]any{"name": name})["uuid"].(string)
+	custUUID = f.create("CreateCustomerFunction", nil, map[string]any{"data_source_uuid": ds, "external_id": cust,
+		"name": cust})["uuid"].(string)
+	f.create("ImportCustomerInvoicesFunction", map[string]string{"customer_uuid": custUUID}, map[string]any{"invoices": []map[string]any{{
+		"external_id": "inv-" + cust, "date": "2025-01-01T00:00:00Z", "currency": "USD",
+		"line_items": []map[string]any{{"type": "one_time", "description": "setup", "amount_in_cents": 2500}},
+	}}})
+	return ds, custUUID
 }
 
 // call runs an operation in-process, as its bootstrap would, and fails the test

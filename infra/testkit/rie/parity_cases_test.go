@@ -5,9 +5,6 @@ package rie
 import (
 	"net/url"
 	"testing"
-
-	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/routes"
 )
 
 // parityCases are the functions' own parity cases, keyed by LogicalId. A function that
@@ -54,6 +51,27 @@ var parityCases = map[string]parityCase{
 		return apiCase{Params: map[string]string{"uuid": f.dsDel}, Status: 204, Check: func(t *testing.T, f *fixture, b map[string]any) {
 			if got := f.get(t, "ListDataSourcesFunction", nil, nil); anyWith(list(t, got, "data_sources"), "uuid", f.dsDel) {
 				t.Errorf("the deleted data source is still listed")
+			}
+		}}
+	}},
+	"EmptyDataSourceFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"uuid": f.dsEmpty}, Status: 204, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			f.runJobs(t)
+			has(t, "emptied data source", f.get(t, "GetDataSourceFunction", map[string]string{"uuid": f.dsEmpty}, nil),
+				map[string]any{"uuid": f.dsEmpty, "status": "idle"})
+			if s := f.status(t, "GetCustomerFunction", map[string]string{"customer_uuid": f.custEmpty}); s != 404 {
+				t.Errorf("the emptied source's customer: GET answers %d", s)
+			}
+		}}
+	}},
+	"PurgeDataSourceDependentsFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"uuid": f.dsPurge}, Status: 204, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			f.runJobs(t)
+			has(t, "kept customer", f.get(t, "GetCustomerFunction", map[string]string{"customer_uuid": f.custPurge}, nil),
+				map[string]any{"external_id": "cus-purge"})
+			got := f.get(t, "ListInvoicesFunction", nil, url.Values{"customer_uuid": {f.custPurge}})
+			if inv := list(t, got, "invoices"); len(inv) != 0 {
+				t.Errorf("the kept customer's invoices: %v", got)
 			}
 		}}
 	}},
@@ -118,7 +136,7 @@ var parityCases = map[string]parityCase{
 		return apiCase{Body: map[string]any{"from": map[string]any{"customer_uuid": f.custFrom}, "into": map[string]any{"customer_uuid": f.custInto}},
 			Status: 202, Check: func(t *testing.T, f *fixture, b map[string]any) {
 				// The merge itself is the jobs worker's: run the queued jobs.
-				testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+				f.runJobs(t)
 				into := f.get(t, "GetCustomerFunction", map[string]string{"customer_uuid": f.custInto}, nil)
 				if !contains(into["external_ids"], "cus-from") {
 					t.Errorf("merged customer: %v", into)
@@ -316,6 +334,13 @@ var parityCases = map[string]parityCase{
 			}
 		}}
 	}},
+	"ListImportPlansFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Query: url.Values{"data_source_uuid": {f.ds}}, Status: 200, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			if !anyWith(list(t, b, "plans"), "uuid", f.plan) {
+				t.Errorf("plans: %v", b)
+			}
+		}}
+	}},
 	"GetPlanFunction": {api: func(f *fixture) apiCase {
 		return apiCase{Params: map[string]string{"plan_uuid": f.plan}, Status: 200, Check: func(t *testing.T, f *fixture, b map[string]any) {
 			has(t, "plan", b, map[string]any{"uuid": f.plan, "external_id": "gold"})
@@ -391,6 +416,28 @@ var parityCases = map[string]parityCase{
 				has(t, "answer", b, map[string]any{"external_id": f.invStatusExt, "status": "voided"})
 				got := f.get(t, "ListInvoicesFunction", nil, url.Values{"data_source_uuid": {f.ds}, "external_id": {f.invStatusExt}})
 				if inv := list(t, got, "invoices"); len(inv) != 1 || inv[0]["status"] != "voided" {
+					t.Errorf("stored invoice: %v", got)
+				}
+			}}
+	}},
+	"PatchInvoiceStatusFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"data_source_uuid": f.ds, "invoice_external_id": f.invPatchExt},
+			Body: map[string]any{"status": "written_off"}, Status: 200, Check: func(t *testing.T, f *fixture, b map[string]any) {
+				has(t, "answer", b, map[string]any{"external_id": f.invPatchExt, "status": "written_off"})
+				got := f.get(t, "ListInvoicesFunction", nil, url.Values{"data_source_uuid": {f.ds}, "external_id": {f.invPatchExt}})
+				if inv := list(t, got, "invoices"); len(inv) != 1 || inv[0]["status"] != "written_off" {
+					t.Errorf("stored invoice: %v", got)
+				}
+			}}
+	}},
+	"UpdateCustomerInvoicesFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"customer_uuid": f.custUpd}, Query: url.Values{"handle_as_user_edit": {"true"}},
+			Body: map[string]any{"invoices": []map[string]any{{
+				"external_id": "inv-put", "date": "2025-02-01T00:00:00Z", "currency": "USD",
+				"line_items": []map[string]any{{"type": "one_time", "description": "extra", "amount_in_cents": 700}},
+			}}}, Status: 200, Check: func(t *testing.T, f *fixture, b map[string]any) {
+				got := f.get(t, "ListInvoicesFunction", nil, url.Values{"data_source_uuid": {f.ds}, "external_id": {"inv-put"}})
+				if inv := list(t, got, "invoices"); len(inv) != 1 || inv[0]["user_created"] != true {
 					t.Errorf("stored invoice: %v", got)
 				}
 			}}

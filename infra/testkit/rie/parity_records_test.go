@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/routes"
 )
 
 // The parity cases of the billing record operations (line items, transactions, the
@@ -54,7 +53,7 @@ func recordsFixture(f *fixture) *records {
 			r.event[ext] = f.create("CreateSubscriptionEventFunction", nil, map[string]any{"subscription_event": body})["id"].(float64)
 		}
 		r.export = f.call(200, "CreateActivitiesExportFunction", nil, nil, map[string]any{"start-date": fixtureFrom})["id"].(string)
-		testenv.Drain(f.t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+		f.runJobs(f.t)
 		recordsOf = r
 	})
 	return recordsOf
