@@ -96,7 +96,7 @@ func ListOpportunities(d *api.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		return api.EntriesPage(d, r, pg, page, func(o model.Opportunity) any { return opportunityJSON(o) })
+		return pg.Render(d, r, api.Page{Key: "entries", Entries: api.Each(page.Items, func(o model.Opportunity) any { return opportunityJSON(o) }), Next: page.Next, HasMore: page.HasMore})
 	}}
 }
 

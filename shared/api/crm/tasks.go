@@ -99,6 +99,6 @@ func ListTasks(d *api.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		return api.EntriesPage(d, r, pg, page, func(t model.Task) any { return taskJSON(t) })
+		return pg.Render(d, r, api.Page{Key: "entries", Entries: api.Each(page.Items, func(t model.Task) any { return taskJSON(t) }), Next: page.Next, HasMore: page.HasMore})
 	}}
 }
