@@ -110,6 +110,16 @@ func TestEditHistories(t *testing.T) {
 	if status != http.StatusCreated || added["user_created"] != true {
 		t.Errorf("added as a user edit: %d %v", status, added)
 	}
+	// A transaction's answer has user_created only when it is: ChartMogul's recorded
+	// answer to a plain add has no such key.
+	for _, flag := range []string{"true", "false"} {
+		status, tr := b.Call(billing.CreateInvoiceTransaction, "POST", "/v1/import/invoices/{invoice_uuid}/transactions",
+			map[string]string{"invoice_uuid": uuid}, map[string][]string{"handle_as_user_edit": {flag}},
+			map[string]any{"type": "payment", "result": "failed", "date": "2024-01-20"})
+		if got, shown := tr["user_created"]; status != http.StatusCreated || shown != (flag == "true") || (shown && got != true) {
+			t.Errorf("transaction added with handle_as_user_edit=%s: %d %v", flag, status, tr)
+		}
+	}
 	if status, got := b.Call(billing.CreateInvoiceLineItem, "POST", "/v1/import/invoices/{invoice_uuid}/line_items",
 		map[string]string{"invoice_uuid": uuid}, map[string][]string{"handle_as_user_edit": {"maybe"}},
 		map[string]any{"type": "one_time", "amount_in_cents": 300}); status != http.StatusBadRequest {

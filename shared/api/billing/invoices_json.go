@@ -127,13 +127,13 @@ func lineItemJSON(li model.LineItem) jsonobj.Object {
 }
 
 // createdTransactionJSON is the answer to adding a transaction to an invoice: the
-// recorded answer leaves transaction_fees_currency out unless it was given.
+// recorded answer leaves transaction_fees_currency out unless it was given, and
+// user_created unless the transaction is (handle_as_user_edit=true).
 func createdTransactionJSON(t model.Transaction) jsonobj.Object {
-	o := transactionJSON(t)
-	if t.TransactionFeesCurrency == nil {
-		o = slices.DeleteFunc(o, func(f jsonobj.Field) bool { return f.Key == "transaction_fees_currency" })
-	}
-	return o
+	return slices.DeleteFunc(transactionJSON(t), func(f jsonobj.Field) bool {
+		return (f.Key == "transaction_fees_currency" && t.TransactionFeesCurrency == nil) ||
+			(f.Key == "user_created" && !t.UserCreated)
+	})
 }
 
 func transactionJSON(t model.Transaction) jsonobj.Object {
