@@ -70,7 +70,6 @@ func runImportBenchmark(b *testing.B, customers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var writes ddbmeter.WriteRecorder
 	var heat ddbmeter.Heat
 	workers := maps.Clone(routes.Workers)
 	recompute := os.Getenv("IMPORT_BENCH_RECOMPUTE") != "0"
@@ -78,7 +77,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 		workers["JobsWorkerFunction"] = nil
 	}
 	meter := ddbmeter.New()
-	attach := func(cfg *aws.Config) { writes.Attach(cfg); heat.Attach(cfg); meter.Attach(cfg) }
+	attach := func(cfg *aws.Config) { heat.Attach(cfg); meter.Attach(cfg) }
 	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
 		motoOutput: io.Discard, workers: workers, awsConfig: attach, pollers: importBenchPollers})
 	if err != nil {
@@ -92,7 +91,6 @@ func runImportBenchmark(b *testing.B, customers int) {
 	// then lasts a third of the import, long enough to span the machine's short swings.
 	rawItems := customers * 19
 	rawBefore := rawBatchWriteThroughput(b, plain, "raw-before", rawItems)
-	writes.Reset()
 	heat.Reset()
 	meter.Reset()
 
@@ -135,13 +133,12 @@ func runImportBenchmark(b *testing.B, customers int) {
 	elapsed, cpuImport := time.Since(start), processCPU(b)-cpuStart
 	b.StopTimer()
 	cpuAll := cpuImport
-	var report ddbmeter.HeatReport
 	if recompute {
 		waitForJobs(b, s)
 		cpuAll = processCPU(b) - cpuStart
-		if report, err = heat.Report(ctx, plain, table, customers, time.Since(start)); err != nil {
-			b.Fatal(err)
-		}
+	}
+	report := heat.Report(customers, time.Since(start))
+	if recompute {
 		b.ReportMetric(report.Projected, "projected_customers/s")
 		// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
 		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
@@ -156,10 +153,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 
 	records := float64(customers * (1 + 12*3 + 1))
 	rate := records / elapsed.Seconds()
-	wcu, err := writes.Units(ctx, plain, table)
-	if err != nil {
-		b.Fatal(err)
-	}
+	wcu := report.WCU
 	items, minimum, perType := importedItems(b, plain, table)
 	// The import's own items written again with BatchWriteItem alone (twice, the
 	// faster taken): what the emulator needs to store exactly this result.
@@ -204,10 +198,7 @@ const requestLatency = 5 * time.Millisecond
 // json_import; SQS and S3 requests as counted (the pollers' included, as Lambda's
 // event source mappings make them on AWS).
 func importUsage(calls ddbmeter.Snapshot, heat ddbmeter.HeatReport, wcu float64, cpu time.Duration, customers int) awscost.Usage {
-	rcu := 0.0
-	for _, p := range heat.Partitions {
-		rcu += p.RCU
-	}
+	rcu := heat.RCU
 	var sqsCalls, puts, gets float64
 	for op, n := range calls.Requests {
 		switch {
