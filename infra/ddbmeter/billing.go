@@ -35,6 +35,7 @@ import (
 type Charge struct {
 	Partition string // "table <PK>" or "GSI1 <GSI1PK>"
 	Item      string // "<PK> | <SK>" of the table item written
+	Entity    string // the item's entity type (attribute et), "" if it has none
 	Units     float64
 	Tx        bool // inside a TransactWriteItems (committed or cancelled)
 }
@@ -82,8 +83,14 @@ func (w itemWrite) charges(o outcome) []Charge {
 	if w.tx {
 		factor = 2
 	}
+	entity := ""
+	for _, img := range []map[string]types.AttributeValue{w.sent, w.after, w.before} {
+		if et := attrString(img["et"]); entity == "" && et != "?" {
+			entity = et
+		}
+	}
 	one := func(partition string, u float64) Charge {
-		return Charge{Partition: partition, Item: name, Units: u, Tx: w.tx}
+		return Charge{Partition: partition, Item: name, Entity: entity, Units: u, Tx: w.tx}
 	}
 	larger := max(units(w.before), units(w.sent))
 	switch {

@@ -180,6 +180,14 @@ type ItemHeat struct {
 	TransactionsPerUnit float64
 }
 
+// EntityHeat is the write units spent on the items of one entity type.
+type EntityHeat struct {
+	Entity string
+	WCU    float64 // indexes included
+	Items  int     // distinct items written
+	Writes int     // item writes (table only)
+}
+
 // Limit is one ceiling of the projection: the rate of work units (customers) per
 // second at which a partition or an item reaches DynamoDB's limit.
 type Limit struct {
@@ -193,6 +201,8 @@ type HeatReport struct {
 	Units      int           // work units the run did (customers)
 	Elapsed    time.Duration // wall time of the run
 	WCU, RCU   float64       // over the run, every partition (indexes included)
+	// Entities are the write units by entity type of the items written, most first.
+	Entities []EntityHeat
 	Partitions []PartitionHeat
 	Items      []ItemHeat
 	// Limits are the binding ceilings, lowest rate first; Projected is the lowest.
@@ -220,8 +230,20 @@ func (h *Heat) Report(units int, elapsed time.Duration) HeatReport {
 		a.perSecond[second] += u
 	}
 	items := map[string]*ItemHeat{}
+	entities := map[string]*EntityHeat{}
+	entityItems := map[string]map[string]bool{}
 	for _, w := range writes {
 		add(wcu, w.Partition, w.second, w.Units)
+		eh := entities[w.Entity]
+		if eh == nil {
+			eh = &EntityHeat{Entity: w.Entity}
+			entities[w.Entity], entityItems[w.Entity] = eh, map[string]bool{}
+		}
+		eh.WCU += w.Units
+		if strings.HasPrefix(w.Partition, "table ") {
+			eh.Writes++
+			entityItems[w.Entity][w.Item] = true
+		}
 		ih := items[w.Item]
 		if ih == nil {
 			ih = &ItemHeat{Item: w.Item}
@@ -280,7 +302,24 @@ func (h *Heat) Report(units int, elapsed time.Duration) HeatReport {
 	if len(rep.Limits) > 0 {
 		rep.Projected = rep.Limits[0].Rate
 	}
+	for e, eh := range entities {
+		eh.Items = len(entityItems[e])
+		rep.Entities = append(rep.Entities, *eh)
+	}
+	sort.Slice(rep.Entities, func(i, j int) bool { return rep.Entities[i].WCU > rep.Entities[j].WCU })
 	return rep
+}
+
+// EntityTable renders the write units by entity type per customer as a Markdown table.
+func (r HeatReport) EntityTable() string {
+	var b strings.Builder
+	per := float64(max(r.Units, 1))
+	b.WriteString("| entity | WCU / customer | items / customer | writes / customer |\n|---|---:|---:|---:|\n")
+	for _, e := range r.Entities {
+		fmt.Fprintf(&b, "| %s | %.3f | %.2f | %.2f |\n", e.Entity, e.WCU/per, float64(e.Items)/per, float64(e.Writes)/per)
+	}
+	fmt.Fprintf(&b, "| **all** | **%.3f** | | |\n", r.WCU/per)
+	return b.String()
 }
 
 // heatSum is the units of one partition, over the run and per second.

@@ -142,6 +142,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 		b.ReportMetric(report.Projected, "projected_customers/s")
 		// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
 		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
+		fmt.Printf("Write units by entity type:\n\n%s\n", report.EntityTable())
 	}
 	// Measured again after the import. The machine's speed drifts by up to half
 	// between two measurements a few seconds apart, and the import, one long

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -46,7 +48,7 @@ type Storage interface {
 // Series keeps the account series and activity log (accountseries.Series, which records
 // what it applied per customer and is idempotent on its own).
 type Series interface {
-	Apply(ctx context.Context, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error
+	ApplyBatch(ctx context.Context, acc model.Account, shard int, changes []accountseries.Change) (folds []accountseries.ShardPart, errs []error)
 	Remove(ctx context.Context, accountID, customerUUID string) error
 }
 
@@ -63,69 +65,218 @@ type Outcome struct {
 	WakeAt  time.Time // next scheduled recomputation; zero if none
 }
 
-// Customer recomputes one customer at the recomputer's clock. It is safe to repeat and to redeliver:
-// every write is keyed by the data, the account series change is idempotent, and the
-// new state is committed last, conditionally on the state it started from.
+// Request names one customer to recompute.
+type Request struct{ AccountID, CustomerUUID string }
+
+// Customer recomputes one customer at the recomputer's clock, its series in the read
+// copy. It is safe to repeat and to redeliver: every write is keyed by the data, the
+// account series change is idempotent, and the new state is committed last,
+// conditionally on the state it started from.
 func (r *Recomputer) Customer(ctx context.Context, accountID, customerUUID string) (Outcome, error) {
-	acc, err := r.store.GetAccount(ctx, accountID)
-	if errors.Is(err, store.ErrNotFound) {
-		return Outcome{}, nil // the account is gone: nothing to keep up to date
+	outs, _, errs := r.Customers(ctx, 0, []Request{{AccountID: accountID, CustomerUUID: customerUUID}})
+	return outs[0], errs[0]
+}
+
+// maxRecomputeAttempts bounds how often one customer of a batch is recomputed again
+// after another recomputation of it (in the other lane) changed its state first.
+const maxRecomputeAttempts = 3
+
+// Customers recomputes a batch of customers as Customer does each, together: the
+// account and plans are read once, the customers at once, and their series
+// contributions go in one write (accountseries.ApplyBatch) to the buckets of shard.
+// folds are what bulk shards hold of these customers, per account, to be folded into
+// the read copy (accountseries.Series.Fold). One outcome and one error per request.
+func (r *Recomputer) Customers(ctx context.Context, shard int, reqs []Request) (outs []Outcome, folds map[string][]accountseries.ShardPart, errs []error) {
+	outs, errs = make([]Outcome, len(reqs)), make([]error, len(reqs))
+	folds = map[string][]accountseries.ShardPart{}
+	var accounts []string
+	byAccount := map[string][]int{}
+	for i, q := range reqs {
+		if _, ok := byAccount[q.AccountID]; !ok {
+			accounts = append(accounts, q.AccountID)
+		}
+		byAccount[q.AccountID] = append(byAccount[q.AccountID], i)
 	}
-	if err != nil {
-		return Outcome{}, err
+	for _, accountID := range accounts {
+		idx := byAccount[accountID]
+		acc, err := r.store.GetAccount(ctx, accountID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // the account is gone: nothing to keep up to date
+		}
+		if err != nil {
+			for _, i := range idx {
+				errs[i] = err
+			}
+			continue
+		}
+		b := r.batch()
+		jobs := make([]*job, len(idx))
+		for k, i := range idx {
+			jobs[k] = &job{uuid: reqs[i].CustomerUUID}
+		}
+		for attempt := 1; attempt <= maxRecomputeAttempts; attempt++ {
+			todo := slices.DeleteFunc(slices.Clone(jobs), func(j *job) bool { return j.done })
+			if len(todo) == 0 {
+				break
+			}
+			folds[accountID] = append(folds[accountID], b.run(ctx, acc, shard, todo, attempt == maxRecomputeAttempts)...)
+		}
+		for k, i := range idx {
+			outs[i], errs[i] = jobs[k].out, jobs[k].err
+		}
 	}
-	cust, err := r.store.GetCustomer(ctx, accountID, customerUUID)
-	if errors.Is(err, store.ErrNotFound) {
-		return Outcome{}, r.forget(ctx, accountID, customerUUID)
+	return outs, folds, errs
+}
+
+// job is one customer of a batch.
+type job struct {
+	uuid    string
+	cust    model.Customer
+	gone    bool // deleted: its contribution is taken out
+	res     engine.Result
+	plans   map[string]engine.Plan
+	next    snapshot
+	hash    string
+	data    []byte
+	state   store.MetricsState
+	written *snapshot // the view rows an attempt that lost the commit wrote
+	out     Outcome
+	err     error
+	done    bool
+}
+
+// recomputeConcurrency bounds the customers of a batch computed and written at once.
+const recomputeConcurrency = 10
+
+// run is one attempt at the jobs: load and compute each, apply the series of all, then
+// write and commit each. A job another recomputation overtook is left not done, to be
+// run again (last: its error is kept).
+func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs []*job, last bool) []accountseries.ShardPart {
+	parallel.For(len(jobs), recomputeConcurrency, func(i int) { b.load(ctx, acc, jobs[i]) })
+	var changes []accountseries.Change
+	var applied []*job
+	for _, j := range jobs {
+		switch {
+		case j.err != nil:
+			j.done = true
+		case j.gone:
+			j.err, j.done = b.forget(ctx, acc.ID, j.uuid), true
+		default:
+			changes = append(changes, accountseries.Change{Result: &j.res, Attrs: seriesAttrs(j.cust, j.plans)})
+			applied = append(applied, j)
+		}
 	}
-	if err != nil {
-		return Outcome{}, err
+	if len(changes) == 0 {
+		return nil
 	}
-	res, plans, err := r.compute(ctx, acc, customerUUID)
-	if err != nil {
-		return Outcome{}, err
+	// The series and activity log first (they skip unchanged input, and also follow
+	// customer renames that do not change this result), then each customer's state.
+	folds, errs := b.series.ApplyBatch(ctx, acc, shard, changes)
+	parallel.For(len(applied), recomputeConcurrency, func(i int) {
+		j := applied[i]
+		err := errs[i]
+		if err == nil {
+			err = b.commit(ctx, acc.ID, j)
+		}
+		switch {
+		case err == nil:
+			j.done = true
+		case !last && (errors.Is(err, accountseries.ErrChanged) || errors.Is(err, store.ErrConflict)):
+			j.err = nil // overtaken: computed again from the records as they are now
+		case errors.Is(err, accountseries.ErrChanged):
+			j.err, j.done = fmt.Errorf("account series: %w", err), true
+		default:
+			j.err, j.done = err, true
+		}
+	})
+	return folds
+}
+
+// batchRun is a Recomputer for one batch: reads of plans shared by its customers.
+type batchRun struct {
+	*Recomputer
+}
+
+// batch returns a run whose plan reads are shared by the batch's customers.
+func (r *Recomputer) batch() *batchRun {
+	st := &sharedPlans{Storage: r.store}
+	rc := *r
+	rc.store = st
+	if _, ok := r.records.(StoreRecords); ok {
+		rc.records = StoreRecords{Store: st}
 	}
-	next := newSnapshot(customerView{accountID: accountID, customerUUID: customerUUID, currency: acc.Currency,
-		plans: plans}, cust.Country, res)
-	hash, data, err := next.encode()
-	if err != nil {
-		return Outcome{}, err
+	return &batchRun{Recomputer: &rc}
+}
+
+// load reads what a job's customer needs and computes its result.
+func (b *batchRun) load(ctx context.Context, acc model.Account, j *job) {
+	var custErr, stateErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { j.cust, custErr = b.store.GetCustomer(ctx, acc.ID, j.uuid) })
+	wg.Go(func() { j.state, stateErr = b.store.GetMetricsState(ctx, acc.ID, j.uuid) })
+	res, plans, err := b.compute(ctx, acc, j.uuid)
+	wg.Wait()
+	switch {
+	case errors.Is(custErr, store.ErrNotFound):
+		j.gone = true
+		return
+	case custErr != nil:
+		j.err = custErr
+		return
+	case stateErr != nil:
+		j.err = stateErr
+		return
+	case err != nil:
+		j.err = err
+		return
 	}
-	state, err := r.store.GetMetricsState(ctx, accountID, customerUUID)
-	if err != nil {
-		return Outcome{}, err
-	}
-	out := Outcome{Status: customerStatus(cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
-	// The series and activity log first (they skip unchanged input with one read, and
-	// also follow customer renames that do not change this result), then this state.
-	if err := r.series.Apply(ctx, accountID, &res, seriesAttrs(cust, plans)); err != nil {
-		return Outcome{}, fmt.Errorf("account series: %w", err)
-	}
-	if state.Hash == hash {
+	j.res, j.plans = res, plans
+	j.next = newSnapshot(customerView{accountID: acc.ID, customerUUID: j.uuid, currency: acc.Currency, plans: plans}, j.cust.Country, res)
+	j.hash, j.data, j.err = j.next.encode()
+	j.out = Outcome{Status: customerStatus(j.cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
+}
+
+// commit writes a job's customer after its series: if its result is the one last
+// committed, only a repair of the customer item; otherwise the view rows by
+// difference, the customer's figures, its wake-up, and the new state last,
+// conditionally on the state read (store.ErrConflict: another recomputation committed
+// first, and this one is run again).
+func (b *batchRun) commit(ctx context.Context, accountID string, j *job) error {
+	if j.state.Hash == j.hash && j.written == nil {
 		// Same result as last committed: only repair the customer item if someone
 		// overwrote its figures (a full save racing with the last recomputation).
-		return out, r.syncCustomer(ctx, cust, next, nil)
+		return b.syncCustomer(ctx, j.cust, j.next, nil)
 	}
-	prev, err := decodeSnapshot(accountID, state.Data)
+	prev, err := decodeSnapshot(accountID, j.state.Data)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("metrics state of %s: %w", customerUUID, err)
+		return fmt.Errorf("metrics state of %s: %w", j.uuid, err)
 	}
-	if err := r.store.WriteMetricsView(ctx, viewChange(prev, &next)); err != nil {
-		return Outcome{}, err
+	change := viewChange(prev, &j.next)
+	if j.written != nil {
+		change = mergeViewChanges(change, viewChange(j.written, &j.next))
 	}
-	if err := r.syncCustomer(ctx, cust, next, prev); err != nil {
-		return Outcome{}, err
+	if err := b.store.WriteMetricsView(ctx, change); err != nil {
+		return err
 	}
-	if err := r.syncWake(ctx, accountID, customerUUID, prev, next); err != nil {
-		return Outcome{}, err
+	j.written = &j.next
+	if err := b.syncCustomer(ctx, j.cust, j.next, prev); err != nil {
+		return err
 	}
-	if err := r.store.PutMetricsState(ctx, accountID, customerUUID, state, store.MetricsState{Hash: hash, Data: data}); err != nil {
-		return Outcome{}, fmt.Errorf("commit metrics state: %w", err)
+	if err := b.syncWake(ctx, accountID, j.uuid, prev, j.next); err != nil {
+		return err
 	}
-	out.Changed = true
-	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", customerUUID,
-		"status", out.Status, "mrr", res.MRR, "movements", len(res.Movements), "invalid_invoices", len(res.InvalidInvoices))
-	return out, nil
+	if j.state.Hash == j.hash {
+		j.written = nil
+		return nil
+	}
+	if err := b.store.PutMetricsState(ctx, accountID, j.uuid, j.state, store.MetricsState{Hash: j.hash, Data: j.data}); err != nil {
+		return fmt.Errorf("commit metrics state: %w", err)
+	}
+	j.written = nil
+	j.out.Changed = true
+	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", j.uuid,
+		"status", j.out.Status, "mrr", j.res.MRR, "movements", len(j.res.Movements), "invalid_invoices", len(j.res.InvalidInvoices))
+	return nil
 }
 
 // compute runs the engine on the customer's stored records, writing nothing.
@@ -253,6 +404,6 @@ func seriesAttrs(c model.Customer, plans map[string]engine.Plan) accountseries.C
 	for id, p := range plans {
 		ext[id] = p.ExternalID
 	}
-	return accountseries.CustomerAttrs{UUID: c.UUID, ID: c.ID, Name: c.Name, ExternalID: c.ExternalID,
+	return accountseries.CustomerAttrs{UUID: c.UUID, Name: c.Name, ExternalID: c.ExternalID,
 		DataSourceUUID: c.DataSourceUUID, Country: c.Country, PlanExternalIDs: ext}
 }

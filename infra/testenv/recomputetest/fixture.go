@@ -13,7 +13,6 @@ import (
 	"github.com/subsight/subsight/infra/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
@@ -52,10 +51,10 @@ type Fixture struct {
 // SeriesSpy counts account-series calls, for tests that leave the series out.
 type SeriesSpy struct{ Applied, Removed int }
 
-// Apply counts a call (recompute.Series).
-func (s *SeriesSpy) Apply(context.Context, string, *engine.Result, accountseries.CustomerAttrs) error {
-	s.Applied++
-	return nil
+// ApplyBatch counts the customers of a call (recompute.Series).
+func (s *SeriesSpy) ApplyBatch(_ context.Context, _ model.Account, _ int, changes []accountseries.Change) ([]accountseries.ShardPart, []error) {
+	s.Applied += len(changes)
+	return nil, make([]error, len(changes))
 }
 
 // Remove counts a call (recompute.Series).
