@@ -198,11 +198,11 @@ type Limit struct {
 
 // HeatReport is a run's heat, hottest first, and its projection.
 type HeatReport struct {
-	Units      int           // work units the run did (customers)
-	Elapsed    time.Duration // wall time of the run
-	WCU, RCU   float64       // over the run, every partition (indexes included)
+	Units    int           // work units the run did (customers)
+	Elapsed  time.Duration // wall time of the run
+	WCU, RCU float64       // over the run, every partition (indexes included)
 	// Entities are the write units by entity type of the items written, most first.
-	Entities []EntityHeat
+	Entities   []EntityHeat
 	Partitions []PartitionHeat
 	Items      []ItemHeat
 	// Limits are the binding ceilings, lowest rate first; Projected is the lowest.

@@ -213,4 +213,3 @@ func thousands(x float64) string {
 	}
 	return s
 }
-

@@ -21,7 +21,7 @@ import (
 // CustomerAttrs are the customer fields the series and activities need besides the
 // engine result.
 type CustomerAttrs struct {
-	UUID string
+	UUID           string
 	Name           string
 	ExternalID     string
 	DataSourceUUID string
