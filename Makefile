@@ -77,7 +77,7 @@ STATICCHECK_STAMP   := .bin/.stamp-staticcheck-$(STATICCHECK_VERSION)
 
 # Production binaries: Lambda provided.al2023 on arm64 (template.yaml's Architecture
 # parameter). LAMBDA_ARCH=x86_64 builds the same functions for x86_64 into bin-x86_64/, for
-# `sam local` on an x86_64 machine and the Lambda-parity tests (infra/rie).
+# `sam local` on an x86_64 machine and the Lambda-parity tests (infra/testkit/rie).
 LAMBDA_ARCH ?= arm64
 LAMBDA_GOOS := linux
 ifeq ($(LAMBDA_ARCH),arm64)
@@ -236,9 +236,9 @@ test: venv
 	$(MAKE) dashboard-test
 	$(MAKE) sam-smoke
 
-# Unit tests, integration tests against moto (infra/testenv starts one per test binary) and the
+# Unit tests, integration tests against moto (infra/testkit/testenv starts one per test binary) and the
 # Lambda-parity tests: every function's real bootstrap under the runtime interface emulator
-# (infra/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
+# (infra/testkit/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
 # A package may take longer than go test's default 10 minutes on a loaded host (infra/local
 # runs whole stacks, the fault-injection import among them): 30.
 go-test: venv rie $(DASHBOARD_STAMP)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"

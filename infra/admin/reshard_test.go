@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"

@@ -21,8 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/subsight/subsight/infra/emulator"
-	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
 )
 
 // samCreate is the body SAM CLI 1.170 posts to create a Lambda container (as

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 )

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/openapi"
-	"github.com/subsight/subsight/infra/samtemplate"
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/devstack/openapi"
+	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/shared/api"
 )
 

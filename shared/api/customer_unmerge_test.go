@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv/recomputetest"
+	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/keys"

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/infra/testenv/recomputetest"
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv/recomputetest"
+	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/jobs"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
