@@ -26,7 +26,7 @@ func TestCheckSeriesReportsACorruptedItem(t *testing.T) {
 	acc := te.NewAccount(t, "Checked")
 	importPortfolio(t, te, acc.ID)
 	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	te.DrainJobs(t, workers.Jobs(te.Workers))
 	e := env{store: te.Deps.Store}
 	if out, err := runCmd(t, e, "check-series", "-account", acc.ID); err != nil || out["ok"] != true || out["customers"] != 3.0 {
 		t.Fatalf("check-series on a healthy account: %v %v", out, err)

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
@@ -19,11 +20,19 @@ import (
 type Change struct {
 	Result *engine.Result
 	Attrs  CustomerAttrs
+	// Commit, when not nil, is written in the transaction of the customer's record (the
+	// recomputation's new state, from the store); else Check goes there when the
+	// record changes (that the state is still the one the result was computed against).
+	// Either makes a recomputation that another one overtook write nothing here.
+	Commit, Check any
+	// ReadAt is when the recomputation began to read the customer's inputs; zero for
+	// a caller that reads nothing else (a customer's removal).
+	ReadAt time.Time
 }
 
-// ErrChanged reports a customer whose record another recomputation changed while the
-// batch was applied: nothing of that customer was written, and it must be recomputed
-// again from its records (they may have changed too).
+// ErrChanged reports a customer whose record, or the state guarding it, another
+// recomputation changed while the batch was applied: nothing of that customer was
+// written, and it must be recomputed again from its records (they may have changed too).
 var ErrChanged = errors.New("accountseries: the customer's series record changed concurrently")
 
 // writeConcurrency bounds the per-customer requests one batch runs at once.
@@ -71,16 +80,25 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 	}
 	var batch []*work
 	for i, w := range works {
-		switch {
-		case errs[i] != nil:
-		case w.write != nil:
-			w.i = i
-			batch = append(batch, w)
-		default:
+		if errs[i] != nil {
+			continue
+		}
+		if w.write == nil {
 			for k := range w.st.Cells {
 				seg, _, _ := splitCell(k)
 				touch(w.st.Shard, seg)
 			}
+		}
+		if w.write != nil || changes[i].Commit != nil {
+			if w.write == nil {
+				w.write = &RecordWrite{CustomerUUID: changes[i].Attrs.UUID, Old: w.st}
+			}
+			w.write.Guard = changes[i].Commit
+			if w.write.Guard == nil {
+				w.write.Guard = changes[i].Check
+			}
+			w.i = i
+			batch = append(batch, w)
 		}
 	}
 	for _, tx := range packBatch(batch) {
@@ -98,7 +116,9 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 					touch(shard, a.Segment)
 				}
 				for _, w := range tx {
-					w.st = w.write.Next
+					if w.write.Next != nil {
+						w.st = *w.write.Next
+					}
 				}
 				break
 			}
@@ -150,13 +170,21 @@ func (s *Series) prepare(ctx context.Context, accountID string, cal series.Calen
 	next := st.successor(version, customerCells(sc, cal), w.acts)
 	next.Shard = shard
 	w.adds = next.Cells.minus(st.Cells).updates()
-	if len(next.Pending) <= 1 {
+	if len(next.Pending) <= 1 && len(w.adds) < maxActionsPerTx {
+		// One transaction holds it: the record, its guard and every item it adds to.
 		next.Pending = nil
-		w.write = &RecordWrite{CustomerUUID: c.Attrs.UUID, Old: st, Next: next}
+		w.write = &RecordWrite{CustomerUUID: c.Attrs.UUID, Old: st, Next: &next, ReadAt: c.ReadAt}
 		return w, nil
 	}
-	if err := s.store.ReplaceSeriesRecord(ctx, accountID, c.Attrs.UUID, st, next); err != nil {
+	// Too large for one transaction: the record with its pending chunks first (guarded
+	// like any record write), then each chunk.
+	conflicts, err := s.store.WriteSeriesBatch(ctx, accountID, shard,
+		[]RecordWrite{{CustomerUUID: c.Attrs.UUID, Old: st, Next: &next, Guard: c.Check, ReadAt: c.ReadAt}}, nil)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("accountseries: %w", err)
+	case len(conflicts) > 0:
+		return nil, ErrChanged
 	}
 	if err := s.finishPending(ctx, accountID, c.Attrs, next, shard); err != nil {
 		return nil, err
@@ -197,8 +225,17 @@ func packBatch(ws []*work) [][]*work {
 }
 
 func fits(ws []*work) bool {
-	_, adds := txOf(ws)
-	if len(ws)+len(adds) > maxActionsPerTx+1 {
+	records, adds := txOf(ws)
+	actions := len(adds)
+	for _, r := range records {
+		if r.Next != nil {
+			actions++
+		}
+		if r.Guard != nil {
+			actions++
+		}
+	}
+	if actions > maxActionsPerTx+1 {
 		return false
 	}
 	for _, a := range adds {

@@ -2,6 +2,7 @@ package accountseries
 
 import (
 	"context"
+	"time"
 
 	"github.com/subsight/subsight/shared/model"
 )
@@ -21,9 +22,9 @@ type Storage interface {
 	// ReplaceSeriesRecord writes next over old, failing with ErrChanged when the record
 	// changed since old was read or a chunk of old is still pending.
 	ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next Applied) error
-	// WriteSeriesBatch writes records (each only over the record read) and adds adds to
-	// the buckets of shard, all or nothing; conflicts are the positions of the records
-	// that changed since they were read (then nothing is written).
+	// WriteSeriesBatch writes records (each only over the record read, with its
+	// guard) and adds adds to the buckets of shard, all or nothing; conflicts are the
+	// positions of the records whose record or guard failed (then nothing is written).
 	WriteSeriesBatch(ctx context.Context, accountID string, shard int, records []RecordWrite, adds []BucketAdd) (conflicts []int, err error)
 	// AddSeriesChunk adds a pending chunk to the buckets of shard and removes it from
 	// the record, atomically and only while the chunk is pending.
@@ -62,10 +63,18 @@ type BucketAdd struct {
 	Add     map[string]int64 `json:"a"`
 }
 
-// RecordWrite replaces a customer's record Old (as read) with Next.
+// RecordWrite replaces a customer's record Old (as read) with Next (nil: the record
+// stays), together with Guard: a write or check of the caller's that the store makes
+// (the recomputation's state: store.Metrics.MetricsStateCommit or MetricsStateCheck),
+// in the same transaction.
 type RecordWrite struct {
 	CustomerUUID string
-	Old, Next    Applied
+	Old          Applied
+	Next         *Applied
+	Guard        any
+	// ReadAt is when the writer began to read what Next is computed from: a record
+	// written since then was written from fresher inputs, and the write fails.
+	ReadAt time.Time
 }
 
 // ShardPart is what a fold moves: the segments a bulk shard holds.

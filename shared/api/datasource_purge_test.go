@@ -73,7 +73,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		importIDs[in.ds.UUID] = body["id"].(string)
 	}
 	runImportWorker(t, env)
-	runJobs := func() { testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers)) }
+	runJobs := func() { env.DrainJobs(t, workers.Jobs(env.Workers)) }
 	runJobs()
 	k := customerByExternalID(t, env, acc.ID, keep.UUID, "k")
 	g := customerByExternalID(t, env, acc.ID, gone.UUID, "g")

@@ -79,7 +79,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	}
 	testenv.Drain(b, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
 	export := call(api.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, map[string]any{}, 200)["id"].(string)
-	testenv.Drain(b, env.Deps, env.JobsQueueURL, workers.Jobs(deps.Workers()))
+	env.DrainJobs(b, workers.Jobs(deps.Workers()))
 
 	li := map[string]string{"line_item_uuid": line}
 	tr := map[string]string{"transaction_uuid": tx}

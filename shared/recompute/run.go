@@ -139,7 +139,8 @@ type job struct {
 	hash    string
 	data    []byte
 	state   store.MetricsState
-	written *snapshot // the view rows an attempt that lost the commit wrote
+	written *snapshot // what an attempt that lost wrote of the view and the wake-up
+	commit  any       // the commit of the new state, when it changed
 	out     Outcome
 	err     error
 	done    bool
@@ -148,13 +149,18 @@ type job struct {
 // recomputeConcurrency bounds the customers of a batch computed and written at once.
 const recomputeConcurrency = 10
 
-// run is one attempt at the jobs: load and compute each, apply the series of all, then
-// write and commit each. A job another recomputation overtook is left not done, to be
-// run again (last: its error is kept).
+// run is one attempt at the jobs: load and compute each; write the view rows, figures
+// and wake-up of those whose result changed; then commit, in the transaction of the
+// customers' series (accountseries.ApplyBatch), each new state conditioned on the state
+// read, so that of two recomputations of one customer at once (the jobs queue's and the
+// bulk lane's), the one that read first and commits last loses and is run again,
+// writing over what it wrote before losing. The last attempt keeps its error.
 func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs []*job, last bool) []accountseries.ShardPart {
+	// The wall clock's, whatever the recomputation's clock says: only the order of the
+	// reads and writes of concurrent recomputations matters.
+	readAt := time.Now()
 	parallel.For(len(jobs), recomputeConcurrency, func(i int) { b.load(ctx, acc, jobs[i]) })
-	var changes []accountseries.Change
-	var applied []*job
+	var live []*job
 	for _, j := range jobs {
 		switch {
 		case j.err != nil:
@@ -162,21 +168,30 @@ func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs [
 		case j.gone:
 			j.err, j.done = b.forget(ctx, acc.ID, j.uuid), true
 		default:
-			changes = append(changes, accountseries.Change{Result: &j.res, Attrs: seriesAttrs(j.cust, j.plans)})
-			applied = append(applied, j)
+			live = append(live, j)
 		}
+	}
+	parallel.For(len(live), recomputeConcurrency, func(i int) { live[i].err = b.prepare(ctx, acc.ID, live[i]) })
+	var changes []accountseries.Change
+	var applied []*job
+	for _, j := range live {
+		if j.err != nil {
+			j.done = true
+			continue
+		}
+		changes = append(changes, accountseries.Change{Result: &j.res, Attrs: seriesAttrs(j.cust, j.plans),
+			Commit: j.commit, Check: b.store.MetricsStateCheck(acc.ID, j.uuid, j.state), ReadAt: readAt})
+		applied = append(applied, j)
 	}
 	if len(changes) == 0 {
 		return nil
 	}
-	// The series and activity log first (they skip unchanged input, and also follow
-	// customer renames that do not change this result), then each customer's state.
 	folds, errs := b.series.ApplyBatch(ctx, acc, shard, changes)
 	parallel.For(len(applied), recomputeConcurrency, func(i int) {
 		j := applied[i]
 		err := errs[i]
 		if err == nil {
-			err = b.commit(ctx, acc.ID, j)
+			err = b.finish(ctx, acc.ID, j)
 		}
 		switch {
 		case err == nil:
@@ -236,47 +251,54 @@ func (b *batchRun) load(ctx context.Context, acc model.Account, j *job) {
 	j.out = Outcome{Status: customerStatus(j.cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
 }
 
-// commit writes a job's customer after its series: if its result is the one last
-// committed, only a repair of the customer item; otherwise the view rows by
-// difference, the customer's figures, its wake-up, and the new state last,
-// conditionally on the state read (store.ErrConflict: another recomputation committed
-// first, and this one is run again).
-func (b *batchRun) commit(ctx context.Context, accountID string, j *job) error {
+// prepare writes what a job's changed result changes besides its state and series:
+// the view rows by difference (also with the rows an attempt that lost wrote), the
+// customer's figures, its wake-up; and prepares the commit of its new state. Every
+// write is keyed by the data, so a repeat is harmless.
+func (b *batchRun) prepare(ctx context.Context, accountID string, j *job) error {
+	j.commit = nil
 	if j.state.Hash == j.hash && j.written == nil {
-		// Same result as last committed: only repair the customer item if someone
-		// overwrote its figures (a full save racing with the last recomputation).
-		return b.syncCustomer(ctx, j.cust, j.next, nil)
+		return nil
 	}
 	prev, err := decodeSnapshot(accountID, j.state.Data)
 	if err != nil {
 		return fmt.Errorf("metrics state of %s: %w", j.uuid, err)
 	}
 	change := viewChange(prev, &j.next)
+	wakeFrom := prev
 	if j.written != nil {
 		change = mergeViewChanges(change, viewChange(j.written, &j.next))
+		wakeFrom = j.written
 	}
 	if err := b.store.WriteMetricsView(ctx, change); err != nil {
 		return err
 	}
 	j.written = &j.next
-	if err := b.syncCustomer(ctx, j.cust, j.next, prev); err != nil {
+	if err := b.syncCustomer(ctx, j.cust, j.next, prev, false); err != nil {
 		return err
 	}
-	if err := b.syncWake(ctx, accountID, j.uuid, prev, j.next); err != nil {
+	if err := b.syncWake(ctx, accountID, j.uuid, wakeFrom, j.next); err != nil {
 		return err
 	}
-	if j.state.Hash == j.hash {
-		j.written = nil
-		return nil
+	if j.state.Hash != j.hash {
+		j.commit, err = b.store.MetricsStateCommit(ctx, accountID, j.uuid, j.state, store.MetricsState{Hash: j.hash, Data: j.data})
 	}
-	if err := b.store.PutMetricsState(ctx, accountID, j.uuid, j.state, store.MetricsState{Hash: j.hash, Data: j.data}); err != nil {
-		return fmt.Errorf("commit metrics state: %w", err)
-	}
+	return err
+}
+
+// finish ends a job whose series and state are committed: a result committed before
+// only has the customer item repaired if someone overwrote its figures (a full save
+// racing with the last recomputation); ErrConflict when the customer changed since it
+// was read (computed again).
+func (b *batchRun) finish(ctx context.Context, accountID string, j *job) error {
 	j.written = nil
+	if j.commit == nil {
+		return b.syncCustomer(ctx, j.cust, j.next, nil, true)
+	}
 	j.out.Changed = true
 	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", j.uuid,
 		"status", j.out.Status, "mrr", j.res.MRR, "movements", len(j.res.Movements), "invalid_invoices", len(j.res.InvalidInvoices))
-	return nil
+	return b.store.DropMetricsStateTails(ctx, accountID, j.uuid, j.state, store.MetricsState{Hash: j.hash, Data: j.data})
 }
 
 // compute runs the engine on the customer's stored records, writing nothing.
@@ -336,8 +358,9 @@ func customerStatus(stored, computed string) string {
 const maxCustomerAttempts = 5
 
 // syncCustomer writes the customer's metrics attributes when they differ from the
-// snapshot, and the auto-churn tag when the snapshot newly auto-churned.
-func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot) error {
+// snapshot, and the auto-churn tag when the snapshot newly auto-churned. A save that
+// raced it is read again and written over, unless strict: then it is ErrConflict.
+func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot, strict bool) error {
 	tagNow := next.AutoChurned && (prev == nil || !prev.AutoChurned)
 	for attempt := 0; ; attempt++ {
 		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status)}
@@ -355,7 +378,7 @@ func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // deleted meanwhile; its deletion enqueues the clean-up
 		}
-		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxCustomerAttempts {
+		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxCustomerAttempts || strict {
 			return err
 		}
 		if cust, err = r.store.GetCustomer(ctx, cust.AccountID, cust.UUID); err != nil {

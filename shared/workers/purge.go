@@ -99,7 +99,7 @@ func purgeCustomer(ctx context.Context, d *Deps, c model.Customer, dsUUID string
 	if err := d.Store.DeleteCustomerSourceBilling(ctx, c.AccountID, c.UUID, dsUUID); err != nil {
 		return err
 	}
-	if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "purge:"+dsUUID)); err != nil {
+	if err := d.Recomputes.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "purge:"+dsUUID)); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(c.DataSourceUUIDs, func(s string) bool { return s != dsUUID }) {

@@ -2,7 +2,6 @@ package ddbmeter
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -11,16 +10,19 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 )
 
 // Calls records every AWS request (DynamoDB, SQS, S3) that a function invocation makes,
-// by function and invocation (the Lambda context's request id), with when it started
-// and ended: how many requests an invocation makes, and how many of them run one after
-// the other. Its zero value is ready.
+// by function (the Lambda context's function ARN after "function:", with its qualifier)
+// and invocation (its request id), with when it started and ended: how many requests an
+// invocation makes, and how many of them run one after the other. Its zero value is
+// ready.
 type Calls struct {
 	mu    sync.Mutex
 	calls map[invocation][]span
+	sent  map[string]int // messages sent, by queue URL
 }
 
 type invocation struct{ function, requestID string }
@@ -36,11 +38,15 @@ func (c *Calls) Attach(cfg *aws.Config) {
 		middleware.InitializeOutput, middleware.Metadata, error) {
 		start := time.Now()
 		out, md, err := next.HandleInitialize(ctx, in)
+		if err == nil {
+			c.countSent(in.Parameters)
+		}
 		lc, ok := lambdacontext.FromContext(ctx)
 		if !ok {
 			return out, md, err // not inside a function: the benchmark's own requests
 		}
-		inv := invocation{function: lc.InvokedFunctionArn[strings.LastIndex(lc.InvokedFunctionArn, ":")+1:], requestID: lc.AwsRequestID}
+		_, fn, _ := strings.Cut(lc.InvokedFunctionArn, ":function:")
+		inv := invocation{function: fn, requestID: lc.AwsRequestID}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.calls == nil {
@@ -51,11 +57,37 @@ func (c *Calls) Attach(cfg *aws.Config) {
 	})
 }
 
+// countSent counts the messages of an SQS send.
+func (c *Calls) countSent(params any) {
+	url, n := "", 0
+	switch in := params.(type) {
+	case *sqs.SendMessageInput:
+		url, n = aws.ToString(in.QueueUrl), 1
+	case *sqs.SendMessageBatchInput:
+		url, n = aws.ToString(in.QueueUrl), len(in.Entries)
+	default:
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sent == nil {
+		c.sent = map[string]int{}
+	}
+	c.sent[url] += n
+}
+
+// Sent is how many messages were sent to the queue at url.
+func (c *Calls) Sent(url string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent[url]
+}
+
 // Reset forgets the calls recorded so far.
 func (c *Calls) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = nil
+	c.calls, c.sent = nil, nil
 }
 
 // FunctionCalls is what one function's invocations requested.
@@ -96,9 +128,6 @@ func (c *Calls) Functions() map[string]FunctionCalls {
 	}
 	return out
 }
-
-// FunctionNames are the functions with recorded calls, sorted.
-func (c *Calls) FunctionNames() []string { return slices.Sorted(maps.Keys(c.Functions())) }
 
 // inSequence is the largest number of the spans that do not overlap: taking, again and
 // again, the span that ends first among those starting after the last one taken.

@@ -113,7 +113,7 @@ func newFixture(t *testing.T, env *testenv.Env) *fixture {
 
 	// What the workers would do on AWS: apply the import, recompute the metrics.
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, routes.Workers["ImportWorkerFunction"](env.Workers))
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](env.Workers))
+	env.DrainJobs(t, routes.Workers["JobsWorkerFunction"](env.Workers))
 	return f
 }
 

@@ -66,7 +66,7 @@ var crmParityCases = map[string]parityCase{
 	"UnmergeCustomersFunction": {api: func(f *fixture) apiCase {
 		return apiCase{Body: map[string]any{"customer_uuid": f.crm.merged, "data_source_uuid": f.ds, "external_id": "cus-unb",
 			"move_to_new_customer": []string{"notes"}}, Status: 202, Check: func(t *testing.T, f *fixture, b map[string]any) {
-			testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+			f.env.DrainJobs(t, routes.Workers["JobsWorkerFunction"](f.env.Workers))
 			got := list(t, f.get(t, "ListCustomersFunction", nil, url.Values{"external_id": {"cus-unb"}}), "entries")
 			if len(got) != 1 || got[0]["uuid"] == f.crm.merged {
 				t.Errorf("the unmerged customer: %v", got)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/routes"
 )
 
@@ -118,7 +117,7 @@ var parityCases = map[string]parityCase{
 		return apiCase{Body: map[string]any{"from": map[string]any{"customer_uuid": f.custFrom}, "into": map[string]any{"customer_uuid": f.custInto}},
 			Status: 202, Check: func(t *testing.T, f *fixture, b map[string]any) {
 				// The merge itself is the jobs worker's: run the queued jobs.
-				testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+				f.env.DrainJobs(t, routes.Workers["JobsWorkerFunction"](f.env.Workers))
 				into := f.get(t, "GetCustomerFunction", map[string]string{"customer_uuid": f.custInto}, nil)
 				if !contains(into["external_ids"], "cus-from") {
 					t.Errorf("merged customer: %v", into)

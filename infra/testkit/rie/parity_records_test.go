@@ -54,7 +54,7 @@ func recordsFixture(f *fixture) *records {
 			r.event[ext] = f.create("CreateSubscriptionEventFunction", nil, map[string]any{"subscription_event": body})["id"].(float64)
 		}
 		r.export = f.call(200, "CreateActivitiesExportFunction", nil, nil, map[string]any{"start-date": fixtureFrom})["id"].(string)
-		testenv.Drain(f.t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+		f.env.DrainJobs(f.t, routes.Workers["JobsWorkerFunction"](f.env.Workers))
 		recordsOf = r
 	})
 	return recordsOf

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -151,12 +152,13 @@ func encodeSeriesRecord(accountID, customerUUID string, r accountseries.Applied)
 // old was read and no chunk of old is still pending; ErrConflict otherwise.
 func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next accountseries.Applied) error {
 	s := ss.store
-	put, err := s.recordPut(accountID, accountseries.RecordWrite{CustomerUUID: customerUUID, Old: old, Next: next})
+	put, err := s.recordPut(accountID, accountseries.RecordWrite{CustomerUUID: customerUUID, Old: old, Next: &next})
 	if err != nil {
 		return err
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: put.Item, ConditionExpression: put.ConditionExpression,
-		ExpressionAttributeValues: put.ExpressionAttributeValues, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err = conflict(err); err == store.ErrConflict {
 		return fmt.Errorf("series record of customer %s: %w (%w)", customerUUID, accountseries.ErrChanged, err)
 	}
@@ -165,11 +167,17 @@ func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, cust
 
 // recordPut is the conditional put of a customer's record: only over the record read
 // (none, or the same version with no chunk pending).
+//
+// The record also keeps when it was written (the wall clock's, whatever the service's
+// clock says): a write whose inputs were read before that (ReadAt) lost to a
+// recomputation that read after them, and fails too, even if the record it read is
+// the one stored (it read the record late).
 func (s *Store) recordPut(accountID string, w accountseries.RecordWrite) (*types.Put, error) {
-	item, err := encodeSeriesRecord(accountID, w.CustomerUUID, w.Next)
+	item, err := encodeSeriesRecord(accountID, w.CustomerUUID, *w.Next)
 	if err != nil {
 		return nil, err
 	}
+	item[recordWrittenAt] = nAttr(time.Now().UnixNano())
 	put := &types.Put{TableName: &s.table, Item: item}
 	if w.Old.Exists {
 		put.ConditionExpression = aws.String("v = :old AND size(pend) = :zero")
@@ -177,33 +185,58 @@ func (s *Store) recordPut(accountID string, w accountseries.RecordWrite) (*types
 	} else {
 		put.ConditionExpression = aws.String("attribute_not_exists(PK)")
 	}
+	if !w.ReadAt.IsZero() {
+		put.ConditionExpression = aws.String(*put.ConditionExpression + " AND (attribute_not_exists(#at) OR #at < :read)")
+		put.ExpressionAttributeNames = map[string]string{"#at": recordWrittenAt}
+		if put.ExpressionAttributeValues == nil {
+			put.ExpressionAttributeValues = map[string]types.AttributeValue{}
+		}
+		put.ExpressionAttributeValues[":read"] = nAttr(w.ReadAt.UnixNano())
+	}
 	return put, nil
 }
 
-// WriteSeriesBatch writes the customers' records and adds adds to the bucket items of
-// shard, in one transaction: each record only over the one read, so a customer's
-// record and its contribution change together or not at all. A bulk shard's items
-// also count the writes that added to them (keys.SeriesWritesAttr), which a fold
-// checks. When a record changed since it was read, nothing is written and conflicts
-// lists the records' positions.
+// recordWrittenAt is the attribute of a customer's series record that says when it was
+// written (Unix nanoseconds).
+const recordWrittenAt = "at"
+
+// WriteSeriesBatch writes, in one transaction, each customer's record (only over the
+// one read) with its guard (the recomputation's state commit or check: MetricsStateCommit,
+// MetricsStateCheck), and adds adds to the bucket items of shard: a customer's state,
+// record and contribution change together or not at all. A bulk shard's items also
+// count the writes that added to them (keys.SeriesWritesAttr), which a fold checks.
+// When a customer's record or state changed since it was read, nothing is written and
+// conflicts lists the records' positions.
 func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, shard int, records []accountseries.RecordWrite,
 	adds []accountseries.BucketAdd) (conflicts []int, err error) {
 	s := ss.store
-	items := make([]types.TransactWriteItem, 0, len(records)+len(adds))
-	for _, w := range records {
-		put, err := s.recordPut(accountID, w)
-		if err != nil {
-			return nil, err
+	var items []types.TransactWriteItem
+	var owner []int // the record of each item; -1 for a bucket
+	for i, w := range records {
+		if g, ok := w.Guard.(stateGuard); ok {
+			items = append(items, types.TransactWriteItem{Put: g.put, ConditionCheck: g.check})
+			owner = append(owner, i)
 		}
-		items = append(items, types.TransactWriteItem{Put: put})
+		if w.Next != nil {
+			put, err := s.recordPut(accountID, w)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, types.TransactWriteItem{Put: put})
+			owner = append(owner, i)
+		}
 	}
 	for _, a := range adds {
 		items = append(items, s.bucketUpdate(accountID, shard, a))
+		owner = append(owner, -1)
+	}
+	if len(items) == 0 {
+		return nil, nil
 	}
 	err = s.transactWrite(ctx, items)
 	for i, code := range cancellationReasons(err) {
-		if i < len(records) && code == conditionFailed {
-			conflicts = append(conflicts, i)
+		if code == conditionFailed && owner[i] >= 0 && !slices.Contains(conflicts, owner[i]) {
+			conflicts = append(conflicts, owner[i])
 		}
 	}
 	if len(conflicts) > 0 {
