@@ -295,11 +295,12 @@ func waitForQueues(b testing.TB, s *stack, queues ...string) {
 	}
 }
 
-// queueLength is the number of messages in a queue of the template, visible or in flight.
+// queueLength is the number of messages in a queue of the template, visible, in flight
+// or delayed.
 func queueLength(b testing.TB, s *stack, id string) int {
 	out, err := s.deps.Clients.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.resources.Queues[id].URL),
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +32,8 @@ func importStageModel(b testing.TB, s *stack, calls *ddbmeter.Calls, snap ddbmet
 			b.Fatalf("stage model: no invocation of %s was measured", name)
 		}
 		_, seq := f.PerInvocation()
-		return stagemodel.Function{Calls: seq, CPU: cpu / time.Duration(f.Invocations),
+		fn, _, _ := strings.Cut(name, ":")
+		return stagemodel.Function{Calls: seq, CPU: cpu / time.Duration(f.Invocations), MemoryMB: s.template.Functions[fn].MemorySize,
 			Customers: float64(customers) / float64(f.Invocations)}, f
 	}
 	intake, _ := function("CreateJsonImportFunction", cpu.intake)

@@ -76,6 +76,11 @@ func Jobs(d *Deps) sqsworker.Handler {
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
 			failedAt[gi] = len(g)
+			if handled, err := fold(ctx, d, g); err != nil {
+				failedAt[gi] = 0 // every fold of the group is retried
+			} else if handled {
+				groups[gi], failedAt[gi] = nil, 0
+			}
 		}
 		for round := 0; ; round++ {
 			var msgs []events.SQSMessage
@@ -99,6 +104,32 @@ func Jobs(d *Deps) sqsworker.Handler {
 		}
 		return sqsworker.FailedFrom(groups, failedAt), nil
 	}
+}
+
+// fold runs a group of fold jobs (an account's) as one fold: folds may run in any
+// order and again, so the group's folds of a batch take one read of their shards and
+// one transaction on the read copy's items, not one each. A group of other jobs is left
+// to the rounds (handled false).
+func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool, err error) {
+	var parts []accountseries.ShardPart
+	account := ""
+	for _, msg := range group {
+		job, err := jobs.Decode(msg.Body)
+		if err != nil || job.Type != jobs.FoldSeries || (account != "" && job.AccountID != account) {
+			return false, nil
+		}
+		account = job.AccountID
+		parts = append(parts, accountseries.ShardPart{Shard: job.Shard, Segments: job.Segments})
+	}
+	if account == "" {
+		return false, nil
+	}
+	d.Recomputer()
+	if err := d.series.Fold(ctx, account, parts); err != nil {
+		slog.ErrorContext(ctx, "series fold failed", "account_id", account, "folds", len(group), "error", err.Error())
+		return true, err
+	}
+	return true, nil
 }
 
 // runRound runs messages of distinct groups: the recomputations of each lane as one
@@ -150,9 +181,6 @@ func runJob(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessag
 		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 	case jobs.ExportActivities:
 		return exportActivities(ctx, d, job, msg)
-	case jobs.FoldSeries:
-		d.Recomputer()
-		return d.series.Fold(ctx, job.AccountID, []accountseries.ShardPart{{Shard: job.Shard, Segments: job.Segments}})
 	default:
 		return fmt.Errorf("jobs: unknown job type %q", job.Type)
 	}

@@ -36,6 +36,9 @@ const (
 	// CallLatency is what one AWS request adds to a function's time: DynamoDB answers in
 	// single-digit milliseconds; SQS and S3 requests are counted at the same figure.
 	CallLatency = 5 * time.Millisecond
+	// FullVCPUMemoryMB is the memory size at which a function has one whole vCPU; below
+	// it, its share of one.
+	FullVCPUMemoryMB = 1769
 )
 
 // Stage is one step a customer passes and the rate it can pass them at.
@@ -94,16 +97,26 @@ type Function struct {
 	// Calls is the AWS requests of one invocation that run one after the other (its
 	// critical path: requests sent at once count once).
 	Calls float64
-	// CPU is the invocation's own processing time.
+	// CPU is the invocation's own processing time, measured on one core.
 	CPU time.Duration
+	// MemoryMB is the function's memory size (its share of a vCPU); 0 counts one vCPU.
+	MemoryMB int
 	// Customers is how many customers one invocation carries.
 	Customers float64
 }
 
 // Duration is one invocation's time: its requests in sequence at CallLatency each,
-// plus its CPU.
+// plus its CPU on its share of a vCPU.
 func (f Function) Duration() time.Duration {
-	return time.Duration(f.Calls*float64(CallLatency)) + f.CPU
+	return time.Duration(f.Calls*float64(CallLatency)) + f.lambdaCPU()
+}
+
+// lambdaCPU is the CPU time on the function's share of a vCPU.
+func (f Function) lambdaCPU() time.Duration {
+	if f.MemoryMB <= 0 || f.MemoryMB >= FullVCPUMemoryMB {
+		return f.CPU
+	}
+	return time.Duration(float64(f.CPU) * FullVCPUMemoryMB / float64(f.MemoryMB))
 }
 
 // PerCustomer is the function time one customer takes (Lambda's concurrency is spent
@@ -127,8 +140,9 @@ func (m Mapping) Stage() Stage {
 	d := m.Function.Duration()
 	return Stage{Name: m.Name,
 		Rate: float64(m.MaximumConcurrency) * m.Function.Customers / d.Seconds(),
-		Basis: fmt.Sprintf("%d at once × %.1f customers a batch (batch size %d) / %s a batch (%.1f requests in sequence × %v + %s CPU)",
-			m.MaximumConcurrency, m.Function.Customers, m.BatchSize, round(d), m.Function.Calls, CallLatency, round(m.Function.CPU))}
+		Basis: fmt.Sprintf("%d at once × %.1f customers a batch (batch size %d) / %s a batch (%.1f requests in sequence × %v + %s CPU%s)",
+			m.MaximumConcurrency, m.Function.Customers, m.BatchSize, round(d), m.Function.Calls, CallLatency, round(m.Function.lambdaCPU()),
+			m.Function.share())}
 }
 
 // Queue is a FIFO queue: per API action CallsPerSecond, each call carrying up to
@@ -162,8 +176,8 @@ func (in Intake) Stages() []Stage {
 		{Name: "API Gateway (HTTP API)", Rate: HTTPAPIRequestsPerSecond * in.Function.Customers,
 			Basis: fmt.Sprintf("%s requests/s × %.0f customers a json_import", thousands(HTTPAPIRequestsPerSecond), in.Function.Customers)},
 		{Name: "intake function (POST json_imports)", Rate: float64(in.InFlight) * in.Function.Customers / d.Seconds(),
-			Basis: fmt.Sprintf("%d requests in flight × %.0f customers / %s a request (%.1f requests in sequence × %v + %s CPU)",
-				in.InFlight, in.Function.Customers, round(d), in.Function.Calls, CallLatency, round(in.Function.CPU))},
+			Basis: fmt.Sprintf("%d requests in flight × %.0f customers / %s a request (%.1f requests in sequence × %v + %s CPU%s)",
+				in.InFlight, in.Function.Customers, round(d), in.Function.Calls, CallLatency, round(in.Function.lambdaCPU()), in.Function.share())},
 	}
 }
 
@@ -193,6 +207,14 @@ func S3(putsPerCustomer, getsPerCustomer float64) Stage {
 // partition key value or item reaches its limit.
 func DynamoDB(projected float64, bound string) Stage {
 	return Stage{Name: "DynamoDB (per-key limits, heat meter)", Rate: projected, Basis: "bound by " + bound}
+}
+
+// share says how the measured CPU time was scaled to the function's share of a vCPU.
+func (f Function) share() string {
+	if f.lambdaCPU() == f.CPU {
+		return ""
+	}
+	return fmt.Sprintf(": %s measured × %d/%d MB", round(f.CPU), FullVCPUMemoryMB, f.MemoryMB)
 }
 
 func round(d time.Duration) time.Duration {

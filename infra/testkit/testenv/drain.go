@@ -2,7 +2,9 @@ package testenv
 
 import (
 	"context"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +31,7 @@ func Drain(t testing.TB, d *app.Deps, queueURL string, handler sqsworker.Handler
 // DrainJobs feeds the three lanes of jobs (the jobs queue, the recompute queue, the
 // series fold queue) to the jobs worker until all are empty: what a change, an import
 // or a wake-up asks for is then done and shows in the metrics.
+// A fold waits in its queue for a second first (its DelaySeconds).
 func (e *Env) DrainJobs(t testing.TB, handler sqsworker.Handler) {
 	t.Helper()
 	for idle := 0; idle < 2; {
@@ -38,12 +41,27 @@ func (e *Env) DrainJobs(t testing.TB, handler sqsworker.Handler) {
 				busy = true
 			}
 		}
-		if busy {
+		switch {
+		case busy:
 			idle = 0
-		} else {
+		case delayed(t, e.Deps, e.SeriesFoldQueueURL) > 0:
+			time.Sleep(100 * time.Millisecond)
+		default:
 			idle++
 		}
 	}
+}
+
+// delayed is how many messages of a queue wait for their delay to pass.
+func delayed(t testing.TB, d *app.Deps, queueURL string) int {
+	t.Helper()
+	out, err := d.Clients.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queueURL),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed)])
+	return n
 }
 
 // drainBatch runs one batch of the queue through its worker and deletes it; false when

@@ -619,7 +619,9 @@ func (s *Store) readFold(ctx context.Context, accountID string, parts []accounts
 			continue
 		}
 		for _, seg := range p.Segments {
-			ps = append(ps, partition{seg, p.Shard})
+			if !slices.Contains(ps, partition{seg, p.Shard}) {
+				ps = append(ps, partition{seg, p.Shard})
+			}
 		}
 	}
 	pages := make([][]map[string]types.AttributeValue, len(ps))
