@@ -11,8 +11,17 @@ import (
 	"github.com/subsight/subsight/infra/testkit/stagemodel"
 )
 
-// stageCPU is this process's CPU time in each stage of the import benchmark.
+// stageCPU is this process's CPU time in each stage of the import benchmark (or the
+// stages' wall times).
 type stageCPU struct{ intake, importWorker, recompute, fold time.Duration }
+
+// without takes out of each stage's CPU time the idle rate (CPU seconds per second)
+// over the stage's wall time.
+func (c stageCPU) without(idle float64, walls stageCPU) stageCPU {
+	sub := func(cpu, wall time.Duration) time.Duration { return max(0, cpu-time.Duration(idle*float64(wall))) }
+	return stageCPU{intake: sub(c.intake, walls.intake), importWorker: sub(c.importWorker, walls.importWorker),
+		recompute: sub(c.recompute, walls.recompute), fold: sub(c.fold, walls.fold)}
+}
 
 // importStageModel is the stage model of a first import from what the benchmark
 // measured: per function, the AWS requests one invocation makes in sequence and its
