@@ -77,12 +77,24 @@ func (v Verification) OK() bool {
 // Verify reads every bucket item of every segment the tallied customers contribute to
 // (and of the "all" segment) and compares each number with the tally: a number stored
 // but not expected, expected but missing, or different, is a Difference. Segments no
-// tallied customer contributes to are not read.
-func (s *Series) Verify(ctx context.Context, accountID string, t *Tally) (Verification, error) {
+// tallied customer contributes to are not read. With fold, every bulk shard of those
+// segments is folded into the read copy first (after an upgrade from the layout that
+// spread every customer over the shards).
+func (s *Series) Verify(ctx context.Context, accountID string, t *Tally, fold bool) (Verification, error) {
 	segments := map[string]bool{segmentAll: true}
 	for k := range t.cells {
 		seg, _, _ := splitCell(k)
 		segments[seg] = true
+	}
+	if fold {
+		names := slices.Sorted(maps.Keys(segments))
+		parts := make([]ShardPart, 0, keys.SeriesShards-1)
+		for shard := 1; shard < keys.SeriesShards; shard++ {
+			parts = append(parts, ShardPart{Shard: shard, Segments: names})
+		}
+		if err := s.Fold(ctx, accountID, parts); err != nil {
+			return Verification{}, err
+		}
 	}
 	v := Verification{Customers: t.customers, Segments: len(segments), CustomersMRR: t.mrr, CustomersPaying: t.paying}
 	stored := Cells{}

@@ -56,5 +56,5 @@ func mergeCustomers(ctx context.Context, d *Deps, job jobs.Message) error {
 // add up to (recompute.Recomputer.CheckSeries).
 func (d *Deps) CheckSeries(ctx context.Context, accountID string) (accountseries.Verification, error) {
 	rc := d.Recomputer()
-	return rc.CheckSeries(ctx, d.series, accountID)
+	return rc.CheckSeries(ctx, d.series, accountID, false)
 }
