@@ -33,10 +33,10 @@ func SeriesShardPartition(accountID, segment string, shard int) string {
 	return shardKey(SeriesPartition(accountID, segment), shard)
 }
 
-// BulkSeriesShard is the bulk shard a batch of recomputations adds to, picked by a
-// string of the batch (its first message id): any of 1 … SeriesShards−1 is correct, the
-// choice only spreads the writes.
-func BulkSeriesShard(batch string) int { return 1 + hashShard(batch, SeriesShards-1) }
+// BulkSeriesShard is the bulk shard the n-th batch of recomputations adds to: the bulk
+// shards 1 … SeriesShards−1 in turn. Any of them is correct; the choice only spreads the
+// writes.
+func BulkSeriesShard(n int) int { return 1 + idShard(int64(n), SeriesShards-1) }
 
 // SeriesWritesAttr counts, on a bulk shard's bucket item, the writes that added to it:
 // a fold deletes the item only if that count is still the one it read.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -51,6 +53,9 @@ type Deps struct {
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
 	series        *accountseries.Series
+	// batches counts the bulk lane's batches, from a random start: each adds to the next
+	// bulk shard, so that the function's instances together fill the shards about evenly.
+	batches atomic.Int64
 }
 
 // Recomputer recomputes customers and keeps the account series, built on first use
@@ -59,6 +64,7 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 	d.recomputeOnce.Do(func() {
 		d.series = accountseries.New(d.Store.Series())
 		d.recomputer = recompute.New(d.Store, d.series, d.Now)
+		d.batches.Store(rand.Int64N(keys.SeriesShards))
 	})
 	return d.recomputer
 }
@@ -196,7 +202,7 @@ func recomputeBatch(ctx context.Context, d *Deps, lane string, msgs []events.SQS
 	}
 	shard := 0
 	if lane == jobs.Bulk {
-		shard = keys.BulkSeriesShard(msgs[idx[0]].MessageId)
+		shard = keys.BulkSeriesShard(int(d.batches.Add(1)))
 	}
 	_, folds, errs := d.Recomputer().Customers(ctx, shard, reqs)
 	var fold []jobs.Message
