@@ -326,13 +326,15 @@ type shardedEntry[T any] struct {
 	item T
 }
 
-// shardedPage is listPage over every shard of l. Each shard is read for its share of
-// the page first (the page's size over the shards, and a few more): write shards
-// spread a collection evenly, so the shards' reads together come to about one page.
-// A shard that has more than it returned has been read up to its frontier (its last
-// item returned, or where its Query stopped); only items up to the nearest frontier
-// are known to be in order, so while they do not fill the page, the shards at that
-// frontier are read further. The token is the sort key of the page's end.
+// shardedPage is listPage over every shard of l. A shard that has more than it returned
+// has been read up to its frontier (its last item returned, or where its Query
+// stopped); only items up to the nearest frontier are known to be in order. A large
+// unfiltered page reads each shard for its share of the page first (the page's size
+// over the shards, and a few more: write shards spread a collection evenly, so the
+// shards' reads together come to about one page), then, while the items up to the
+// nearest frontier do not fill the page, the shards at that frontier further. Any
+// other page reads the page's size from every shard, once, and stops at the nearest
+// frontier. The token is the sort key of the page's end.
 func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limit int, start store.PageToken,
 	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
 	after, err := l.position(start)
@@ -364,9 +366,13 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 	for i := range all {
 		all[i] = i
 	}
-	first := limit
-	if len(shards) > 1 {
-		first = shareOf(limit+1, len(shards))
+	// Large unfiltered pages read shares; a small page or a filtered or bounded listing
+	// reads the whole page from each shard once, as before: a page that stops at a
+	// shard's frontier comes back short, with has_more.
+	first, shares := limit, false
+	if len(shards) > 1 && keep == nil && l.maxRequests == 0 && l.query(l.pks[0], after).in.FilterExpression == nil &&
+		limit >= minSharedPage*len(shards) {
+		first, shares = shareOf(limit+1, len(shards)), true
 	}
 	if err := read(all, first); err != nil {
 		return store.Page[T]{}, err
@@ -389,7 +395,7 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 				}
 			}
 		}
-		if !bounded || len(entries) >= limit {
+		if !shares || !bounded || len(entries) >= limit {
 			break
 		}
 		var behind []int
@@ -431,6 +437,9 @@ type shardRead[T any] struct {
 	read     bool
 	err      error
 }
+
+// minSharedPage is the share of each shard from which a page is read in shares.
+const minSharedPage = 16
 
 // shareOf is how many items each of n shards is asked for when together they must
 // give want: an even share and a little more, for a spread that is not quite even
