@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/account"
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.API(api.CreateDataSource) }
+func main() { lambdaapp.API(account.CreateDataSource) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/crm"
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.API(api.CreateOpportunity) }
+func main() { lambdaapp.API(crm.CreateOpportunity) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.API(api.DisconnectSubscriptions) }
+func main() { lambdaapp.API(metricsapi.DisconnectSubscriptions) }

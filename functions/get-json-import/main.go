@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.API(api.GetJSONImport) }
+func main() { lambdaapp.API(jsonimports.GetJSONImport) }

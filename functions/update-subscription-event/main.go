@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.API(api.UpdateSubscriptionEvent) }
+func main() { lambdaapp.API(billing.UpdateSubscriptionEvent) }

@@ -12,6 +12,10 @@ import (
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/account"
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/crm"
+	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
@@ -84,18 +88,18 @@ func ownerState(t *testing.T, env *testenv.Env, accountID string, ids map[string
 		route string
 		q     url.Values
 	}{
-		{api.GetCustomer, "/v1/customers/{customer_uuid}", nil},
-		{api.GetDataSource, "/v1/data_sources/{uuid}", nil},
-		{api.GetPlan, "/v1/plans/{plan_uuid}", nil},
-		{api.GetInvoice, "/v1/invoices/{invoice_uuid}", nil},
-		{api.GetCustomerNote, "/v1/customer_notes/{note_uuid}", nil},
-		{api.GetContact, "/v1/contacts/{contact_uuid}", nil},
-		{api.GetCustomAttributes, "/v1/customers/{customer_uuid}/attributes/custom", nil},
-		{api.ListCustomers, "/v1/customers", url.Values{"per_page": {"200"}}},
-		{api.ListPlans, "/v1/plans", url.Values{"per_page": {"200"}}},
-		{api.ListInvoices, "/v1/invoices", url.Values{"per_page": {"200"}}},
-		{api.ListSubscriptionEvents, "/v1/subscription_events", url.Values{"per_page": {"200"}}},
-		{api.ListImportSubscriptions, "/v1/import/customers/{customer_uuid}/subscriptions", nil},
+		{customers.GetCustomer, "/v1/customers/{customer_uuid}", nil},
+		{account.GetDataSource, "/v1/data_sources/{uuid}", nil},
+		{billing.GetPlan, "/v1/plans/{plan_uuid}", nil},
+		{billing.GetInvoice, "/v1/invoices/{invoice_uuid}", nil},
+		{crm.GetCustomerNote, "/v1/customer_notes/{note_uuid}", nil},
+		{customers.GetContact, "/v1/contacts/{contact_uuid}", nil},
+		{customers.GetCustomAttributes, "/v1/customers/{customer_uuid}/attributes/custom", nil},
+		{customers.ListCustomers, "/v1/customers", url.Values{"per_page": {"200"}}},
+		{billing.ListPlans, "/v1/plans", url.Values{"per_page": {"200"}}},
+		{billing.ListInvoices, "/v1/invoices", url.Values{"per_page": {"200"}}},
+		{billing.ListSubscriptionEvents, "/v1/subscription_events", url.Values{"per_page": {"200"}}},
+		{billing.ListImportSubscriptions, "/v1/import/customers/{customer_uuid}/subscriptions", nil},
 	}
 	var b strings.Builder
 	for _, r := range reads {
@@ -139,7 +143,7 @@ func TestCrossAccountOverEveryTemplateRoute(t *testing.T) {
 	owner, intruder := env.NewAccount(t, "Owner"), env.NewAccount(t, "Intruder")
 	ids := bodyFixture(t, env, owner.ID)
 	ids["email"] = "c@example.com"
-	_, page := apigwtest.Do(t, api.ListCustomers(env.API), apigwtest.Call{Method: "GET", Route: "/v1/customers",
+	_, page := apigwtest.Do(t, customers.ListCustomers(env.API), apigwtest.Call{Method: "GET", Route: "/v1/customers",
 		Query: url.Values{"per_page": {"1"}}, AccountID: owner.ID})
 	cursor, _ := page["cursor"].(string)
 	if cursor == "" {

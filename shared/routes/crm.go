@@ -1,30 +1,34 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import (
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/crm"
+	"github.com/subsight/subsight/shared/api/customers"
+)
 
 // crmAPIs are the CRM records (notes and call logs, opportunities, tasks), plan groups and
 // the customer unmerge.
 var crmAPIs = map[string]API{
-	"UnmergeCustomersFunction":   api.UnmergeCustomers,
-	"CreateNoteFunction":         api.CreateNote,
-	"ListNotesFunction":          api.ListNotes,
-	"GetNoteFunction":            api.GetNote,
-	"UpdateNoteFunction":         api.UpdateNote,
-	"DeleteNoteFunction":         api.DeleteNote,
-	"CreateOpportunityFunction":  api.CreateOpportunity,
-	"ListOpportunitiesFunction":  api.ListOpportunities,
-	"GetOpportunityFunction":     api.GetOpportunity,
-	"UpdateOpportunityFunction":  api.UpdateOpportunity,
-	"DeleteOpportunityFunction":  api.DeleteOpportunity,
-	"CreateTaskFunction":         api.CreateTask,
-	"ListTasksFunction":          api.ListTasks,
-	"GetTaskFunction":            api.GetTask,
-	"UpdateTaskFunction":         api.UpdateTask,
-	"DeleteTaskFunction":         api.DeleteTask,
-	"CreatePlanGroupFunction":    api.CreatePlanGroup,
-	"ListPlanGroupsFunction":     api.ListPlanGroups,
-	"GetPlanGroupFunction":       api.GetPlanGroup,
-	"UpdatePlanGroupFunction":    api.UpdatePlanGroup,
-	"DeletePlanGroupFunction":    api.DeletePlanGroup,
-	"ListPlanGroupPlansFunction": api.ListPlanGroupPlans,
+	"UnmergeCustomersFunction":   customers.UnmergeCustomers,
+	"CreateNoteFunction":         crm.CreateNote,
+	"ListNotesFunction":          crm.ListNotes,
+	"GetNoteFunction":            crm.GetNote,
+	"UpdateNoteFunction":         crm.UpdateNote,
+	"DeleteNoteFunction":         crm.DeleteNote,
+	"CreateOpportunityFunction":  crm.CreateOpportunity,
+	"ListOpportunitiesFunction":  crm.ListOpportunities,
+	"GetOpportunityFunction":     crm.GetOpportunity,
+	"UpdateOpportunityFunction":  crm.UpdateOpportunity,
+	"DeleteOpportunityFunction":  crm.DeleteOpportunity,
+	"CreateTaskFunction":         crm.CreateTask,
+	"ListTasksFunction":          crm.ListTasks,
+	"GetTaskFunction":            crm.GetTask,
+	"UpdateTaskFunction":         crm.UpdateTask,
+	"DeleteTaskFunction":         crm.DeleteTask,
+	"CreatePlanGroupFunction":    billing.CreatePlanGroup,
+	"ListPlanGroupsFunction":     billing.ListPlanGroups,
+	"GetPlanGroupFunction":       billing.GetPlanGroup,
+	"UpdatePlanGroupFunction":    billing.UpdatePlanGroup,
+	"DeletePlanGroupFunction":    billing.DeletePlanGroup,
+	"ListPlanGroupPlansFunction": billing.ListPlanGroupPlans,
 }

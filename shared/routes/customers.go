@@ -1,31 +1,33 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import (
+	"github.com/subsight/subsight/shared/api/customers"
+)
 
 // customerAPIs are the customer, contact, custom-attribute and tag operations.
 var customerAPIs = map[string]API{
-	"CreateCustomerFunction":             api.CreateCustomer,
-	"ListCustomersFunction":              api.ListCustomers,
-	"SearchCustomersFunction":            api.SearchCustomers,
-	"GetCustomerFunction":                api.GetCustomer,
-	"UpdateCustomerFunction":             api.UpdateCustomer,
-	"PutCustomerFunction":                api.UpdateCustomer,
-	"DeleteCustomerFunction":             api.DeleteCustomer,
-	"GetCustomerAttributesFunction":      api.GetCustomerAttributes,
-	"AddCustomerTagsFunction":            api.AddTags,
-	"RemoveCustomerTagsFunction":         api.RemoveTags,
-	"AddCustomerTagsByEmailFunction":     api.AddTagsByEmail,
-	"AddCustomAttributesFunction":        api.AddCustomAttributes,
-	"AddCustomAttributesByEmailFunction": api.AddCustomAttributesByEmail,
-	"UpdateCustomAttributesFunction":     api.UpdateCustomAttributes,
-	"RemoveCustomAttributesFunction":     api.RemoveCustomAttributes,
-	"GetCustomAttributesFunction":        api.GetCustomAttributes,
-	"CreateContactFunction":              api.CreateContact,
-	"CreateCustomerContactFunction":      api.CreateCustomerContact,
-	"ListContactsFunction":               api.ListContacts,
-	"ListCustomerContactsFunction":       api.ListCustomerContacts,
-	"GetContactFunction":                 api.GetContact,
-	"UpdateContactFunction":              api.UpdateContact,
-	"DeleteContactFunction":              api.DeleteContact,
-	"MergeContactsFunction":              api.MergeContacts,
+	"CreateCustomerFunction":             customers.CreateCustomer,
+	"ListCustomersFunction":              customers.ListCustomers,
+	"SearchCustomersFunction":            customers.SearchCustomers,
+	"GetCustomerFunction":                customers.GetCustomer,
+	"UpdateCustomerFunction":             customers.UpdateCustomer,
+	"PutCustomerFunction":                customers.UpdateCustomer,
+	"DeleteCustomerFunction":             customers.DeleteCustomer,
+	"GetCustomerAttributesFunction":      customers.GetCustomerAttributes,
+	"AddCustomerTagsFunction":            customers.AddTags,
+	"RemoveCustomerTagsFunction":         customers.RemoveTags,
+	"AddCustomerTagsByEmailFunction":     customers.AddTagsByEmail,
+	"AddCustomAttributesFunction":        customers.AddCustomAttributes,
+	"AddCustomAttributesByEmailFunction": customers.AddCustomAttributesByEmail,
+	"UpdateCustomAttributesFunction":     customers.UpdateCustomAttributes,
+	"RemoveCustomAttributesFunction":     customers.RemoveCustomAttributes,
+	"GetCustomAttributesFunction":        customers.GetCustomAttributes,
+	"CreateContactFunction":              customers.CreateContact,
+	"CreateCustomerContactFunction":      customers.CreateCustomerContact,
+	"ListContactsFunction":               customers.ListContacts,
+	"ListCustomerContactsFunction":       customers.ListCustomerContacts,
+	"GetContactFunction":                 customers.GetContact,
+	"UpdateContactFunction":              customers.UpdateContact,
+	"DeleteContactFunction":              customers.DeleteContact,
+	"MergeContactsFunction":              customers.MergeContacts,
 }

@@ -1,18 +1,20 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import (
+	"github.com/subsight/subsight/shared/api/metricsapi"
+)
 
 // metricsAPIs are the Metrics API operations and the account activity log.
 var metricsAPIs = map[string]API{
-	"MetricsAllFunction":               api.MetricsAll,
-	"MetricsMrrFunction":               api.MetricsMRR,
-	"MetricsArrFunction":               api.MetricsARR,
-	"MetricsArpaFunction":              api.MetricsARPA,
-	"MetricsAspFunction":               api.MetricsASP,
-	"MetricsCustomerCountFunction":     api.MetricsCustomerCount,
-	"MetricsCustomerChurnRateFunction": api.MetricsCustomerChurnRate,
-	"MetricsMrrChurnRateFunction":      api.MetricsMRRChurnRate,
-	"MetricsLtvFunction":               api.MetricsLTV,
-	"MetricsUnknownFunction":           api.MetricsUnknown,
-	"ListActivitiesFunction":           api.ListActivities,
+	"MetricsAllFunction":               metricsapi.MetricsAll,
+	"MetricsMrrFunction":               metricsapi.MetricsMRR,
+	"MetricsArrFunction":               metricsapi.MetricsARR,
+	"MetricsArpaFunction":              metricsapi.MetricsARPA,
+	"MetricsAspFunction":               metricsapi.MetricsASP,
+	"MetricsCustomerCountFunction":     metricsapi.MetricsCustomerCount,
+	"MetricsCustomerChurnRateFunction": metricsapi.MetricsCustomerChurnRate,
+	"MetricsMrrChurnRateFunction":      metricsapi.MetricsMRRChurnRate,
+	"MetricsLtvFunction":               metricsapi.MetricsLTV,
+	"MetricsUnknownFunction":           metricsapi.MetricsUnknown,
+	"ListActivitiesFunction":           metricsapi.ListActivities,
 }

@@ -1,38 +1,42 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import (
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/jsonimports"
+	"github.com/subsight/subsight/shared/api/metricsapi"
+)
 
 // recordAPIs are the line item and transaction operations, the disabled states of
 // invoices, line items, transactions and subscription events, invoice updates, the
 // json_imports listing, PUT plans and the activities export. A by-external-id route
 // is served by the handler of its by-uuid twin.
 var recordAPIs = map[string]API{
-	"CreateInvoiceLineItemFunction":                    api.CreateInvoiceLineItem,
-	"GetLineItemFunction":                              api.GetLineItem,
-	"GetLineItemByExternalIdFunction":                  api.GetLineItem,
-	"UpdateLineItemFunction":                           api.UpdateLineItem,
-	"UpdateLineItemByExternalIdFunction":               api.UpdateLineItem,
-	"DeleteLineItemFunction":                           api.DeleteLineItem,
-	"DeleteLineItemByExternalIdFunction":               api.DeleteLineItem,
-	"SetLineItemDisabledFunction":                      api.SetLineItemDisabled,
-	"SetLineItemDisabledByExternalIdFunction":          api.SetLineItemDisabled,
-	"GetTransactionFunction":                           api.GetTransaction,
-	"GetTransactionByExternalIdFunction":               api.GetTransaction,
-	"UpdateTransactionFunction":                        api.UpdateTransaction,
-	"UpdateTransactionByExternalIdFunction":            api.UpdateTransaction,
-	"DeleteTransactionFunction":                        api.DeleteTransaction,
-	"DeleteTransactionByExternalIdFunction":            api.DeleteTransaction,
-	"SetTransactionDisabledFunction":                   api.SetTransactionDisabled,
-	"SetTransactionDisabledByExternalIdFunction":       api.SetTransactionDisabled,
-	"SetInvoiceDisabledFunction":                       api.SetInvoiceDisabled,
-	"SetInvoiceDisabledByExternalIdFunction":           api.SetInvoiceDisabled,
-	"UpdateInvoiceFunction":                            api.UpdateInvoice,
-	"UpdateInvoiceByExternalIdFunction":                api.UpdateInvoice,
-	"DeleteCustomerInvoicesFunction":                   api.DeleteCustomerInvoices,
-	"SetSubscriptionEventDisabledFunction":             api.SetSubscriptionEventDisabled,
-	"SetSubscriptionEventDisabledByExternalIdFunction": api.SetSubscriptionEventDisabled,
-	"ListJsonImportsFunction":                          api.ListJSONImports,
-	"PutPlanFunction":                                  api.UpdatePlan,
-	"CreateActivitiesExportFunction":                   api.CreateActivitiesExport,
-	"GetActivitiesExportFunction":                      api.GetActivitiesExport,
+	"CreateInvoiceLineItemFunction":                    billing.CreateInvoiceLineItem,
+	"GetLineItemFunction":                              billing.GetLineItem,
+	"GetLineItemByExternalIdFunction":                  billing.GetLineItem,
+	"UpdateLineItemFunction":                           billing.UpdateLineItem,
+	"UpdateLineItemByExternalIdFunction":               billing.UpdateLineItem,
+	"DeleteLineItemFunction":                           billing.DeleteLineItem,
+	"DeleteLineItemByExternalIdFunction":               billing.DeleteLineItem,
+	"SetLineItemDisabledFunction":                      billing.SetLineItemDisabled,
+	"SetLineItemDisabledByExternalIdFunction":          billing.SetLineItemDisabled,
+	"GetTransactionFunction":                           billing.GetTransaction,
+	"GetTransactionByExternalIdFunction":               billing.GetTransaction,
+	"UpdateTransactionFunction":                        billing.UpdateTransaction,
+	"UpdateTransactionByExternalIdFunction":            billing.UpdateTransaction,
+	"DeleteTransactionFunction":                        billing.DeleteTransaction,
+	"DeleteTransactionByExternalIdFunction":            billing.DeleteTransaction,
+	"SetTransactionDisabledFunction":                   billing.SetTransactionDisabled,
+	"SetTransactionDisabledByExternalIdFunction":       billing.SetTransactionDisabled,
+	"SetInvoiceDisabledFunction":                       billing.SetInvoiceDisabled,
+	"SetInvoiceDisabledByExternalIdFunction":           billing.SetInvoiceDisabled,
+	"UpdateInvoiceFunction":                            billing.UpdateInvoice,
+	"UpdateInvoiceByExternalIdFunction":                billing.UpdateInvoice,
+	"DeleteCustomerInvoicesFunction":                   billing.DeleteCustomerInvoices,
+	"SetSubscriptionEventDisabledFunction":             billing.SetSubscriptionEventDisabled,
+	"SetSubscriptionEventDisabledByExternalIdFunction": billing.SetSubscriptionEventDisabled,
+	"ListJsonImportsFunction":                          jsonimports.ListJSONImports,
+	"PutPlanFunction":                                  billing.UpdatePlan,
+	"CreateActivitiesExportFunction":                   metricsapi.CreateActivitiesExport,
+	"GetActivitiesExportFunction":                      metricsapi.GetActivitiesExport,
 }

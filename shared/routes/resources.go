@@ -1,18 +1,21 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import (
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/crm"
+)
 
 // resourceAPIs are the plan and customer-note operations.
 var resourceAPIs = map[string]API{
-	"CreatePlanFunction":         api.CreatePlan,
-	"ImportPlanFunction":         api.ImportPlan,
-	"ListPlansFunction":          api.ListPlans,
-	"GetPlanFunction":            api.GetPlan,
-	"UpdatePlanFunction":         api.UpdatePlan,
-	"DeletePlanFunction":         api.DeletePlan,
-	"CreateCustomerNoteFunction": api.CreateCustomerNote,
-	"ListCustomerNotesFunction":  api.ListCustomerNotes,
-	"GetCustomerNoteFunction":    api.GetCustomerNote,
-	"UpdateCustomerNoteFunction": api.UpdateCustomerNote,
-	"DeleteCustomerNoteFunction": api.DeleteCustomerNote,
+	"CreatePlanFunction":         billing.CreatePlan,
+	"ImportPlanFunction":         billing.ImportPlan,
+	"ListPlansFunction":          billing.ListPlans,
+	"GetPlanFunction":            billing.GetPlan,
+	"UpdatePlanFunction":         billing.UpdatePlan,
+	"DeletePlanFunction":         billing.DeletePlan,
+	"CreateCustomerNoteFunction": crm.CreateCustomerNote,
+	"ListCustomerNotesFunction":  crm.ListCustomerNotes,
+	"GetCustomerNoteFunction":    crm.GetCustomerNote,
+	"UpdateCustomerNoteFunction": crm.UpdateCustomerNote,
+	"DeleteCustomerNoteFunction": crm.DeleteCustomerNote,
 }

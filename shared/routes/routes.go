@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/account"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/sqsworker"
@@ -22,12 +23,12 @@ import (
 type API = func(*api.Deps) apigw.Endpoint
 
 var foundationAPIs = map[string]API{
-	"PingFunction":             api.Ping,
-	"GetAccountFunction":       api.GetAccount,
-	"CreateDataSourceFunction": api.CreateDataSource,
-	"ListDataSourcesFunction":  api.ListDataSources,
-	"GetDataSourceFunction":    api.GetDataSource,
-	"DeleteDataSourceFunction": api.DeleteDataSource,
+	"PingFunction":             account.Ping,
+	"GetAccountFunction":       account.GetAccount,
+	"CreateDataSourceFunction": account.CreateDataSource,
+	"ListDataSourcesFunction":  account.ListDataSources,
+	"GetDataSourceFunction":    account.GetDataSource,
+	"DeleteDataSourceFunction": account.DeleteDataSource,
 }
 
 // APIs are the HTTP API operations.

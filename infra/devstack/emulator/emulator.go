@@ -113,8 +113,8 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// motoServer starts moto's server after the thread-safety patches the local stack needs
-// (see the script).
+// motoServer starts moto's server after the patches the local stack needs: thread safety,
+// and costs that do not grow with the data (see the script).
 //
 //go:embed motoserver.py
 var motoServer string
@@ -237,6 +237,19 @@ func (s *Server) Stop() {
 			<-s.done
 		}
 	})
+}
+
+// Usage is what the emulator's process has used so far.
+type Usage struct {
+	CPU     time.Duration // user and system CPU time
+	RSS     int64         // resident memory now, in bytes
+	PeakRSS int64         // the most it has had resident, in bytes
+}
+
+// Usage reads the server process's CPU time and memory (Linux only: from /proc; elsewhere
+// an error).
+func (s *Server) Usage() (Usage, error) {
+	return processUsage(s.cmd.Process.Pid)
 }
 
 // idleConnsPerHost keeps enough connections to the emulator open for the local
