@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 )
 
 // BenchmarkFreshness measures, through a whole local stack, how long a change made
@@ -47,8 +48,9 @@ func runFreshness(b *testing.B, samples, background int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var calls ddbmeter.Calls
 	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
-		motoOutput: io.Discard, pollers: importBenchPollers})
+		motoOutput: io.Discard, pollers: importBenchPollers, awsConfig: calls.Attach})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -125,6 +127,13 @@ func runFreshness(b *testing.B, samples, background int) {
 	fmt.Printf("Freshness of %d changes made through the API: p50 %v, p95 %v, slowest %v; %s\n",
 		len(took), p(0.5).Round(10*time.Millisecond), p(0.95).Round(10*time.Millisecond),
 		took[len(took)-1].Round(10*time.Millisecond), progress)
+	// The path of a change, for the projection on AWS: the requests each of its functions
+	// made in sequence per invocation.
+	fns := calls.Functions()
+	for _, fn := range []string{"ImportCustomerInvoicesFunction", "JobsWorkerFunction:JobsQueue"} {
+		requests, seq := fns[fn].PerInvocation()
+		fmt.Printf("  %s: %d invocations, %.1f requests each, %.1f in sequence\n", fn, fns[fn].Invocations, requests, seq)
+	}
 }
 
 // customerShows reports whether the customer's MRR is mrr (cents).
