@@ -4,7 +4,8 @@
 #   make test    make lint first, then unit + integration + Lambda-parity tests, sam build, both
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
 #   make sam-local  sam local start-api (Docker) against a running make run
-#   make lint    gofmt, go vet, go mod tidy drift, staticcheck, cfn-lint, sam validate --lint
+#   make lint    gofmt, go vet, go mod tidy drift, staticcheck, the generated files' staleness
+#                (go generate ./shared/routes), the stack's resource count, cfn-lint, sam validate
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
@@ -93,6 +94,9 @@ GO_BUILD_FLAGS := -trimpath -tags lambda.norpc -ldflags "-s -w"
 BUILD_STAMP := $(BIN)/.stamp-build
 GO_SOURCES := Makefile go.mod go.sum $(shell find functions shared -type f ! -name '*_test.go' 2>/dev/null)
 MAX_BOOTSTRAP_BYTES := 15000000
+# Resources of the stack once SAM expands the template (infra/stacksize.py; make lint):
+# CloudFormation allows 500, the limit keeps half of them free.
+MAX_STACK_RESOURCES := 250
 
 SAM_BUILD_DIR := .aws-sam/build
 
@@ -350,6 +354,8 @@ lint: venv $(STATICCHECK_STAMP)
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	$(STATICCHECK) ./...
+	$(GO) run ./infra/stackgen -check
+	$(VENV)/bin/python infra/stacksize.py $(MAX_STACK_RESOURCES) template.yaml
 	$(CFN_LINT) template.yaml
 	$(SAM) validate --lint --template template.yaml --region us-east-1
 

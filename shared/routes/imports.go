@@ -1,26 +1,18 @@
 package routes
 
-import (
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-)
+import "github.com/subsight/subsight/shared/api/jsonimports"
 
-// importAPIs are the bulk import, invoice and import-subscription operations.
-var importAPIs = map[string]API{
-	"CreateJsonImportFunction":          jsonimports.CreateJSONImport,
-	"GetJsonImportFunction":             jsonimports.GetJSONImport,
-	"ListImportInvoicesFunction":        billing.ListImportInvoices,
-	"ListImportSubscriptionsFunction":   billing.ListImportSubscriptions,
-	"UpdateImportSubscriptionFunction":  billing.UpdateSubscription,
-	"GetInvoiceFunction":                billing.GetInvoice,
-	"DeleteInvoiceFunction":             billing.DeleteInvoice,
-	"DeleteInvoiceByExternalIdFunction": billing.DeleteInvoiceByExternalID,
-	"UpdateInvoiceStatusFunction":       billing.UpdateInvoiceStatus,
-	"CreateSubscriptionEventFunction":   billing.CreateSubscriptionEvent,
-	"ListSubscriptionEventsFunction":    billing.ListSubscriptionEvents,
-	"UpdateSubscriptionEventFunction":   billing.UpdateSubscriptionEvent,
-	"DeleteSubscriptionEventFunction":   billing.DeleteSubscriptionEvent,
-	"ImportCustomerInvoicesFunction":    billing.ImportCustomerInvoices,
-	"ListInvoicesFunction":              billing.ListInvoices,
-	"CreateInvoiceTransactionFunction":  billing.CreateInvoiceTransaction,
+// importOperations are a data source's json_imports: the intake validates the payload,
+// writes the customers' parts under imports/ of the bucket and sends one message per
+// customer to the import queue.
+var importOperations = []Operation{
+	{"CreateJsonImport", post("/v1/data_sources/{data_source_uuid}/json_imports"), jsonimports.CreateJSONImport, access(table("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), objects("imports/", "PutObject"), sendImports)},
+	{"GetJsonImport", get("/v1/data_sources/{data_source_uuid}/json_imports/{import_id}"), jsonimports.GetJSONImport, tableRead},
+	{"ListJsonImports", get("/v1/data_sources/{data_source_uuid}/json_imports"), jsonimports.ListJSONImports, table("GetItem", "Query")},
 }
+
+// operationMemory are the operations whose MemorySize (MB) is not the template's Globals'.
+// The json_imports intake parses and splits up to 5 MB of JSON: a whole vCPU (1,769 MB)
+// keeps a request of 250 customers around a third of a second (docs/benchmarks.md, "One
+// account at scale").
+var operationMemory = map[string]int{"CreateJsonImport": 1769}

@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,10 +13,12 @@ import (
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/openapi"
-	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/shared/routes"
 )
 
-func load(t *testing.T) (*openapi.Spec, *samtemplate.Template) {
+// load reads the document and the registry's routes, each with whether it is public
+// (no authorizer).
+func load(t *testing.T) (*openapi.Spec, map[string]bool) {
 	t.Helper()
 	root, err := emulator.RepoRoot()
 	if err != nil {
@@ -25,45 +28,40 @@ func load(t *testing.T) (*openapi.Spec, *samtemplate.Template) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := samtemplate.ParseFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	public := map[string]bool{}
+	for _, f := range routes.Functions {
+		for _, r := range f.Routes {
+			public[r.Key()] = f.Public != nil
+		}
 	}
-	return spec, tpl
+	return spec, public
 }
 
-// TestDocumentCoversTheTemplate: every route of template.yaml is documented, and the
-// document has no route the template lacks.
-func TestDocumentCoversTheTemplate(t *testing.T) {
-	spec, tpl := load(t)
-	var routes []string
-	for _, r := range tpl.Routes() {
-		routes = append(routes, r.Key())
-	}
-	slices.Sort(routes)
+// TestDocumentCoversTheRegistry: every route of the registry (shared/routes, from which
+// template.yaml's are generated) is documented, and the document has no route the
+// registry lacks.
+func TestDocumentCoversTheRegistry(t *testing.T) {
+	spec, public := load(t)
+	registered := slices.Sorted(maps.Keys(public))
 	documented := spec.Routes()
-	for _, r := range routes {
+	for _, r := range registered {
 		if !slices.Contains(documented, r) {
-			t.Errorf("%s is a route of template.yaml but not documented in %s", r, openapi.DocumentPath)
+			t.Errorf("%s is a route of shared/routes but not documented in %s", r, openapi.DocumentPath)
 		}
 	}
 	for _, r := range documented {
-		if !slices.Contains(routes, r) {
-			t.Errorf("%s is documented in %s but is no route of template.yaml", r, openapi.DocumentPath)
+		if !slices.Contains(registered, r) {
+			t.Errorf("%s is documented in %s but is no route of shared/routes", r, openapi.DocumentPath)
 		}
 	}
-	t.Logf("%d routes in template.yaml, %d documented operations", len(routes), len(documented))
+	t.Logf("%d routes in shared/routes, %d documented operations", len(registered), len(documented))
 }
 
 // TestDocumentIsValid: the document is OpenAPI 3.1 and valid against the
 // specification's schema, and every operation names its responses, the 401 included
 // on the routes behind the authorizer; the routes without one say so (security: []).
 func TestDocumentIsValid(t *testing.T) {
-	spec, tpl := load(t)
-	public := map[string]bool{}
-	for _, r := range tpl.Routes() {
-		public[r.Key()] = r.Authorizer == ""
-	}
+	spec, public := load(t)
 	if !strings.HasPrefix(spec.Version(), "3.1") {
 		t.Fatalf("openapi %q, want 3.1", spec.Version())
 	}

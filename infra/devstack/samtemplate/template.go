@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -85,11 +86,21 @@ type SQSEvent struct {
 	MaximumConcurrency      int // ScalingConfig.MaximumConcurrency; 0 when not set
 }
 
-// HttpApi is an AWS::Serverless::HttpApi.
+// HttpApi is an AWS::Serverless::HttpApi. Its routes are its functions' HttpApi events,
+// or the paths of its OpenAPI DefinitionBody, which the reader turns into HttpApi
+// events of the functions their integrations invoke.
 type HttpApi struct {
 	LogicalID         string
 	DefaultAuthorizer string
 	Authorizers       map[string]Authorizer
+	// defined are the DefinitionBody's routes, by the function they invoke.
+	defined []definedRoute
+}
+
+// definedRoute is a route of a DefinitionBody and the function its integration invokes.
+type definedRoute struct {
+	function string
+	event    HttpApiEvent
 }
 
 // Authorizer is a Lambda authorizer of an HttpApi.
@@ -225,7 +236,8 @@ type (
 		} `yaml:"ScalingConfig"`
 	}
 	rawHttpApi struct {
-		Auth struct {
+		DefinitionBody *rawDefinition `yaml:"DefinitionBody"`
+		Auth           struct {
 			DefaultAuthorizer string `yaml:"DefaultAuthorizer"`
 			Authorizers       map[string]struct {
 				FunctionArn                    Value  `yaml:"FunctionArn"`
@@ -236,6 +248,31 @@ type (
 				} `yaml:"Identity"`
 			} `yaml:"Authorizers"`
 		} `yaml:"Auth"`
+	}
+	// rawDefinition is what the reader uses of an OpenAPI 3 DefinitionBody with API
+	// Gateway's extensions: the Lambda authorizers, and each operation's security and
+	// Lambda proxy integration.
+	rawDefinition struct {
+		Security   []map[string][]string `yaml:"security"`
+		Components struct {
+			SecuritySchemes map[string]struct {
+				Authorizer *struct {
+					Type                 string `yaml:"type"`
+					IdentitySource       string `yaml:"identitySource"`
+					URI                  Value  `yaml:"authorizerUri"`
+					PayloadFormatVersion string `yaml:"authorizerPayloadFormatVersion"`
+					SimpleResponses      bool   `yaml:"enableSimpleResponses"`
+				} `yaml:"x-amazon-apigateway-authorizer"`
+			} `yaml:"securitySchemes"`
+		} `yaml:"components"`
+		Paths map[string]map[string]struct {
+			Security    *[]map[string][]string `yaml:"security"`
+			Integration *struct {
+				Type                 string `yaml:"type"`
+				URI                  Value  `yaml:"uri"`
+				PayloadFormatVersion string `yaml:"payloadFormatVersion"`
+			} `yaml:"x-amazon-apigateway-integration"`
+		} `yaml:"paths"`
 	}
 	rawTable struct {
 		BillingMode            string                `yaml:"BillingMode"`
@@ -345,8 +382,26 @@ func Parse(b []byte) (*Template, error) {
 			errs = append(errs, fmt.Errorf("resource %s: %w", id, err))
 		}
 	}
+	errs = append(errs, t.attachDefinedRoutes()...)
 	errs = append(errs, t.checkAuthorizers()...)
 	return t, errors.Join(errs...)
+}
+
+// attachDefinedRoutes makes each DefinitionBody route an HttpApi event of the function
+// its integration invokes.
+func (t *Template) attachDefinedRoutes() []error {
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(t.HttpApis)) {
+		for _, r := range t.HttpApis[id].defined {
+			f := t.Functions[r.function]
+			if f == nil {
+				errs = append(errs, fmt.Errorf("%s route %s: %s is not a function of the template", id, r.event.Name, r.function))
+				continue
+			}
+			f.HttpEvents = append(f.HttpEvents, r.event)
+		}
+	}
+	return errs
 }
 
 // checkAuthorizers reports authorizer names the local router could not find.
@@ -503,7 +558,92 @@ func readHttpApi(id string, props *yaml.Node) (*HttpApi, error) {
 		api.Authorizers[name] = Authorizer{Name: name, Function: a.FunctionArn.Target, PayloadFormatVersion: a.AuthorizerPayloadFormatVersion,
 			EnableSimpleResponses: a.EnableSimpleResponses, IdentityHeaders: a.Identity.Headers}
 	}
+	if ra.DefinitionBody != nil {
+		if err := api.readDefinition(ra.DefinitionBody); err != nil {
+			return nil, fmt.Errorf("DefinitionBody: %w", err)
+		}
+	}
 	return api, nil
+}
+
+// invokedFunction matches the function a Lambda integration's uri names:
+// !Sub "arn:...:lambda:path/2015-03-31/functions/${X.Arn}/invocations".
+var invokedFunction = regexp.MustCompile(`/functions/\$\{([A-Za-z0-9]+)\.Arn\}/invocations$`)
+
+func integrationTarget(uri Value) (string, error) {
+	m := invokedFunction.FindStringSubmatch(uri.Sub)
+	if uri.Fn != FnSub || m == nil {
+		return "", fmt.Errorf("line %d: the local router runs Lambda integrations, "+
+			"uri: !Sub \"arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${<Function>.Arn}/invocations\"", uri.Line)
+	}
+	return m[1], nil
+}
+
+// securityName is the one security scheme of an operation's security requirement;
+// "NONE" for none ([] or [{}]).
+func securityName(reqs []map[string][]string) (string, error) {
+	switch {
+	case len(reqs) == 0 || len(reqs) == 1 && len(reqs[0]) == 0:
+		return "NONE", nil
+	case len(reqs) == 1 && len(reqs[0]) == 1:
+		return slices.Collect(maps.Keys(reqs[0]))[0], nil
+	}
+	return "", fmt.Errorf("security %v: the local router runs one authorizer per route", reqs)
+}
+
+// readDefinition reads the authorizers and routes of an OpenAPI DefinitionBody.
+func (api *HttpApi) readDefinition(def *rawDefinition) error {
+	for name, s := range def.Components.SecuritySchemes {
+		a := s.Authorizer
+		if a == nil || a.Type != "request" {
+			return fmt.Errorf("security scheme %s: the local router runs Lambda request authorizers only", name)
+		}
+		fn, err := integrationTarget(a.URI)
+		if err != nil {
+			return fmt.Errorf("security scheme %s: %w", name, err)
+		}
+		var headers []string
+		for _, src := range strings.Split(a.IdentitySource, ",") {
+			if h, ok := strings.CutPrefix(strings.TrimSpace(src), "$request.header."); ok {
+				headers = append(headers, h)
+			}
+		}
+		api.Authorizers[name] = Authorizer{Name: name, Function: fn, PayloadFormatVersion: a.PayloadFormatVersion,
+			EnableSimpleResponses: a.SimpleResponses, IdentityHeaders: headers}
+	}
+	if def.Security != nil {
+		name, err := securityName(def.Security)
+		if err != nil {
+			return err
+		}
+		api.DefaultAuthorizer = name
+	}
+	for _, path := range slices.Sorted(maps.Keys(def.Paths)) {
+		for _, method := range slices.Sorted(maps.Keys(def.Paths[path])) {
+			op := def.Paths[path][method]
+			verb := strings.ToUpper(method)
+			if method == "x-amazon-apigateway-any-method" {
+				verb = "ANY"
+			}
+			key := verb + " " + path
+			if op.Integration == nil || op.Integration.Type != "aws_proxy" {
+				return fmt.Errorf("%s: the local router runs aws_proxy (Lambda) integrations only", key)
+			}
+			fn, err := integrationTarget(op.Integration.URI)
+			if err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			ev := HttpApiEvent{Name: key, Method: verb, Path: path, ApiID: api.LogicalID,
+				PayloadFormatVersion: op.Integration.PayloadFormatVersion}
+			if op.Security != nil {
+				if ev.Authorizer, err = securityName(*op.Security); err != nil {
+					return fmt.Errorf("%s: %w", key, err)
+				}
+			}
+			api.defined = append(api.defined, definedRoute{function: fn, event: ev})
+		}
+	}
+	return nil
 }
 
 func readTable(id string, props *yaml.Node) (*Table, error) {

@@ -261,3 +261,95 @@ func TestRatePeriod(t *testing.T) {
 		})
 	}
 }
+
+// definitionTemplate is an HttpApi whose routes are an OpenAPI DefinitionBody, as
+// infra/stackgen writes them: a Lambda request authorizer, routes behind it, a public
+// route (security: []) and one for any method.
+const definitionTemplate = `
+Resources:
+  AuthorizerFunction:
+    Type: AWS::Serverless::Function
+  PingFunction:
+    Type: AWS::Serverless::Function
+  PageFunction:
+    Type: AWS::Serverless::Function
+  HttpApi:
+    Type: AWS::Serverless::HttpApi
+    Properties:
+      DefinitionBody:
+        openapi: "3.0.1"
+        components:
+          securitySchemes:
+            KeyAuth:
+              type: apiKey
+              name: Authorization
+              in: header
+              x-amazon-apigateway-authorizer:
+                type: request
+                identitySource: $request.header.Authorization
+                authorizerUri: !Sub "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${AuthorizerFunction.Arn}/invocations"
+                authorizerPayloadFormatVersion: "2.0"
+                enableSimpleResponses: true
+        paths:
+          /v1/ping:
+            get:
+              security:
+                - KeyAuth: []
+              x-amazon-apigateway-integration:
+                type: aws_proxy
+                httpMethod: POST
+                uri: !Sub "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${PingFunction.Arn}/invocations"
+                payloadFormatVersion: "2.0"
+          /{page}:
+            get:
+              security: []
+              x-amazon-apigateway-integration:
+                type: aws_proxy
+                uri:
+                  Fn::Sub: "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${PageFunction.Arn}/invocations"
+            x-amazon-apigateway-any-method:
+              x-amazon-apigateway-integration:
+                type: aws_proxy
+                uri: !Sub "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${PageFunction.Arn}/invocations"
+`
+
+func TestParseDefinitionBody(t *testing.T) {
+	tp, err := Parse([]byte(definitionTemplate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Route{
+		{Method: "GET", Path: "/v1/ping", Function: "PingFunction", Authorizer: "AuthorizerFunction"},
+		{Method: "ANY", Path: "/{page}", Function: "PageFunction"},
+		{Method: "GET", Path: "/{page}", Function: "PageFunction"},
+	}
+	if got := tp.Routes(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Routes() =\n%+v\nwant\n%+v", got, want)
+	}
+	wantAuth := Authorizer{Name: "KeyAuth", Function: "AuthorizerFunction", PayloadFormatVersion: "2.0",
+		EnableSimpleResponses: true, IdentityHeaders: []string{"Authorization"}}
+	if got := tp.HttpApis["HttpApi"].Authorizers["KeyAuth"]; !reflect.DeepEqual(got, wantAuth) {
+		t.Errorf("authorizer %+v, want %+v", got, wantAuth)
+	}
+	if ev := tp.Functions["PingFunction"].HttpEvents; len(ev) != 1 || ev[0].ApiID != "HttpApi" || ev[0].PayloadFormatVersion != "2.0" {
+		t.Errorf("PingFunction's events %+v", ev)
+	}
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"not a Lambda integration", "type: aws_proxy\n                httpMethod", "type: http_proxy\n                httpMethod", "aws_proxy"},
+		{"an unknown function", "${PingFunction.Arn}", "${NoFunction.Arn}", "NoFunction is not a function"},
+		{"an integration by ARN", "uri: !Sub \"arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${PingFunction.Arn}/invocations\"",
+			"uri: arn:aws:lambda:us-east-1:123456789012:function:ping", "runs Lambda integrations"},
+		{"two authorizers on a route", "                - KeyAuth: []\n", "                - KeyAuth: []\n                - Other: []\n", "one authorizer per route"},
+		{"an unknown authorizer", "                - KeyAuth: []\n", "                - Other: []\n", "not among"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(definitionTemplate, tc.old, tc.new, 1)
+			if src == definitionTemplate {
+				t.Fatalf("no %q in the template", tc.old)
+			}
+			if _, err := Parse([]byte(src)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

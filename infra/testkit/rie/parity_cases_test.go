@@ -9,12 +9,12 @@ import (
 	"github.com/subsight/subsight/shared/routes"
 )
 
-// parityCases has one entry per function of template.yaml, keyed by LogicalId;
-// TestLambdaParity fails for a function without one. An API operation's entry is an
-// apiCase on the shared fixture: path parameters, query, body, the status, and a check
-// of the answer and of what the request stored (read back in-process through the
-// handlers). Adding an operation usually means adding a few lines here, and an object
-// to the fixture if the case deletes or rewrites one.
+// parityCases are the functions' own parity cases, keyed by LogicalId. A function that
+// is no operation must have one; an operation without one gets the generic case
+// (runGeneric). An API operation's entry is an apiCase on the shared fixture: path
+// parameters, query, body, the status, and a check of the answer and of what the
+// request stored (read back in-process through the handlers), with an object added to
+// the fixture if the case deletes or rewrites one.
 var parityCases = map[string]parityCase{
 	"AuthorizerFunction":     {run: authorizerCase},
 	"DashboardFunction":      {run: dashboardCase},

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -27,11 +29,13 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// TestLambdaParity runs every function of template.yaml as Lambda runs it: the real
-// bootstrap, built by the Makefile (host architecture), under aws-lambda-rie in the
-// sandbox of sandbox_test.go, with the environment Lambda gives it. Each function gets
-// its parity case (parity_cases_test.go): a representative event that makes it call
-// the AWS services it uses, with the answer and the stored effect checked.
+// TestLambdaParity runs every function of the registry (shared/routes, from which
+// template.yaml's are generated) as Lambda runs it: the real bootstrap, built by the
+// Makefile (host architecture), under aws-lambda-rie in the sandbox of sandbox_test.go,
+// with the environment the template gives it. A function with a parity case
+// (parity_cases_test.go) gets a representative event that makes it call the AWS
+// services it uses, with the answer and the stored effect checked; an operation without
+// one gets the generic case (runGeneric).
 //
 // Every function has its own emulator process (aws-lambda-rie serves one invoke at a
 // time); they start in parallel. API functions share one set of resources and one
@@ -47,19 +51,22 @@ func TestLambdaParity(t *testing.T) {
 	// Cases run one after the other: the emulator is the bottleneck on two cores, and
 	// sequential cases keep the shared account's state easy to reason about.
 	t0 := time.Now()
-	for _, id := range h.tpl.FunctionIDs() {
+	for _, reg := range routes.Functions {
+		id := reg.LogicalID()
 		t.Run(id, func(t *testing.T) {
-			c, ok := parityCases[id]
-			if !ok {
-				t.Fatalf("%s has no parity case: add one to parityCases (parity_cases_test.go)", id)
-			}
 			fn := h.functions[id]
 			if fn == nil {
 				t.Fatalf("%s did not start", id)
 			}
-			if c.api != nil {
+			c, ok := parityCases[id]
+			switch {
+			case !ok && reg.API != nil:
+				h.runGeneric(t, fn, reg)
+			case !ok:
+				t.Fatalf("%s has no parity case: add one to parityCases (parity_cases_test.go)", id)
+			case c.api != nil:
 				h.runAPI(t, fn, c.api(h.fix))
-			} else {
+			default:
 				c.run(t, fn)
 			}
 			h.checkSandbox(t, fn)
@@ -67,8 +74,8 @@ func TestLambdaParity(t *testing.T) {
 	}
 	cases := time.Since(t0)
 	for id := range parityCases {
-		if h.tpl.Functions[id] == nil {
-			t.Errorf("parityCases has %s, which template.yaml does not declare", id)
+		if _, ok := routes.Lookup(id); !ok {
+			t.Errorf("parityCases has %s, which shared/routes does not register", id)
 		}
 	}
 	var invokes int
@@ -117,7 +124,8 @@ func newHarness(t *testing.T, rieBin string) *harness {
 		wg   sync.WaitGroup
 		errs []error
 	)
-	for _, id := range tpl.FunctionIDs() {
+	for _, reg := range routes.Functions {
+		id := reg.LogicalID()
 		env := h.shared
 		if c, ok := parityCases[id]; ok && c.ownResources {
 			env = testenv.New(t)
@@ -196,6 +204,35 @@ type apiCase struct {
 	// f.call reads through the same handlers in-process.
 	Check func(t *testing.T, f *fixture, body map[string]any)
 }
+
+// runGeneric is the parity case of an operation without one of its own: the same
+// request (its route, unknown ids in the path, no body) from an account that owns
+// nothing, answered alike by the bootstrap under aws-lambda-rie and by the handler
+// in-process. It shows that the function starts, reads its environment and reaches the
+// emulator as the Lambda would; a case of its own also checks what it stores.
+func (h *harness) runGeneric(t *testing.T, fn *function, reg routes.Function) {
+	t.Helper()
+	route := reg.Routes[0]
+	params := map[string]string{}
+	for _, m := range pathParam.FindAllStringSubmatch(route.Path, -1) {
+		params[m[1]] = "unknown"
+	}
+	stranger := h.shared.NewAccount(t, "Parity stranger").ID
+	status, body := fn.callAPI(t, gatewayEvent(h.tpl, fn.id, params, nil, nil, stranger))
+	want := apigwtest.Raw(t, reg.API(h.shared.API), apigwtest.Call{Method: route.Method, Route: route.Path,
+		PathParams: params, AccountID: stranger})
+	var wantBody map[string]any
+	if want.Body != "" {
+		if err := json.Unmarshal([]byte(want.Body), &wantBody); err != nil {
+			t.Fatalf("in-process answer %d %q: %v", want.StatusCode, want.Body, err)
+		}
+	}
+	if status != want.StatusCode || !reflect.DeepEqual(body, wantBody) {
+		t.Errorf("%s: the bootstrap answers %d %v, the handler in-process %d %v", route.Key(), status, body, want.StatusCode, wantBody)
+	}
+}
+
+var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
 
 func (h *harness) runAPI(t *testing.T, fn *function, c apiCase) {
 	t.Helper()

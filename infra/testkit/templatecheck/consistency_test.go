@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/routes"
 )
@@ -106,9 +104,6 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 				if len(fn.HttpEvents) == 0 {
 					t.Errorf("public function without an HttpApi event")
 				}
-				if p := policies(t, root, id); p != nil {
-					t.Errorf("a public function reads nothing and needs no policy: %v", p)
-				}
 			case "Worker":
 				if len(fn.SQSEvents) == 0 {
 					t.Errorf("worker without an SQS event")
@@ -166,26 +161,6 @@ func TestRoutesAreUnique(t *testing.T) {
 			t.Errorf("route %s: authorizer %q, public function %v", r.Key(), r.Authorizer, public)
 		}
 	}
-}
-
-// policies returns a function's Policies as written in template.yaml (nil when none).
-func policies(t *testing.T, root, id string) any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Resources map[string]struct {
-			Properties struct {
-				Policies any `yaml:"Policies"`
-			} `yaml:"Properties"`
-		} `yaml:"Resources"`
-	}
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc.Resources[id].Properties.Policies
 }
 
 func keysOf[V any](m map[string]V) map[string]bool {

@@ -40,19 +40,29 @@ var templateRules = map[string]rule{
 		}
 		return out
 	},
-	// auth.Authorizer answers simple responses from the Basic credentials.
-	"the default authorizer is the API-key authorizer": func(tpl *samtemplate.Template) (out []string) {
+	// auth.Authorizer answers simple responses from the Basic credentials; every route
+	// but the public pages' goes through it.
+	"every operation is behind the API-key authorizer": func(tpl *samtemplate.Template) (out []string) {
 		api := tpl.HttpApis[theHttpApi(tpl)]
 		if api == nil {
 			return []string{fmt.Sprintf("%d HttpApis, want 1", len(tpl.HttpApis))}
 		}
-		a, ok := api.Authorizers[api.DefaultAuthorizer]
-		if _, registered := routes.Authorizers[a.Function]; !ok || !registered {
-			return []string{fmt.Sprintf("default authorizer %q (function %q) is not one of shared/routes.Authorizers", api.DefaultAuthorizer, a.Function)}
+		if len(api.Authorizers) != 1 {
+			return []string{fmt.Sprintf("authorizers %v, want the API-key authorizer only", slices.Sorted(maps.Keys(api.Authorizers)))}
 		}
-		if a.PayloadFormatVersion != "2.0" || !a.EnableSimpleResponses || !slices.Equal(a.IdentityHeaders, []string{"Authorization"}) {
-			out = append(out, fmt.Sprintf("authorizer %s: payload %q, simple responses %v, identity %v; want 2.0, true, [Authorization]",
-				a.Name, a.PayloadFormatVersion, a.EnableSimpleResponses, a.IdentityHeaders))
+		for _, a := range api.Authorizers {
+			if _, registered := routes.Authorizers[a.Function]; !registered {
+				out = append(out, fmt.Sprintf("authorizer %s (function %q) is not one of shared/routes.Authorizers", a.Name, a.Function))
+			}
+			if a.PayloadFormatVersion != "2.0" || !a.EnableSimpleResponses || !slices.Equal(a.IdentityHeaders, []string{"Authorization"}) {
+				out = append(out, fmt.Sprintf("authorizer %s: payload %q, simple responses %v, identity %v; want 2.0, true, [Authorization]",
+					a.Name, a.PayloadFormatVersion, a.EnableSimpleResponses, a.IdentityHeaders))
+			}
+		}
+		for _, r := range tpl.Routes() {
+			if _, public := routes.Public[r.Function]; !public && r.Authorizer == "" {
+				out = append(out, fmt.Sprintf("route %s of %s has no authorizer", r.Key(), r.Function))
+			}
 		}
 		return out
 	},
@@ -165,10 +175,10 @@ func TestTemplateRulesCatchTheirBreach(t *testing.T) {
 	tests := []struct {
 		rule, old, new string
 	}{
-		{"routes are on the HttpApi in payload format 2.0", "            ApiId: !Ref HttpApi\n", ""},
-		{"routes are on the HttpApi in payload format 2.0", "            ApiId: !Ref HttpApi\n", "            ApiId: !Ref HttpApi\n            PayloadFormatVersion: \"1.0\"\n"},
-		{"the default authorizer is the API-key authorizer", "EnableSimpleResponses: true", "EnableSimpleResponses: false"},
-		{"the default authorizer is the API-key authorizer", "DefaultAuthorizer: ", "DefaultAuthorizerX: "},
+		{"routes are on the HttpApi in payload format 2.0", "payloadFormatVersion: \"2.0\"\n              responses", "payloadFormatVersion: \"1.0\"\n              responses"},
+		{"every operation is behind the API-key authorizer", "enableSimpleResponses: true", "enableSimpleResponses: false"},
+		{"every operation is behind the API-key authorizer", "identitySource: $request.header.Authorization", "identitySource: $request.header.X-Api-Key"},
+		{"every operation is behind the API-key authorizer", "              security:\n                - ApiKeyAuthorizer: []\n", "              security: []\n"},
 		{"workers read FIFO queues in batches of at most 10 with partial batch responses", "BatchSize: 10", "BatchSize: 11"},
 		{"workers read FIFO queues in batches of at most 10 with partial batch responses", "- ReportBatchItemFailures", "- Other"},
 		{"every queue a worker reads has a dead-letter queue of its kind", "RedrivePolicy:", "RedrivePolicyX:"},
