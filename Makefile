@@ -1,6 +1,7 @@
 # Subsight: the single entry point for developers, CI (.ci/run) and `sam build`.
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
+#   make check   the fast tier: make lint and the unit tests, without emulators (under 2 min)
 #   make test    make lint first, then unit + integration + Lambda-parity tests, sam build, both
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
 #   make sam-local  sam local start-api (Docker) against a running make run
@@ -103,7 +104,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run test lint lint-go lint-template check unit-test fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -349,15 +350,32 @@ bench-metrics: venv
 GO_FILES = $(shell find . -name '*.go' -not -path './.venv/*' -not -path './.aws-sam/*' \
              -not -path '*/node_modules/*' -not -path './.bin/*' -not -path './bin/*')
 
+# The Go linters and the template's in parallel (the Python tools are single-threaded).
 lint: venv $(STATICCHECK_STAMP)
+	$(MAKE) -j2 --output-sync=target lint-go lint-template
+
+lint-go: $(STATICCHECK_STAMP)
 	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	$(STATICCHECK) ./...
 	$(GO) run ./infra/stackgen -check
+
+lint-template: venv
 	$(VENV)/bin/python infra/stacksize.py $(MAX_STACK_RESOURCES) template.yaml
 	$(CFN_LINT) template.yaml
 	$(SAM) validate --lint --template template.yaml --region us-east-1
+
+# ------------------------------------------------------------------ fast tier
+
+# make check: the linters and the unit tests, without the emulator, the runtime interface
+# emulator or Docker (MOTO_SERVER=none: tests that need moto skip, saying make test runs
+# them), all three at once; under two minutes on two cores (README.md).
+check: venv $(STATICCHECK_STAMP)
+	$(MAKE) -j3 --output-sync=target lint-go lint-template unit-test
+
+unit-test:
+	MOTO_SERVER=none RIE_BIN= SAM_SMOKE=0 $(GO) test -count=1 ./...
 
 # ------------------------------------------------------------------ deploy (never run in CI)
 

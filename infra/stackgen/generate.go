@@ -275,7 +275,26 @@ func invokeRoles(b *strings.Builder, fns []routes.Function) error {
 		if n := len(members[role]); n > maxInvokedPerRole {
 			return fmt.Errorf("%s would invoke %d functions, more than its policy can name (%d): split the family", role, n, maxInvokedPerRole)
 		}
-		fmt.Fprintf(b, `
+		roleHead(b, role, "apigateway.amazonaws.com")
+		b.WriteString(`      Policies:
+        - PolicyName: invoke
+          PolicyDocument:
+            Version: "2012-10-17"
+            Statement:
+              - Effect: Allow
+                Action: lambda:InvokeFunction
+                Resource:
+`)
+		for _, id := range members[role] {
+			fmt.Fprintf(b, "                  - !GetAtt %s.Arn\n", id)
+		}
+	}
+	return nil
+}
+
+// roleHead opens a role that the service may assume.
+func roleHead(b *strings.Builder, name, service string) {
+	fmt.Fprintf(b, `
   %s:
     Type: AWS::IAM::Role
     Properties:
@@ -284,22 +303,9 @@ func invokeRoles(b *strings.Builder, fns []routes.Function) error {
         Statement:
           - Effect: Allow
             Principal:
-              Service: apigateway.amazonaws.com
+              Service: %s
             Action: sts:AssumeRole
-      Policies:
-        - PolicyName: invoke
-          PolicyDocument:
-            Version: "2012-10-17"
-            Statement:
-              - Effect: Allow
-                Action: lambda:InvokeFunction
-                Resource:
-`, role)
-		for _, id := range members[role] {
-			fmt.Fprintf(b, "                  - !GetAtt %s.Arn\n", id)
-		}
-	}
-	return nil
+`, name, service)
 }
 
 // executionRoles writes one execution role per distinct set of grants.
@@ -313,20 +319,10 @@ func executionRoles(b *strings.Builder, fns []routes.Function) error {
 		roles[name] = needs
 	}
 	for _, name := range slices.Sorted(maps.Keys(roles)) {
-		fmt.Fprintf(b, `
-  %s:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument:
-        Version: "2012-10-17"
-        Statement:
-          - Effect: Allow
-            Principal:
-              Service: lambda.amazonaws.com
-            Action: sts:AssumeRole
-      ManagedPolicyArns:
+		roleHead(b, name, "lambda.amazonaws.com")
+		b.WriteString(`      ManagedPolicyArns:
         - !Sub "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-`, name)
+`)
 		grants := roles[name].Sorted()
 		if len(grants) == 0 {
 			continue

@@ -24,8 +24,8 @@ type Listing struct {
 }
 
 // Paging is where a listing request starts. Every listing reads it with ReadCursor and
-// writes its cursor with NextCursor, so the paging parameters are read in one place
-// (docs/api.md, "Pagination").
+// answers through Render, which writes its cursor, so the paging parameters are read and
+// written in one place (docs/api.md, "Pagination").
 type Paging struct {
 	scope   string
 	Start   store.PageToken // nil: from the beginning (of the page=N walk)
@@ -139,9 +139,9 @@ func (p Paging) Legacy() bool { return p.Page > 0 }
 // Skipped is how many entries come before the page asked for with page=N.
 func (p Paging) Skipped() int { return max(p.Page-1, 0) * p.PerPage }
 
-// NextCursor is the one writer of cursors: the signed cursor of where the listing
+// nextCursor is the one writer of cursors: the signed cursor of where the listing
 // continues (a page's Next); nil when next is.
-func (p Paging) NextCursor(d *Deps, r *apigw.Request, next store.PageToken) (*string, error) {
+func (p Paging) nextCursor(d *Deps, r *apigw.Request, next store.PageToken) (*string, error) {
 	return d.Cursors.Encode(r.AccountID, p.scope, next)
 }
 
@@ -202,56 +202,99 @@ func ListScope(name string, filters map[string]string) string {
 	return name + "?" + v.Encode()
 }
 
-// CountedPage renders a listing whose legacy keys are the page and the page count
-// (plans, plan groups, a plan group's plans, one customer's Import-API records): head,
-// the entries under key, on the first page (or page=N) current_page and total_pages,
-// then cursor and has_more. total_pages is exact when the listing knows its size or
-// the page reaches its end, else count's (null without count).
-func CountedPage[T any](d *Deps, r *apigw.Request, pg Paging, head jsonobj.Object, key string, entries any,
-	page store.Page[T], count func() (int, error)) (apigw.Response, error) {
-	cursor, err := pg.NextCursor(d, r, page.Next)
-	if err != nil {
-		return apigw.Response{}, err
-	}
-	body := append(head, jsonobj.Field{Key: key, Value: entries})
-	if pg.Legacy() {
-		var total any
-		switch {
-		case page.TotalKnown:
-			total = (page.Total + pg.PerPage - 1) / pg.PerPage
-		case !page.HasMore:
-			total = (pg.Skipped() + len(page.Items) + pg.PerPage - 1) / pg.PerPage
-		case count != nil:
-			n, err := count()
-			if err != nil {
-				return apigw.Response{}, err
-			}
-			total = (n + pg.PerPage - 1) / pg.PerPage
+// Page is one page of a listing as its answer shows it; every listing answers through
+// Paging.Render.
+type Page struct {
+	// Head comes before the entries (a customer's Import-API records: customer_uuid).
+	Head jsonobj.Object
+	// Key names the entries ("entries", "plans", ...).
+	Key     string
+	Entries any
+	// Legacy are the keys of the first page and of page=N (not of a page after a
+	// cursor) that follow the entries; LegacyAfterHasMore those that follow has_more
+	// where the layout puts has_more before the cursor.
+	Legacy, LegacyAfterHasMore jsonobj.Object
+	// Next is where the listing continues (a store page's Next), HasMore whether it does.
+	Next    store.PageToken
+	HasMore bool
+	Layout  Layout
+	// CursorOnlyWithMore leaves the cursor null on the last page whatever Next is.
+	CursorOnlyWithMore bool
+}
+
+// Layout is where a listing's answer puts has_more and the cursor, as ChartMogul's
+// recorded answers do.
+type Layout int
+
+const (
+	// CursorThenHasMore ends every page with cursor, has_more.
+	CursorThenHasMore Layout = iota
+	// LegacyHasMoreThenCursor ends the first page and page=N with has_more,
+	// LegacyAfterHasMore, cursor, and a page after a cursor as CursorThenHasMore
+	// (customers, a customer's subscriptions and activities).
+	LegacyHasMoreThenCursor
+	// HasMoreThenCursor ends every page with has_more, LegacyAfterHasMore, cursor (the
+	// account's activities).
+	HasMoreThenCursor
+)
+
+// Render is the one writer of a listing's page: 200 with head, the entries, the
+// legacy keys on the first page and page=N, and the signed cursor of where the
+// listing continues and has_more, in the page's layout.
+func (p Paging) Render(d *Deps, r *apigw.Request, page Page) (apigw.Response, error) {
+	var cursor *string
+	if page.HasMore || !page.CursorOnlyWithMore {
+		c, err := p.nextCursor(d, r, page.Next)
+		if err != nil {
+			return apigw.Response{}, err
 		}
-		body = append(body, jsonobj.Field{Key: "current_page", Value: pg.Page}, jsonobj.Field{Key: "total_pages", Value: total})
+		cursor = c
 	}
-	body = append(body, jsonobj.Field{Key: "cursor", Value: cursor}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
-	return apigw.JSON(http.StatusOK, body)
+	body := append(slices.Clone(page.Head), jsonobj.Field{Key: page.Key, Value: page.Entries})
+	legacy := p.Legacy()
+	if legacy {
+		body = append(body, page.Legacy...)
+	}
+	hasMore, next := jsonobj.Field{Key: "has_more", Value: page.HasMore}, jsonobj.Field{Key: "cursor", Value: cursor}
+	if page.Layout == HasMoreThenCursor || page.Layout == LegacyHasMoreThenCursor && legacy {
+		body = append(body, hasMore)
+		if legacy {
+			body = append(body, page.LegacyAfterHasMore...)
+		}
+		return apigw.JSON(http.StatusOK, append(body, next))
+	}
+	return apigw.JSON(http.StatusOK, append(body, next, hasMore))
 }
 
-// ImportRecordsPage renders a page of one customer's Import-API records: customer_uuid,
-// then the entries under key, as CountedPage.
-func ImportRecordsPage[T any](d *Deps, r *apigw.Request, pg Paging, customerUUID, key string,
-	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
-	return CountedPage(d, r, pg, jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}}, key, entries, page, nil)
+// Each renders every item of a page.
+func Each[T any](items []T, render func(T) any) []any {
+	out := make([]any, len(items))
+	for i, v := range items {
+		out[i] = render(v)
+	}
+	return out
 }
 
-// EntriesPage renders a page of a listing without legacy keys: {"entries", "cursor",
-// "has_more"} (contacts, notes, opportunities, tasks).
-func EntriesPage[T any](d *Deps, r *apigw.Request, pg Paging, page store.Page[T], render func(T) any) (apigw.Response, error) {
-	entries := make([]any, len(page.Items))
-	for i, v := range page.Items {
-		entries[i] = render(v)
+// PageCount is the legacy current_page and total_pages of a listing that counts its
+// pages (plans, plan groups, a plan group's plans, one customer's Import-API records),
+// on the first page and page=N only: total_pages is exact when the listing knows its
+// size or the page reaches its end, else count's (null without count).
+func PageCount[T any](p Paging, page store.Page[T], count func() (int, error)) (jsonobj.Object, error) {
+	if !p.Legacy() {
+		return nil, nil
 	}
-	cursor, err := pg.NextCursor(d, r, page.Next)
-	if err != nil {
-		return apigw.Response{}, err
+	var total any
+	switch {
+	case page.TotalKnown:
+		total = (page.Total + p.PerPage - 1) / p.PerPage
+	case !page.HasMore:
+		total = (p.Skipped() + len(page.Items) + p.PerPage - 1) / p.PerPage
+	case count != nil:
+		n, err := count()
+		if err != nil {
+			return nil, err
+		}
+		total = (n + p.PerPage - 1) / p.PerPage
 	}
-	return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries}, {Key: "cursor", Value: cursor},
-		{Key: "has_more", Value: page.HasMore}})
+	return jsonobj.Object{{Key: "current_page", Value: p.Page}, {Key: "total_pages", Value: total}}, nil
 }

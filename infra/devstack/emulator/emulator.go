@@ -45,6 +45,10 @@ const EnvMotoServer = "MOTO_SERVER"
 // ErrNotFound means moto_server is not installed where the project expects it.
 var ErrNotFound = errors.New("emulator: moto_server not found")
 
+// SkipNotInstalled is the one line a test that needs the emulator skips with where it is
+// not installed (a fresh clone: go test ./... runs the fast tier).
+const SkipNotInstalled = "needs the emulator (moto, installed into .venv/ by make test or make run): make test runs it"
+
 // Options tune Start. The zero value is fine.
 type Options struct {
 	// Binary is the moto_server path; empty means $MOTO_SERVER, then

@@ -24,16 +24,14 @@ import (
 // Scan of every table at the end. The patches change what the emulator walks, copies and
 // keeps, never what it answers.
 func TestPatchedMotoAnswersAsPlainMoto(t *testing.T) {
-	bin, err := FindBinary()
-	if err != nil {
-		t.Fatalf("%v: run `make test` or set MOTO_SERVER", err)
-	}
+	bin := installedBinary(t)
 	// moto_server linked from a directory without python beside it runs plain moto.
 	plainBin := filepath.Join(t.TempDir(), "moto_server")
 	if err := os.Symlink(bin, plainBin); err != nil {
 		t.Fatal(err)
 	}
 	var servers [2]*Server
+	var err error
 	for i, b := range []string{bin, plainBin} {
 		if servers[i], err = Start(context.Background(), Options{Binary: b}); err != nil {
 			t.Fatal(err)

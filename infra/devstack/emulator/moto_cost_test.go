@@ -34,10 +34,7 @@ const (
 // ownServer starts a moto for one test: its CPU time is then that test's requests'.
 func ownServer(t *testing.T) (*Server, awsclients.Clients) {
 	t.Helper()
-	bin, err := FindBinary()
-	if err != nil {
-		t.Fatalf("%v: run `make test` or set MOTO_SERVER", err)
-	}
+	bin := installedBinary(t)
 	s, err := Start(context.Background(), Options{Binary: bin})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -43,8 +44,11 @@ func sharedServer(t *testing.T) *Server {
 			shared.srv, shared.err = Start(context.Background(), Options{Binary: bin})
 		}
 	})
+	if errors.Is(shared.err, ErrNotFound) {
+		t.Skip(SkipNotInstalled)
+	}
 	if shared.err != nil {
-		t.Fatalf("%v: run `make test` or set MOTO_SERVER", shared.err)
+		t.Fatal(shared.err)
 	}
 	return shared.srv
 }

@@ -112,11 +112,14 @@ func setup() error {
 }
 
 // New provisions a fresh set of the template's resources for this test and returns
-// dependencies wired to them. It fails the test (never skips it) when moto is not
-// installed.
+// dependencies wired to them. Where moto is not installed it skips the test with
+// emulator.SkipNotInstalled; after make test or make run it starts the installed one.
 func New(t testing.TB) *Env {
 	t.Helper()
 	shared.once.Do(func() { shared.err = setup() })
+	if errors.Is(shared.err, emulator.ErrNotFound) {
+		t.Skip(emulator.SkipNotInstalled)
+	}
 	if shared.err != nil {
 		t.Fatalf("testenv: %v", shared.err)
 	}

@@ -1,11 +1,15 @@
 package billing_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/model"
 )
 
 // TestLineItemOperations: create on an invoice, retrieve, update and delete, by uuid and
@@ -216,4 +220,48 @@ func TestUpdateInvoiceAndDeleteCustomerInvoices(t *testing.T) {
 		"customer_uuid": b.F.Cust.UUID}, nil, nil); status != 204 {
 		t.Errorf("delete all again: %d", status)
 	}
+}
+
+// TestRecordChangesKeepTheInvoiceSubscriptions: adding a transaction or a line item to a
+// stored invoice keeps what its subscriptions hold beyond their line items: the
+// cancellation dates set through the subscriptions API and the creation time.
+func TestRecordChangesKeepTheInvoiceSubscriptions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		op    func(*api.Deps) apigw.Endpoint
+		route string
+		body  map[string]any
+	}{
+		{"a transaction", billing.CreateInvoiceTransaction, "/v1/import/invoices/{invoice_uuid}/transactions",
+			map[string]any{"type": "refund", "result": "successful", "date": "2024-01-20T00:00:00Z", "amount_in_cents": 100}},
+		{"a line item", billing.CreateInvoiceLineItem, "/v1/import/invoices/{invoice_uuid}/line_items",
+			map[string]any{"type": "one_time", "amount_in_cents": 500, "description": "setup"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := apitest.NewBilling(t, "2024-02-10T00:00:00Z")
+			invs := b.ImportInvoices(b.MonthInvoice("jan", "s1", "2024-01-15T00:00:00Z", "2024-02-15T00:00:00Z", 1000, "successful"))
+			sub := invs[0]["line_items"].([]any)[0].(map[string]any)["subscription_uuid"].(string)
+			if status, got := b.Call(billing.UpdateSubscription, "PATCH", "/v1/import/subscriptions/{subscription_uuid}",
+				map[string]string{"subscription_uuid": sub}, nil, map[string]any{"cancelled_at": "2024-02-01T00:00:00Z"}); status != 202 {
+				t.Fatalf("cancel: %d %v", status, got)
+			}
+			before := storedSubscription(t, b, sub)
+			if status, got := b.Call(tc.op, "POST", tc.route, map[string]string{"invoice_uuid": invs[0]["uuid"].(string)}, nil, tc.body); status != 201 {
+				t.Fatalf("add %s: %d %v", tc.name, status, got)
+			}
+			after := storedSubscription(t, b, sub)
+			if len(after.CancellationDates) != 1 || !after.CreatedAt.Equal(before.CreatedAt) {
+				t.Errorf("subscription after adding %s: %+v, before: %+v", tc.name, after, before)
+			}
+		})
+	}
+}
+
+func storedSubscription(t *testing.T, b *apitest.Billing, uuid string) model.Subscription {
+	t.Helper()
+	subs, err := b.F.D.Store.GetSubscriptions(context.Background(), b.F.Acc.ID, []string{uuid})
+	if err != nil || subs[uuid].UUID == "" {
+		t.Fatalf("subscription %s: %v %v", uuid, subs, err)
+	}
+	return subs[uuid]
 }

@@ -67,7 +67,7 @@ func ListImportInvoices(d *api.Deps) apigw.Endpoint {
 				out = append(out, view.render(inv))
 			}
 		}
-		return api.ImportRecordsPage(d, r, pg, c.UUID, "invoices", out, p)
+		return importRecordsPage(d, r, pg, c.UUID, "invoices", out, p)
 	}}
 }
 

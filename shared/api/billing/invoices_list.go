@@ -2,7 +2,6 @@ package billing
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
@@ -56,14 +55,9 @@ func ListInvoices(d *api.Deps) apigw.Endpoint {
 				out = append(out, view.render(inv))
 			}
 		}
-		cur, err := pg.NextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		// No legacy page keys, not even on the first page (recorded), unlike the
 		// customer-scoped listing.
-		return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "invoices", Value: out},
-			{Key: "cursor", Value: cur}, {Key: "has_more", Value: page.HasMore}})
+		return pg.Render(d, r, api.Page{Key: "invoices", Entries: out, Next: page.Next, HasMore: page.HasMore})
 	}}
 }
 

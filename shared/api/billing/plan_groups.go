@@ -222,9 +222,11 @@ func ListPlanGroups(d *api.Deps) apigw.Endpoint {
 		for i, g := range page.Items {
 			groups[i] = planGroupJSON(g)
 		}
-		return api.CountedPage(d, r, pg, nil, "plan_groups", groups, page, func() (int, error) {
-			return d.Store.CountPlanGroups(ctx, r.AccountID)
-		})
+		counts, err := api.PageCount(pg, page, func() (int, error) { return d.Store.CountPlanGroups(ctx, r.AccountID) })
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return pg.Render(d, r, api.Page{Key: "plan_groups", Entries: groups, Legacy: counts, Next: page.Next, HasMore: page.HasMore})
 	}}
 }
 
@@ -251,6 +253,10 @@ func ListPlanGroupPlans(d *api.Deps) apigw.Endpoint {
 		for i, p := range page.Items {
 			plans[i] = groupPlanJSON(p)
 		}
-		return api.CountedPage(d, r, pg, nil, "plans", plans, page, nil)
+		counts, err := api.PageCount(pg, page, nil)
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return pg.Render(d, r, api.Page{Key: "plans", Entries: plans, Legacy: counts, Next: page.Next, HasMore: page.HasMore})
 	}}
 }

@@ -39,9 +39,11 @@ func ListPlans(d *api.Deps) apigw.Endpoint {
 		for i, p := range page.Items {
 			plans[i] = newPlanJSON(p)
 		}
-		return api.CountedPage(d, r, pg, nil, "plans", plans, page, func() (int, error) {
-			return d.Store.CountPlans(ctx, r.AccountID, f)
-		})
+		counts, err := api.PageCount(pg, page, func() (int, error) { return d.Store.CountPlans(ctx, r.AccountID, f) })
+		if err != nil {
+			return apigw.Response{}, err
+		}
+		return pg.Render(d, r, api.Page{Key: "plans", Entries: plans, Legacy: counts, Next: page.Next, HasMore: page.HasMore})
 	}}
 }
 

@@ -401,20 +401,15 @@ func ListSubscriptionEvents(d *api.Deps) apigw.Endpoint {
 				out[i] = append(out[i], disabledFields(e.DisabledState)...)
 			}
 		}
-		cur, err := pg.NextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		body := jsonobj.Object{{Key: "subscription_events", Value: out}}
+		var legacy jsonobj.Object
 		if pg.Legacy() {
 			meta, err := eventsMeta(ctx, d, r.AccountID, match, page, pg)
 			if err != nil {
 				return apigw.Response{}, err
 			}
-			body = append(body, jsonobj.Field{Key: "meta", Value: meta})
+			legacy = jsonobj.Object{{Key: "meta", Value: meta}}
 		}
-		body = append(body, jsonobj.Field{Key: "cursor", Value: cur}, jsonobj.Field{Key: "has_more", Value: page.HasMore})
-		return apigw.JSON(http.StatusOK, body)
+		return pg.Render(d, r, api.Page{Key: "subscription_events", Entries: out, Legacy: legacy, Next: page.Next, HasMore: page.HasMore})
 	}}
 }
 

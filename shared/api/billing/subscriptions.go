@@ -61,7 +61,7 @@ func ListImportSubscriptions(d *api.Deps) apigw.Endpoint {
 		for i, s := range page.Items {
 			out[i] = subscriptionJSON(s, false)
 		}
-		return api.ImportRecordsPage(d, r, pg, c.UUID, "subscriptions", out, page)
+		return importRecordsPage(d, r, pg, c.UUID, "subscriptions", out, page)
 	}}
 }
 
@@ -130,4 +130,17 @@ func UpdateSubscription(d *api.Deps) apigw.Endpoint {
 		}
 		return apigw.JSON(http.StatusAccepted, subscriptionJSON(sub, true))
 	}}
+}
+
+// importRecordsPage renders a page of one customer's Import-API records: customer_uuid,
+// the entries under key, on the first page (or page=N) current_page and total_pages,
+// then cursor and has_more.
+func importRecordsPage[T any](d *api.Deps, r *apigw.Request, pg api.Paging, customerUUID, key string,
+	entries []jsonobj.Object, page store.Page[T]) (apigw.Response, error) {
+	counts, err := api.PageCount(pg, page, nil)
+	if err != nil {
+		return apigw.Response{}, err
+	}
+	return pg.Render(d, r, api.Page{Head: jsonobj.Object{{Key: "customer_uuid", Value: customerUUID}}, Key: key, Entries: entries,
+		Legacy: counts, Next: page.Next, HasMore: page.HasMore})
 }

@@ -42,6 +42,6 @@ func listNotes(d *api.Deps, k crmKind[model.Note, *model.Note]) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		return api.EntriesPage(d, r, pg, page, func(n model.Note) any { return k.render(n) })
+		return pg.Render(d, r, api.Page{Key: "entries", Entries: api.Each(page.Items, func(n model.Note) any { return k.render(n) }), Next: page.Next, HasMore: page.HasMore})
 	}}
 }

@@ -19,16 +19,16 @@ var opportunities = crmKind[model.Opportunity, *model.Opportunity]{
 	prepare: withMember(model.ReadOpportunity, "owner", func(v *model.Opportunity) *string { return &v.Owner }),
 	render:  opportunityJSON,
 	get: func(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Opportunity, error) {
-		return d.Store.GetOpportunity(ctx, accountID, uuid)
+		return d.Store.Opportunities().Get(ctx, accountID, uuid)
 	},
 	create: func(ctx context.Context, d *api.Deps, o model.Opportunity) error {
-		return d.Store.CreateOpportunity(ctx, o)
+		return d.Store.Opportunities().Create(ctx, o)
 	},
 	update: func(ctx context.Context, d *api.Deps, o model.Opportunity) error {
-		return d.Store.UpdateOpportunity(ctx, o)
+		return d.Store.Opportunities().Update(ctx, o)
 	},
 	remove: func(ctx context.Context, d *api.Deps, o model.Opportunity) error {
-		return d.Store.DeleteOpportunity(ctx, o)
+		return d.Store.Opportunities().Delete(ctx, o)
 	},
 }
 
@@ -92,11 +92,11 @@ func ListOpportunities(d *api.Deps) apigw.Endpoint {
 		}
 		page := store.Page[model.Opportunity]{}
 		if ok {
-			if page, err = d.Store.ListOpportunities(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
+			if page, err = d.Store.Opportunities().List(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
-		return api.EntriesPage(d, r, pg, page, func(o model.Opportunity) any { return opportunityJSON(o) })
+		return pg.Render(d, r, api.Page{Key: "entries", Entries: api.Each(page.Items, func(o model.Opportunity) any { return opportunityJSON(o) }), Next: page.Next, HasMore: page.HasMore})
 	}}
 }
 

@@ -19,41 +19,36 @@ type addressJSON struct {
 	AddressZip *string `json:"address_zip"`
 }
 
-// customerJSON is the customer object in ChartMogul's key order (docs/api.md, "Objects").
+// customerJSON is the customer object in ChartMogul's key order (docs/api.md, "Objects"):
+// the reduced object's keys, then the rest.
 type customerJSON struct {
-	ID                 int64                  `json:"id"`
-	UUID               string                 `json:"uuid"`
-	ExternalID         string                 `json:"external_id"`
-	Name               string                 `json:"name"`
-	Email              string                 `json:"email"`
-	Status             string                 `json:"status"`
-	CustomerSince      *string                `json:"customer-since"`
-	Attributes         customerAttributesJSON `json:"attributes"`
-	DataSourceUUID     string                 `json:"data_source_uuid"`
-	DataSourceUUIDs    []string               `json:"data_source_uuids"`
-	ExternalIDs        []string               `json:"external_ids"`
-	Company            string                 `json:"company"`
-	Country            *string                `json:"country"`
-	State              *string                `json:"state"`
-	City               *string                `json:"city"`
-	Zip                *string                `json:"zip"`
-	LeadCreatedAt      *string                `json:"lead_created_at"`
-	FreeTrialStartedAt *string                `json:"free_trial_started_at"`
-	Address            addressJSON            `json:"address"`
-	MRR                int64                  `json:"mrr"`
-	ARR                int64                  `json:"arr"`
-	BillingSystemURL   *string                `json:"billing-system-url"`
-	ChartmogulURL      string                 `json:"chartmogul-url"`
-	ServiceURL         string                 `json:"service-url"`
-	BillingSystemType  string                 `json:"billing-system-type"`
-	Currency           string                 `json:"currency"`
-	CurrencySign       string                 `json:"currency-sign"`
-	Owner              *string                `json:"owner"`
-	WebsiteURL         *string                `json:"website_url"`
-	LastSeen           *string                `json:"last_seen"`
+	reducedCustomerJSON
+	DataSourceUUID     string      `json:"data_source_uuid"`
+	DataSourceUUIDs    []string    `json:"data_source_uuids"`
+	ExternalIDs        []string    `json:"external_ids"`
+	Company            string      `json:"company"`
+	Country            *string     `json:"country"`
+	State              *string     `json:"state"`
+	City               *string     `json:"city"`
+	Zip                *string     `json:"zip"`
+	LeadCreatedAt      *string     `json:"lead_created_at"`
+	FreeTrialStartedAt *string     `json:"free_trial_started_at"`
+	Address            addressJSON `json:"address"`
+	MRR                int64       `json:"mrr"`
+	ARR                int64       `json:"arr"`
+	BillingSystemURL   *string     `json:"billing-system-url"`
+	ChartmogulURL      string      `json:"chartmogul-url"`
+	ServiceURL         string      `json:"service-url"`
+	BillingSystemType  string      `json:"billing-system-type"`
+	Currency           string      `json:"currency"`
+	CurrencySign       string      `json:"currency-sign"`
+	Owner              *string     `json:"owner"`
+	WebsiteURL         *string     `json:"website_url"`
+	LastSeen           *string     `json:"last_seen"`
 }
 
-// reducedCustomerJSON is what the by-e-mail attribute operations list.
+// reducedCustomerJSON is what the by-e-mail attribute operations list, and what the
+// customer object starts with.
 type reducedCustomerJSON struct {
 	ID            int64                  `json:"id"`
 	UUID          string                 `json:"uuid"`
@@ -91,9 +86,8 @@ func newCustomerJSON(c model.Customer, appURL string) customerJSON {
 	}
 	page := c.PageURL(appURL)
 	return customerJSON{
-		ID: c.ID, UUID: c.UUID, ExternalID: c.ExternalID, Name: c.Name, Email: c.Email, Status: c.Status,
-		CustomerSince: offsetPtr(&c), Attributes: customerAttributes(c),
-		DataSourceUUID: c.DataSourceUUID, DataSourceUUIDs: nonNil(c.DataSourceUUIDs), ExternalIDs: nonNil(c.ExternalIDs),
+		reducedCustomerJSON: newReducedCustomerJSON(c),
+		DataSourceUUID:      c.DataSourceUUID, DataSourceUUIDs: nonNil(c.DataSourceUUIDs), ExternalIDs: nonNil(c.ExternalIDs),
 		Company: c.Company, Country: api.Nullable(c.Country), State: api.Nullable(c.State), City: api.Nullable(c.City),
 		Zip: api.Nullable(c.Zip), LeadCreatedAt: timefmt.MillisPtr(c.LeadCreatedAt),
 		FreeTrialStartedAt: timefmt.MillisPtr(c.FreeTrialStartedAt),

@@ -2,7 +2,6 @@ package customers
 
 import (
 	"context"
-	"net/http"
 	"strings"
 
 	"github.com/subsight/subsight/shared/api"
@@ -13,17 +12,13 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// pageBody renders a customers listing: entries, then on the first page (or page=N)
-// the deprecated page fields, then cursor and has_more.
-func pageBody(pg api.Paging, entries any, cursor *string, hasMore bool, totalPages any) jsonobj.Object {
-	if !pg.Legacy() {
-		return jsonobj.Object{{Key: "entries", Value: entries}, {Key: "cursor", Value: cursor}, {Key: "has_more", Value: hasMore}}
-	}
-	return jsonobj.Object{
-		{Key: "entries", Value: entries}, {Key: "current_page", Value: pg.Page}, {Key: "total_pages", Value: totalPages},
-		{Key: "has_more", Value: hasMore}, {Key: "per_page", Value: pg.PerPage}, {Key: "page", Value: pg.Page},
-		{Key: "cursor", Value: cursor},
-	}
+// customersPage is a page of a customers listing: entries, then on the first page (or
+// page=N) the deprecated page fields around has_more and the cursor last; after a
+// cursor, cursor and has_more.
+func customersPage(pg api.Paging, entries any, next store.PageToken, hasMore bool, totalPages any) api.Page {
+	return api.Page{Key: "entries", Entries: entries, Next: next, HasMore: hasMore, Layout: api.LegacyHasMoreThenCursor,
+		Legacy:             jsonobj.Object{{Key: "current_page", Value: pg.Page}, {Key: "total_pages", Value: totalPages}},
+		LegacyAfterHasMore: jsonobj.Object{{Key: "per_page", Value: pg.PerPage}, {Key: "page", Value: pg.Page}}}
 }
 
 type customerQuery struct {
@@ -95,11 +90,7 @@ func ListCustomers(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		cursor, err := pg.NextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, pageBody(pg, customerEntries(d, page.Items), cursor, page.HasMore, api.TotalPages(pg, page)))
+		return pg.Render(d, r, customersPage(pg, customerEntries(d, page.Items), page.Next, page.HasMore, api.TotalPages(pg, page)))
 	}}
 }
 
@@ -124,11 +115,7 @@ func SearchCustomers(d *api.Deps) apigw.Endpoint {
 		if pg.Page == 1 && len(page.Items) == 0 {
 			return apigw.Response{}, apperr.NotFound("email", "Can't find any customers with email: %q", email)
 		}
-		cursor, err := pg.NextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, pageBody(pg, customerEntries(d, page.Items), cursor, page.HasMore, nil))
+		return pg.Render(d, r, customersPage(pg, customerEntries(d, page.Items), page.Next, page.HasMore, nil))
 	}}
 }
 
@@ -144,7 +131,7 @@ func contactPage(ctx context.Context, d *api.Deps, r *apigw.Request, f store.Con
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	return api.EntriesPage(d, r, pg, page, func(c model.Contact) any { return newContactJSON(c) })
+	return pg.Render(d, r, api.Page{Key: "entries", Entries: api.Each(page.Items, func(c model.Contact) any { return newContactJSON(c) }), Next: page.Next, HasMore: page.HasMore})
 }
 
 // ListContacts is GET /v1/contacts.

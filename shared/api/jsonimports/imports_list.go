@@ -2,7 +2,6 @@ package jsonimports
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
@@ -46,11 +45,6 @@ func ListJSONImports(d *api.Deps) apigw.Endpoint {
 			}
 			out[i] = importJSON(imp, &progress[i])
 		}
-		cur, err := pg.NextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "json_imports", Value: out},
-			{Key: "cursor", Value: cur}, {Key: "has_more", Value: page.HasMore}})
+		return pg.Render(d, r, api.Page{Key: "json_imports", Entries: out, Next: page.Next, HasMore: page.HasMore})
 	}}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -49,20 +48,13 @@ func ListActivities(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		cursor, err := pg.NextCursor(d, r, page.Next)
-		if err != nil {
-			return apigw.Response{}, err
-		}
 		loc := accountseries.Calendar(acc).Location
 		entries := make([]jsonobj.Object, len(page.Items))
 		for i, a := range page.Items {
 			entries[i] = activityJSON(a, acc, loc)
 		}
-		body := jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: page.HasMore}}
-		if pg.Legacy() {
-			body = append(body, jsonobj.Field{Key: "per_page", Value: pg.PerPage})
-		}
-		return apigw.JSON(http.StatusOK, append(body, jsonobj.Field{Key: "cursor", Value: cursor}))
+		return pg.Render(d, r, api.Page{Key: "entries", Entries: entries, Next: page.Next, HasMore: page.HasMore,
+			Layout: api.HasMoreThenCursor, LegacyAfterHasMore: jsonobj.Object{{Key: "per_page", Value: pg.PerPage}}})
 	}}
 }
 

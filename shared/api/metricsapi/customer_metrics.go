@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"net/http"
 
 	"github.com/subsight/subsight/shared/activityview"
 	"github.com/subsight/subsight/shared/api"
@@ -49,7 +48,7 @@ func ListCustomerSubscriptions(d *api.Deps) apigw.Endpoint {
 				{Key: "currency", Value: s.Currency}, {Key: "currency-sign", Value: model.CurrencySigns[s.Currency]},
 			}
 		}
-		return pageResponse(d, r, pg, entries, page.Next, page.HasMore)
+		return renderCustomerPage(d, r, pg, entries, page.Next, page.HasMore)
 	}}
 }
 
@@ -82,7 +81,7 @@ func ListCustomerActivities(d *api.Deps) apigw.Endpoint {
 				{Key: "subscription-external-id", Value: a.SubscriptionExternalID},
 			}
 		}
-		return pageResponse(d, r, pg, entries, page.Next, page.HasMore)
+		return renderCustomerPage(d, r, pg, entries, page.Next, page.HasMore)
 	}}
 }
 
@@ -97,28 +96,17 @@ func customerPage(ctx context.Context, d *api.Deps, r *apigw.Request, name strin
 	return cust, pg, err
 }
 
-// pageResponse renders {"entries", "has_more", "per_page", "page", "cursor"} (the first
-// page, or page=N) or {"entries", "cursor", "has_more"} (cursor pages), as recorded;
-// the cursor only when there is more.
-func pageResponse(d *api.Deps, r *apigw.Request, pg api.Paging, entries []jsonobj.Object,
+// renderCustomerPage renders a page of a customer's subscriptions or activities:
+// {"entries", "has_more", "per_page", "page", "cursor"} (the first page, or page=N) or
+// {"entries", "cursor", "has_more"} (cursor pages), as recorded; the cursor only when
+// there is more.
+func renderCustomerPage(d *api.Deps, r *apigw.Request, pg api.Paging, entries []jsonobj.Object,
 	nextPage store.PageToken, hasMore bool) (apigw.Response, error) {
-	var next *string
-	if hasMore {
-		c, err := pg.NextCursor(d, r, nextPage)
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		next = c
-	}
 	if entries == nil {
 		entries = []jsonobj.Object{}
 	}
-	if pg.Legacy() {
-		return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries}, {Key: "has_more", Value: hasMore},
-			{Key: "per_page", Value: pg.PerPage}, {Key: "page", Value: pg.Page}, {Key: "cursor", Value: next}})
-	}
-	return apigw.JSON(http.StatusOK, jsonobj.Object{{Key: "entries", Value: entries}, {Key: "cursor", Value: next},
-		{Key: "has_more", Value: hasMore}})
+	return pg.Render(d, r, api.Page{Key: "entries", Entries: entries, Next: nextPage, HasMore: hasMore, CursorOnlyWithMore: true,
+		Layout: api.LegacyHasMoreThenCursor, LegacyAfterHasMore: jsonobj.Object{{Key: "per_page", Value: pg.PerPage}, {Key: "page", Value: pg.Page}}})
 }
 
 // stableNumber is the integer id of an object known by uuid (below 2^53, safe for

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -78,6 +79,14 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		func(it subscriptionItem) { st.Subscriptions[it.UUID] = it.subscription(acc) }); err != nil {
 		return st, err
 	}
+	// The worker re-derives the subscriptions of every invoice a part touches: those of the
+	// stored invoices' other line items must be read too, or a transaction added to an
+	// invoice would rewrite them from scratch (losing their creation time and the
+	// cancellation dates set through the subscriptions API).
+	subsOfInvoices := subscriptionsNotRead(acc, st, first)
+	for _, u := range subsOfInvoices {
+		second.add(keys.Subscription(acc, u))
+	}
 	if err := decodeFound(found, q.Events, func(id int64) keys.Key { return keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)) },
 		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
 		return st, err
@@ -139,6 +148,10 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		}
 		st.Customers[ref] = cs
 	}
+	if err := decodeFound(found, subsOfInvoices, func(u string) keys.Key { return keys.Subscription(acc, u) },
+		func(it subscriptionItem) { st.Subscriptions[it.UUID] = it.subscription(acc) }); err != nil {
+		return st, err
+	}
 	if err := decodeFound(found, claimed, func(id int64) keys.Key { return eventKey(acc, id) },
 		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
 		return st, err
@@ -153,6 +166,25 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		}
 	}
 	return st, nil
+}
+
+// subscriptionsNotRead are the subscriptions of the read invoices' line items that the
+// first round did not ask for, in a stable order.
+func subscriptionsNotRead(accountID string, st store.ImportState, first keySet) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, inv := range st.Invoices {
+		for _, li := range inv.LineItems {
+			u := li.SubscriptionUUID
+			if u == "" || seen[u] || first.seen[keys.Subscription(accountID, u)] {
+				continue
+			}
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // keySet is a list of keys without duplicates.
