@@ -33,7 +33,7 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 		importPortfolio(t, te, acc)
 	}
 	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	te.DrainJobs(t, workers.Jobs(te.Workers))
 
 	metrics := func(account, interval string) map[string]any {
 		q := url.Values{"start-date": {"2023-12-01"}, "end-date": {"2024-04-30"}, "interval": {interval}}
@@ -61,7 +61,7 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 	if acc, _ := te.Deps.Store.GetAccount(ctx, changed.ID); acc.TimeZone != "America/New_York" || acc.WeekStartOn != "sunday" {
 		t.Fatalf("calendar stored as %q %q", acc.TimeZone, acc.WeekStartOn)
 	}
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	te.DrainJobs(t, workers.Jobs(te.Workers))
 	testenv.CheckSeries(t, te.Workers, changed.ID)
 	testenv.CheckSeries(t, te.Workers, reference.ID)
 	for _, iv := range intervals {

@@ -40,7 +40,8 @@ commands:
   set-setting    -account ACCOUNT_ID -setting NAME -value VALUE   (also time_zone, week_start_on; recomputes every customer)
   load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate; recomputes every customer)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
-  check-series   -account ACCOUNT_ID   (the stored series against every customer recomputed; exit 1 on a difference)
+  check-series   -account ACCOUNT_ID [-fold]   (the stored series against every customer recomputed; exit 1 on a difference;
+                 -fold folds the series' bulk shards into the read copy first)
   reshard        -account ACCOUNT_ID   (moves items written before the write shards to their shard; repeatable)
 `
 

@@ -35,7 +35,7 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 	acc := te.NewAccount(t, "Multi-currency")
 	importFXPortfolio(t, te, acc.ID)
 	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	te.DrainJobs(t, workers.Jobs(te.Workers))
 	if c := customerByExternalID(t, te.API, acc.ID, "gb"); c["mrr"] != 0.0 {
 		t.Fatalf("gb before its rates were loaded: %v", c)
 	}
@@ -50,7 +50,7 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 		out["recomputations"] != 3.0 {
 		t.Fatalf("load-fx-rates: %v %v", out, err)
 	}
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	te.DrainJobs(t, workers.Jobs(te.Workers))
 	if out, err := runCmd(t, env{store: te.Deps.Store}, "check-series", "-account", acc.ID); err != nil || out["ok"] != true {
 		t.Fatalf("check-series: %v %v", out, err)
 	}

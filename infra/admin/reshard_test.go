@@ -76,7 +76,7 @@ func TestReshardMovesItemsWrittenBeforeTheShards(t *testing.T) {
 		}
 		claims = append(claims, claim)
 	}
-	testenv.Drain(t, te.Deps, te.JobsQueueURL, workers.Jobs(te.Workers))
+	te.DrainJobs(t, workers.Jobs(te.Workers))
 
 	customersBefore, eventsBefore, activitiesBefore := listEverything(t, te, acc.ID)
 	if len(customersBefore) != 8 || len(eventsBefore) != reshardEvents || len(activitiesBefore) < 8 {

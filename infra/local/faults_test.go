@@ -84,7 +84,7 @@ func TestImportUnderFaults(t *testing.T) {
 		}
 	}
 
-	for _, dlq := range []string{"ImportDeadLetterQueue", "JobsDeadLetterQueue"} {
+	for _, dlq := range deadLetterQueues {
 		if n := queueLength(t, s, dlq); n != 0 {
 			t.Errorf("%d messages in %s", n, dlq)
 		}

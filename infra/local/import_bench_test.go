@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"strconv"
@@ -25,27 +24,28 @@ import (
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/testkit/awscost"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
-	"github.com/subsight/subsight/shared/routes"
+	"github.com/subsight/subsight/infra/testkit/stagemodel"
 )
 
 // BenchmarkImportThroughLocalStack imports IMPORT_BENCH_CUSTOMERS customers (default
-// 64, a multiple of the series' write shards; moto's transactions copy the whole table,
-// so much larger runs with recomputations outlast the functions' timeouts) with 12 monthly invoices each (a subscription line item and a payment on
-// every invoice, plus one subscription event) through the HTTP API of a whole local
-// stack (router, authorizer, intake, S3, SQS FIFO, pollers, import worker), in
-// json_imports of importBenchChunk customers (a whole 1,000-customer payload is over
-// the 5 MB body limit), and waits until every import reports completed. It reports
-// DynamoDB write units per record against the minimum: every item the import leaves
-// in the table written once. For information about the emulator, the same run
-// measures moto's raw BatchWriteItem throughput two ways: flat items of an invoice's
-// size, before and after the import (ratio: records/s to their mean items/s), and
-// the import's own resulting items written again into an empty table like the
-// service's (ratio_same_items: that time over the import's).
+// 64, a multiple of the series' write shards) with 12 monthly invoices each (a
+// subscription line item and a payment on every invoice, plus one subscription event)
+// through the HTTP API of a whole local stack (router, authorizer, intake, S3, SQS
+// FIFO, pollers, import worker, jobs worker), in json_imports of importBenchChunk
+// customers (a whole 1,000-customer payload is over the 5 MB body limit). The stages
+// run one after the other, each queue's pollers held until the stage before has
+// finished: the intake (every json_import accepted), the import worker (every import
+// completed), the recomputations, the series folds. So each stage's CPU time is its
+// own, and with the AWS requests each invocation makes in sequence it feeds the stage
+// model (infra/testkit/stagemodel), printed with the heat meter's per-key limits, the
+// write units by entity type and the cost of a million records. IMPORT_BENCH_RECOMPUTE=0
+// leaves the recomputations out.
 //
-// The jobs queue is not polled during the measurement unless IMPORT_BENCH_RECOMPUTE=1:
-// the customers' recomputations are not part of the import (its status does not wait
-// for them), have their own benchmark, and on moto they use queries and transactions
-// whose cost grows with the whole table (docs/benchmarks.md).
+// For information about the emulator, the run also measures moto's raw BatchWriteItem
+// throughput two ways: flat items of an invoice's size, before and after the import
+// (ratio: records/s to their mean items/s), and the import's own resulting items
+// written again into an empty table like the service's (ratio_same_items: that time
+// over the import's).
 func BenchmarkImportThroughLocalStack(b *testing.B) {
 	customers := 64
 	if v, err := strconv.Atoi(os.Getenv("IMPORT_BENCH_CUSTOMERS")); err == nil && v > 0 {
@@ -59,9 +59,8 @@ func BenchmarkImportThroughLocalStack(b *testing.B) {
 
 const importBenchChunk = 250
 
-// importBenchPollers is how many batches of the import queue run at once: more than
-// the local stack's default two, as Lambda runs up to ten (the mapping's
-// MaximumConcurrency).
+// importBenchPollers is how many batches of one queue run at once: more than the local
+// stack's default two (Lambda runs up to each mapping's MaximumConcurrency).
 const importBenchPollers = 4
 
 func runImportBenchmark(b *testing.B, customers int) {
@@ -70,17 +69,17 @@ func runImportBenchmark(b *testing.B, customers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var writes ddbmeter.WriteRecorder
 	var heat ddbmeter.Heat
-	workers := maps.Clone(routes.Workers)
+	var calls ddbmeter.Calls
 	recompute := os.Getenv("IMPORT_BENCH_RECOMPUTE") != "0"
-	if !recompute {
-		workers["JobsWorkerFunction"] = nil
-	}
 	meter := ddbmeter.New()
-	attach := func(cfg *aws.Config) { writes.Attach(cfg); heat.Attach(cfg); meter.Attach(cfg) }
+	attach := func(cfg *aws.Config) { heat.Attach(cfg); meter.Attach(cfg); calls.Attach(cfg) }
+	held := map[string]bool{}
+	for _, q := range append([]string{"ImportQueue"}, jobQueues...) {
+		held[q] = true
+	}
 	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
-		motoOutput: io.Discard, workers: workers, awsConfig: attach, pollers: importBenchPollers})
+		motoOutput: io.Discard, awsConfig: attach, pollers: importBenchPollers, held: held})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,9 +91,9 @@ func runImportBenchmark(b *testing.B, customers int) {
 	// then lasts a third of the import, long enough to span the machine's short swings.
 	rawItems := customers * 19
 	rawBefore := rawBatchWriteThroughput(b, plain, "raw-before", rawItems)
-	writes.Reset()
 	heat.Reset()
 	meter.Reset()
+	calls.Reset()
 
 	client := &benchClient{base: s.baseURL, key: s.apiKey}
 	var ds struct {
@@ -118,14 +117,26 @@ func runImportBenchmark(b *testing.B, customers int) {
 		client.do(b, "POST", "/v1/data_sources/"+ds.UUID+"/json_imports", body, &imp)
 		imports = append(imports, sent{imp.ExternalID, n})
 	}
-	intake := time.Since(start)
+	intake, cpuIntake := time.Since(start), processCPU(b)-cpuStart
+	importStart := time.Now()
+	s.release("ImportQueue")
 	for _, imp := range imports {
 		for {
 			var st struct {
 				Status        string                     `json:"status"`
 				StatusDetails map[string]json.RawMessage `json:"status_details"`
 			}
-			client.do(b, "GET", "/v1/data_sources/"+ds.UUID+"/json_imports/"+imp.id, nil, &st)
+			// A status read can outlast the function's timeout on a busy emulator: read again.
+			status, raw := client.send(b, "GET", "/v1/data_sources/"+ds.UUID+"/json_imports/"+imp.id, nil)
+			switch {
+			case status >= 500:
+				continue
+			case status != 200:
+				b.Fatalf("import status: %d %s", status, raw)
+			}
+			if err := json.Unmarshal(raw, &st); err != nil {
+				b.Fatal(err)
+			}
 			if st.Status == "completed" {
 				break
 			}
@@ -134,17 +145,37 @@ func runImportBenchmark(b *testing.B, customers int) {
 	}
 	elapsed, cpuImport := time.Since(start), processCPU(b)-cpuStart
 	b.StopTimer()
+	stages := stageCPU{intake: cpuIntake, importWorker: cpuImport - cpuIntake}
+	walls := stageCPU{intake: intake, importWorker: time.Since(importStart)}
 	cpuAll := cpuImport
-	var report ddbmeter.HeatReport
 	if recompute {
+		mark, at := processCPU(b), time.Now()
+		s.release("JobsQueue")
+		s.release("RecomputeQueue")
+		waitForQueues(b, s, "JobsQueue", "RecomputeQueue")
+		stages.recompute, walls.recompute = processCPU(b)-mark, time.Since(at)
+		mark, at = processCPU(b), time.Now()
+		s.release("SeriesFoldQueue")
 		waitForJobs(b, s)
+		stages.fold, walls.fold = processCPU(b)-mark, time.Since(at)
 		cpuAll = processCPU(b) - cpuStart
-		if report, err = heat.Report(ctx, plain, table, customers, time.Since(start)); err != nil {
-			b.Fatal(err)
-		}
+	}
+	// What the stack spends idle (the pollers' empty receives, this benchmark's own
+	// polling), every poller running and every queue empty, is no function's: taken out
+	// of each stage's CPU time at its rate over the stage's wall time.
+	idleStart, idleAt := processCPU(b), time.Now()
+	time.Sleep(5 * time.Second)
+	idle := float64(processCPU(b)-idleStart) / float64(time.Since(idleAt))
+	stages = stages.without(idle, walls)
+	report := heat.Report(customers, time.Since(start))
+	if recompute {
 		b.ReportMetric(report.Projected, "projected_customers/s")
 		// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
 		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
+		fmt.Printf("Write units by entity type:\n\n%s\n", report.EntityTable())
+		model := importStageModel(b, s, &calls, meter.Snapshot(), report, stages, customers, len(imports))
+		fmt.Printf("Stage model of a first import:\n\n%s\n", model.Table())
+		b.ReportMetric(model.Rate(), "model_customers/s")
 	}
 	// Measured again after the import. The machine's speed drifts by up to half
 	// between two measurements a few seconds apart, and the import, one long
@@ -156,10 +187,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 
 	records := float64(customers * (1 + 12*3 + 1))
 	rate := records / elapsed.Seconds()
-	wcu, err := writes.Units(ctx, plain, table)
-	if err != nil {
-		b.Fatal(err)
-	}
+	wcu := report.WCU
 	items, minimum, perType := importedItems(b, plain, table)
 	// The import's own items written again with BatchWriteItem alone (twice, the
 	// faster taken): what the emulator needs to store exactly this result.
@@ -171,17 +199,19 @@ func runImportBenchmark(b *testing.B, customers int) {
 	b.ReportMetric(same.Seconds()/elapsed.Seconds(), "ratio_same_items")
 	b.ReportMetric(wcu/records, "WCU/record")
 	b.ReportMetric(wcu/minimum, "WCU/minimum")
+	b.ReportMetric(report.RCU/records, "RCU/record")
 	// Requests against the fewest that could store the result: every item once, 25 per
 	// BatchWriteItem.
-	calls := meter.Snapshot()
-	b.ReportMetric(float64(calls.DynamoDBRequests())/records, "DynamoDB_requests/record")
-	b.ReportMetric(float64(calls.Writes())/(float64(len(items))/25), "write_requests/minimum")
+	snap := meter.Snapshot()
+	b.ReportMetric(float64(snap.DynamoDBRequests())/records, "DynamoDB_requests/record")
+	b.ReportMetric(float64(snap.Writes())/(float64(len(items))/25), "write_requests/minimum")
 	b.ReportMetric(float64(cpuImport.Microseconds())/records, "import_CPU_us/record")
 	b.ReportMetric(float64(cpuAll.Microseconds())/records, "CPU_us/record")
-	b.Logf("requests: %s; CPU of this process (router, handlers, workers, SDK): import %v, with the recomputations %v",
-		calls, cpuImport.Round(time.Millisecond), cpuAll.Round(time.Millisecond))
+	b.Logf("requests: %s; CPU of this process (router, handlers, workers, SDK): intake %v, import worker %v, recomputations %v, folds %v",
+		snap, stages.intake.Round(time.Millisecond), stages.importWorker.Round(time.Millisecond),
+		stages.recompute.Round(time.Millisecond), stages.fold.Round(time.Millisecond))
 	if recompute {
-		perMillion := importUsage(calls, report, wcu, cpuAll, customers).Scale(1e6 / records)
+		perMillion := importUsage(s, &calls, snap, report, cpuAll, customers).Scale(1e6 / records)
 		fmt.Printf("Cost of a million records imported and recomputed: %s\n", perMillion)
 		b.ReportMetric(perMillion.Total(), "$/million_records")
 	}
@@ -195,34 +225,38 @@ func runImportBenchmark(b *testing.B, customers int) {
 
 // requestLatency is what each AWS request adds to a function's billed duration on
 // AWS: DynamoDB answers in single-digit milliseconds, SQS and S3 in about as much.
-const requestLatency = 5 * time.Millisecond
+const requestLatency = stagemodel.CallLatency
 
 // importUsage is what the whole run used on AWS's bill: DynamoDB units as measured;
 // Lambda duration as this process's CPU time plus requestLatency per AWS request, all
-// taken one after the other (an upper bound), at the workers' 1,024 MB; an import
-// batch and a jobs batch of ten customers per invocation, one intake request per
-// json_import; SQS and S3 requests as counted (the pollers' included, as Lambda's
-// event source mappings make them on AWS).
-func importUsage(calls ddbmeter.Snapshot, heat ddbmeter.HeatReport, wcu float64, cpu time.Duration, customers int) awscost.Usage {
-	rcu := 0.0
-	for _, p := range heat.Partitions {
-		rcu += p.RCU
-	}
-	var sqsCalls, puts, gets float64
-	for op, n := range calls.Requests {
-		switch {
-		case strings.Contains(op, "Message"):
-			sqsCalls += float64(n)
-		case op == "PutObject":
+// taken one after the other (an upper bound), at the workers' 1,024 MB; the functions'
+// invocations as counted; SQS requests as the event source mappings make them on AWS
+// (each batch one receive and one delete, besides the sends; the local pollers' empty
+// receives left out); S3 requests as counted.
+func importUsage(s *stack, calls *ddbmeter.Calls, snap ddbmeter.Snapshot, heat ddbmeter.HeatReport, cpu time.Duration, customers int) awscost.Usage {
+	var sends, puts, gets float64
+	for op, n := range snap.Requests {
+		switch op {
+		case "SendMessage", "SendMessageBatch":
+			sends += float64(n)
+		case "PutObject":
 			puts += float64(n)
-		case op == "GetObject":
+		case "GetObject":
 			gets += float64(n)
 		}
 	}
-	awsRequests := float64(calls.DynamoDBRequests()) + sqsCalls + puts + gets
+	invocations, batches := 0.0, 0.0
+	for fn, f := range calls.Functions() {
+		invocations += float64(f.Invocations)
+		if strings.Contains(fn, "Queue") { // a worker's lane: "<function>:<queue>"
+			batches += float64(f.Invocations)
+		}
+	}
+	sqsCalls := sends + 2*batches
+	awsRequests := float64(snap.DynamoDBRequests()) + sqsCalls + puts + gets
 	seconds := cpu.Seconds() + awsRequests*requestLatency.Seconds()
 	intake := float64((customers + importBenchChunk - 1) / importBenchChunk)
-	return awscost.Usage{WRU: wcu, RRU: rcu, LambdaGBSeconds: seconds * 1.0, LambdaInvocations: float64(customers)/10*2 + intake,
+	return awscost.Usage{WRU: heat.WCU, RRU: heat.RCU, LambdaGBSeconds: seconds * 1.0, LambdaInvocations: invocations,
 		HTTPRequests: intake, SQSRequests: sqsCalls, S3Puts: puts, S3Gets: gets}
 }
 
@@ -237,26 +271,48 @@ func processCPU(b testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// waitForJobs waits until the jobs queue has no message left, visible or in flight,
-// and fails if any went to its dead-letter queue.
+// jobQueues are the queues of the jobs worker: the jobs queue, the bulk lane of
+// recomputations, the series folds; deadLetterQueues every dead-letter queue.
+var (
+	jobQueues        = []string{"JobsQueue", "RecomputeQueue", "SeriesFoldQueue"}
+	deadLetterQueues = []string{"ImportDeadLetterQueue", "JobsDeadLetterQueue", "RecomputeDeadLetterQueue", "SeriesFoldDeadLetterQueue"}
+)
+
+// waitForJobs waits until the jobs worker's queues have no message left, visible or in
+// flight, and fails if any went to a dead-letter queue.
 func waitForJobs(b testing.TB, s *stack) {
+	waitForQueues(b, s, jobQueues...)
+	for _, q := range deadLetterQueues {
+		if n := queueLength(b, s, q); n > 0 {
+			b.Fatalf("%d messages in %s", n, q)
+		}
+	}
+}
+
+// waitForQueues waits until the queues have no message left, visible or in flight.
+func waitForQueues(b testing.TB, s *stack, queues ...string) {
 	for idle := 0; idle < 3; time.Sleep(200 * time.Millisecond) {
-		if queueLength(b, s, "JobsQueue") == 0 {
+		n := 0
+		for _, q := range queues {
+			n += queueLength(b, s, q)
+		}
+		if n == 0 {
 			idle++
 		} else {
 			idle = 0
 		}
 	}
-	if n := queueLength(b, s, "JobsDeadLetterQueue"); n > 0 {
-		b.Fatalf("%d recomputations in the jobs dead-letter queue", n)
-	}
 }
 
-// queueLength is the number of messages in a queue of the template, visible or in flight.
+// queueLength is the number of messages in a queue of the template, visible, in flight
+// or delayed.
 func queueLength(b testing.TB, s *stack, id string) int {
+	if _, ok := s.resources.Queues[id]; !ok {
+		return 0 // not a queue of this template
+	}
 	out, err := s.deps.Clients.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.resources.Queues[id].URL),
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -65,6 +65,9 @@ type options struct {
 	// awsConfig, when set, may change the AWS configuration before the functions'
 	// clients are built from it (benchmarks attach their meters there).
 	awsConfig func(*aws.Config)
+	// held are queues (LogicalIds) whose pollers wait for stack.release: a benchmark
+	// runs the stages one after the other.
+	held map[string]bool
 }
 
 // stack is the whole service running on one machine.
@@ -80,6 +83,7 @@ type stack struct {
 	router      *router
 	pollers     []*poller
 	schedules   []*scheduler
+	pollCtx     context.Context
 
 	server    *http.Server
 	listener  net.Listener
@@ -214,9 +218,11 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 		}
 	})
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel = cancel
+	s.cancel, s.pollCtx = cancel, pctx
 	for _, p := range s.pollers {
-		s.wg.Go(func() { p.run(pctx) })
+		if !o.held[p.queue] {
+			s.wg.Go(func() { p.run(pctx) })
+		}
 	}
 	for _, sc := range s.schedules {
 		s.wg.Go(func() { sc.run(pctx) })
@@ -231,6 +237,15 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 		"moto_ms", tMoto.Milliseconds(), "total_ms", time.Since(t0).Milliseconds(),
 		"routes", len(s.router.routes), "pollers", len(s.pollers), "schedules", len(s.schedules))
 	return s, nil
+}
+
+// release starts the pollers of a held queue.
+func (s *stack) release(queue string) {
+	for _, p := range s.pollers {
+		if p.queue == queue {
+			s.wg.Go(func() { p.run(s.pollCtx) })
+		}
+	}
 }
 
 // functionsEnv resolves every function's environment; all functions run in this one
@@ -340,7 +355,7 @@ func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resourc
 		// its own function instance.
 		for range concurrentBatches(m, o.pollers) {
 			out = append(out, &poller{
-				sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, region: res.Region,
+				sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, queue: m.Queue, region: res.Region,
 				function: m.Function, batchSize: m.BatchSize, reportFailures: m.ReportBatchItemFailures,
 				handler: build(d.Workers()), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
 				retryDelay: o.retryDelay, wait: 1,

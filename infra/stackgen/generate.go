@@ -78,7 +78,14 @@ func Main(f routes.Function) ([]byte, error) {
 		doc = fmt.Sprintf("serves %s to anyone (no authorizer).", strings.Join(keys, " and "))
 	case f.Worker != nil:
 		call, constructor = "Worker", f.Worker
-		doc = fmt.Sprintf("consumes the %s FIFO queue.", f.Queue.Queue)
+		queues := make([]string, len(f.Queues))
+		for i, q := range f.Queues {
+			queues[i] = q.Queue
+		}
+		doc = fmt.Sprintf("consumes the %s FIFO queue.", strings.Join(queues, ", "))
+		if len(queues) > 1 {
+			doc = fmt.Sprintf("consumes the FIFO queues %s.", strings.Join(queues, ", "))
+		}
 	case f.Scheduled != nil:
 		call, constructor = "Scheduled", f.Scheduled
 		doc = fmt.Sprintf("runs on the schedule %s.", f.Schedule.Rate)
@@ -367,9 +374,10 @@ func function(b *strings.Builder, f routes.Function) {
 		fmt.Fprintf(b, "      Timeout: %d\n", f.Timeout)
 	}
 	switch {
-	case f.Queue != nil:
-		fmt.Fprintf(b, `      Events:
-        Queue:
+	case len(f.Queues) > 0:
+		b.WriteString("      Events:\n")
+		for _, q := range f.Queues {
+			fmt.Fprintf(b, `        %s:
           Type: SQS
           Properties:
             Queue: !GetAtt %s.Arn
@@ -378,7 +386,8 @@ func function(b *strings.Builder, f routes.Function) {
               - ReportBatchItemFailures
             ScalingConfig:
               MaximumConcurrency: %d
-`, f.Queue.Queue, f.Queue.BatchSize, f.Queue.MaxConcurrency)
+`, q.EventName(), q.Queue, q.BatchSize, q.MaxConcurrency)
+		}
 	case f.Schedule != nil:
 		fmt.Fprintf(b, `      Events:
         Schedule:

@@ -21,10 +21,7 @@ import (
 // CustomerAttrs are the customer fields the series and activities need besides the
 // engine result.
 type CustomerAttrs struct {
-	UUID string
-	// ID is the customer's integer id; it picks the write shard of its contributions
-	// (0, unknown: its uuid does).
-	ID             int64
+	UUID           string
 	Name           string
 	ExternalID     string
 	DataSourceUUID string
@@ -41,7 +38,8 @@ type Series struct{ store Storage }
 func New(st Storage) *Series { return &Series{store: st} }
 
 // Apply makes the account's series and activity log reflect the customer's result
-// (nil = no movements at all). It is idempotent and safe to retry after any failure.
+// (nil = no movements at all), in the read copy. It is idempotent and safe to retry
+// after any failure.
 func (s *Series) Apply(ctx context.Context, accountID string, result *engine.Result, c CustomerAttrs) error {
 	if c.UUID == "" {
 		return errors.New("accountseries: customer uuid is required")
@@ -50,7 +48,8 @@ func (s *Series) Apply(ctx context.Context, accountID string, result *engine.Res
 	if err != nil {
 		return fmt.Errorf("accountseries: read account: %w", err)
 	}
-	return s.apply(ctx, accountID, Calendar(acc), seriesCustomer(result, c), c)
+	_, errs := s.ApplyBatch(ctx, acc, 0, []Change{{Result: result, Attrs: c}})
+	return errs[0]
 }
 
 // Remove takes a deleted customer out of the series and the activity log.
@@ -64,6 +63,12 @@ func (s *Series) Remove(ctx context.Context, accountID, customerUUID string) err
 	}
 	// A record changed meanwhile stays: its customer contributes again.
 	return s.store.DeleteSeriesRecord(ctx, accountID, customerUUID, st.Version)
+}
+
+// Fold moves what the bulk shards of parts hold into the read copy (ApplyBatch
+// returns them): until then metrics requests do not see it.
+func (s *Series) Fold(ctx context.Context, accountID string, parts []ShardPart) error {
+	return s.store.FoldSeries(ctx, accountID, parts)
 }
 
 // Calendar is the account's time zone and week start; an unknown zone falls back to UTC
@@ -100,42 +105,10 @@ func seriesCustomer(r *engine.Result, c CustomerAttrs) series.Customer {
 	return out
 }
 
-func (s *Series) apply(ctx context.Context, accountID string, cal series.Calendar, sc series.Customer, c CustomerAttrs) error {
-	st, err := s.store.GetSeriesRecord(ctx, accountID, c.UUID)
-	if err != nil {
-		return err
-	}
-	if err := s.finishPending(ctx, accountID, c, st); err != nil {
-		return err
-	}
-	acts := activitiesOf(accountID, c, sc.Movements)
-	version := versionOf(cal, c, sc.Movements, acts, sc.ExchangeRateImpacts...)
-	if st.Version != version {
-		next := st.successor(version, customerCells(sc, cal), acts)
-		if err := s.store.ReplaceSeriesRecord(ctx, accountID, c.UUID, st, next); err != nil {
-			return fmt.Errorf("accountseries: %w", err)
-		}
-		st = next
-		if err := s.finishPending(ctx, accountID, c, st); err != nil {
-			return err
-		}
-	}
-	if st.ActsDone {
-		return nil
-	}
-	if err := s.writeActivities(ctx, accountID, c.UUID, st.ActsPrev, acts); err != nil {
-		return err
-	}
-	if err := s.store.MarkSeriesActivitiesDone(ctx, accountID, c.UUID, version); err != nil {
-		return fmt.Errorf("accountseries: %w", err)
-	}
-	return nil
-}
-
-// finishPending adds every pending chunk to the buckets, each exactly once.
-func (s *Series) finishPending(ctx context.Context, accountID string, c CustomerAttrs, st Applied) error {
+// finishPending adds every pending chunk to the buckets of shard, each exactly once.
+func (s *Series) finishPending(ctx context.Context, accountID string, c CustomerAttrs, st Applied, shard int) error {
 	for _, id := range sortedKeys(st.Pending) {
-		if err := s.store.AddSeriesChunk(ctx, accountID, c.UUID, c.ID, id, st.Pending[id]); err != nil {
+		if err := s.store.AddSeriesChunk(ctx, accountID, c.UUID, shard, id, st.Pending[id]); err != nil {
 			return err
 		}
 	}

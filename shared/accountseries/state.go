@@ -23,6 +23,9 @@ type Applied struct {
 	Acts     map[string]string      // activity sort key -> content hash, as written (or being written)
 	ActsPrev map[string]string      // activities possibly stored before Acts; "" hash = unknown content
 	ActsDone bool
+	// Shard is where the customer's last change went: 0, the read copy, or a bulk
+	// shard that a fold empties into it.
+	Shard int
 }
 
 // successor is the record that replaces st for a new version: the difference of the

@@ -30,8 +30,12 @@ type Deps struct {
 	Clients awsclients.Clients
 	Store   *dynamo.Store
 	Cursors *cursor.Signer
-	Jobs    *jobs.Queue
-	Imports *imports.Pipeline
+	// Jobs is the jobs queue (changes made through the API, account-level jobs),
+	// Recomputes the bulk lane of recomputations, Folds the series folds.
+	Jobs       *jobs.Queue
+	Recomputes *jobs.Queue
+	Folds      *jobs.Queue
+	Imports    *imports.Pipeline
 	// Files is the bucket (the pipeline's parts are under imports/, exports under exports/).
 	Files *blobs.Store
 	// Now is the clock of every component.
@@ -60,17 +64,19 @@ func New(cfg config.Config, clients awsclients.Clients) *Deps {
 // it, or meter a client first).
 func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *Deps {
 	st := dynamo.New(clients.DynamoDB, cfg.TableName, now)
-	queue := jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL"))
+	recomputes := jobs.NewBulkQueue(fifo.New(clients.SQS, cfg.RecomputeQueueURL, "RECOMPUTE_QUEUE_URL"))
 	files := blobs.New(clients.Config, cfg.ImportBucket)
 	return &Deps{
-		Config:  cfg,
-		Clients: clients,
-		Store:   st,
-		Cursors: cursor.NewSigner(cfg.CursorSecret),
-		Jobs:    queue,
-		Imports: imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), queue, now),
-		Files:   files,
-		Now:     now,
+		Config:     cfg,
+		Clients:    clients,
+		Store:      st,
+		Cursors:    cursor.NewSigner(cfg.CursorSecret),
+		Jobs:       jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL")),
+		Recomputes: recomputes,
+		Folds:      jobs.NewQueue(fifo.New(clients.SQS, cfg.SeriesFoldQueueURL, "SERIES_FOLD_QUEUE_URL")),
+		Imports:    imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), recomputes, now),
+		Files:      files,
+		Now:        now,
 	}
 }
 
@@ -82,5 +88,6 @@ func (d *Deps) API() *api.Deps {
 
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
-	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files, Now: d.Now}
+	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
+		Files: d.Files, Now: d.Now}
 }

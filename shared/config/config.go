@@ -11,8 +11,13 @@ type Config struct {
 	TableName      string
 	ImportBucket   string
 	ImportQueueURL string
-	JobsQueueURL   string
-	CursorSecret   string
+	// JobsQueueURL is the jobs queue: the changes made through the API and the
+	// account-level jobs; RecomputeQueueURL the bulk lane of recomputations (imports,
+	// wake-ups); SeriesFoldQueueURL the folds of the account series' bulk shards.
+	JobsQueueURL       string
+	RecomputeQueueURL  string
+	SeriesFoldQueueURL string
+	CursorSecret       string
 	// AppURL is the base of the links to the web app (customer "chartmogul-url").
 	AppURL string
 }
@@ -24,12 +29,14 @@ func FromEnv() (Config, error) { return FromLookup(os.Getenv) }
 // the template's resolved variables); TABLE_NAME and CURSOR_SECRET are required.
 func FromLookup(lookup func(string) string) (Config, error) {
 	c := Config{
-		TableName:      lookup("TABLE_NAME"),
-		ImportBucket:   lookup("IMPORT_BUCKET"),
-		ImportQueueURL: lookup("IMPORT_QUEUE_URL"),
-		JobsQueueURL:   lookup("JOBS_QUEUE_URL"),
-		CursorSecret:   lookup("CURSOR_SECRET"),
-		AppURL:         lookup("APP_URL"),
+		TableName:          lookup("TABLE_NAME"),
+		ImportBucket:       lookup("IMPORT_BUCKET"),
+		ImportQueueURL:     lookup("IMPORT_QUEUE_URL"),
+		JobsQueueURL:       lookup("JOBS_QUEUE_URL"),
+		RecomputeQueueURL:  lookup("RECOMPUTE_QUEUE_URL"),
+		SeriesFoldQueueURL: lookup("SERIES_FOLD_QUEUE_URL"),
+		CursorSecret:       lookup("CURSOR_SECRET"),
+		AppURL:             lookup("APP_URL"),
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("config: TABLE_NAME is not set")

@@ -4,6 +4,7 @@ package fifo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/queue"
 )
 
@@ -58,7 +60,8 @@ const maxBatch = 10
 // SendBatch sends msgs in order, ten per request. Entries the queue failed for its own
 // reasons are resent (up to five times); an entry it refuses as malformed is an error.
 // Resending keeps the order within a group as long as a group has at most one message
-// per call, which is how the callers use it.
+// per call, which is how the callers use it. When every group appears once, the
+// requests go at once.
 func (q *Queue) SendBatch(ctx context.Context, msgs []queue.Message) error {
 	if len(msgs) == 0 {
 		return nil
@@ -66,12 +69,36 @@ func (q *Queue) SendBatch(ctx context.Context, msgs []queue.Message) error {
 	if err := q.configured(); err != nil {
 		return err
 	}
-	for start := 0; start < len(msgs); start += maxBatch {
-		if err := q.sendBatch(ctx, msgs[start:min(start+maxBatch, len(msgs))]); err != nil {
-			return err
+	batches := (len(msgs) + maxBatch - 1) / maxBatch
+	if !distinctGroups(msgs) {
+		for b := range batches {
+			if err := q.sendBatch(ctx, msgs[b*maxBatch:min((b+1)*maxBatch, len(msgs))]); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	return nil
+	// Each group once (an import's customers, a batch's recomputations): no order
+	// between the requests to keep, so they go at once.
+	errs := make([]error, batches)
+	parallel.For(batches, sendConcurrency, func(b int) {
+		errs[b] = q.sendBatch(ctx, msgs[b*maxBatch:min((b+1)*maxBatch, len(msgs))])
+	})
+	return errors.Join(errs...)
+}
+
+// sendConcurrency bounds the requests of one SendBatch in flight at once.
+const sendConcurrency = 8
+
+func distinctGroups(msgs []queue.Message) bool {
+	seen := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		if seen[m.Group] {
+			return false
+		}
+		seen[m.Group] = true
+	}
+	return true
 }
 
 func (q *Queue) sendBatch(ctx context.Context, msgs []queue.Message) error {

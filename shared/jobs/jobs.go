@@ -29,7 +29,14 @@ const (
 	UnmergeCustomer = "unmerge_customer"
 	// ExportActivities writes an account's activities to the CSV file of an export.
 	ExportActivities = "export_activities"
+	// FoldSeries moves what a bulk shard of the account series holds into the read copy.
+	FoldSeries = "fold_series"
 )
+
+// Bulk is the lane of the recomputations that imports (and the passage of time) ask
+// for, on a queue of their own: changes made through the API go to the jobs queue and
+// never wait behind an import's million customers.
+const Bulk = "bulk"
 
 // Purge is the job that deletes a data source and everything imported into it.
 func Purge(accountID, dsUUID string) Message {
@@ -69,6 +76,14 @@ func Export(accountID, exportID string) Message {
 	return Message{Type: ExportActivities, AccountID: accountID, ExportID: exportID}
 }
 
+// Fold is the job that folds the segments a bulk shard of the account series holds
+// into the read copy; batch (the id of the batch that wrote them) keeps the folds of
+// several batches apart. An account's folds share a message group: they run one at a
+// time.
+func Fold(accountID string, shard int, segments []string, batch string) Message {
+	return Message{Type: FoldSeries, AccountID: accountID, Shard: shard, Segments: segments, Nonce: batch}
+}
+
 // Message is one job.
 type Message struct {
 	Type           string `json:"type"`
@@ -78,14 +93,22 @@ type Message struct {
 	ExportID       string `json:"export_id,omitempty"`
 	// KeepCustomers: an EmptyDataSource job keeps the source's customers.
 	KeepCustomers bool `json:"keep_customers,omitempty"`
+	// Shard and Segments are a fold's.
+	Shard    int      `json:"shard,omitempty"`
+	Segments []string `json:"segments,omitempty"`
+	// Lane is Bulk for the recomputations of the bulk queue.
+	Lane string `json:"lane,omitempty"`
 	// Nonce distinguishes two requests for the same work that must both run; empty
 	// lets SQS deduplicate repeats within its five-minute window.
 	Nonce string `json:"nonce,omitempty"`
 }
 
-// Group is the FIFO message group: the customer when there is one, else the export or
-// the data source.
+// Group is the FIFO message group: the account for a fold, the customer when there is
+// one, else the export or the data source.
 func (m Message) Group() string {
+	if m.Type == FoldSeries {
+		return m.AccountID
+	}
 	if m.CustomerUUID != "" {
 		return m.AccountID + "#" + m.CustomerUUID
 	}
@@ -112,15 +135,22 @@ type Sender interface {
 
 // Queue sends jobs to a FIFO queue (on SQS: fifo.Queue), as JSON bodies with their
 // group and deduplication id.
-type Queue struct{ fifo queue.FIFO }
+type Queue struct {
+	fifo queue.FIFO
+	lane string // stamped on every job sent
+}
 
 var _ Sender = (*Queue)(nil)
 
 // NewQueue returns the sender of jobs on q.
 func NewQueue(q queue.FIFO) *Queue { return &Queue{fifo: q} }
 
+// NewBulkQueue returns the sender of the bulk lane's jobs on q.
+func NewBulkQueue(q queue.FIFO) *Queue { return &Queue{fifo: q, lane: Bulk} }
+
 // Send enqueues a job.
 func (q *Queue) Send(ctx context.Context, m Message) error {
+	m.Lane = q.lane
 	out, err := envelope(m)
 	if err != nil {
 		return err
@@ -132,6 +162,7 @@ func (q *Queue) Send(ctx context.Context, m Message) error {
 func (q *Queue) SendBatch(ctx context.Context, ms []Message) error {
 	out := make([]queue.Message, len(ms))
 	for i, m := range ms {
+		m.Lane = q.lane
 		var err error
 		if out[i], err = envelope(m); err != nil {
 			return err

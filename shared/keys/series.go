@@ -19,29 +19,28 @@ func SeriesPartition(accountID, segment string) string {
 	return Partition(accountID, "SERIES", segment)
 }
 
-// SeriesShards is how many partitions hold one segment's buckets. Every customer adds
-// its contribution to the shard SeriesShard picks for it, and a read sums the same
-// sort key over every shard: one item takes a few dozen transactions per second, so a
-// single partition per segment would cap an account at about 40 customers recomputed
-// per second (docs/benchmarks.md, "One account at scale").
+// SeriesShards is how many partitions hold one segment's buckets. Shard 0 is the read
+// copy, which metrics requests read alone; the recomputations of imports add to the
+// bulk shards 1 … SeriesShards−1, one per batch, and a fold moves what those hold into
+// the copy soon after. One item takes a few dozen transactions per second, so a single
+// partition per segment would cap an account at about 40 batches recomputed per second
+// (docs/benchmarks.md, "One account at scale").
 const SeriesShards = 32
 
 // SeriesShardPartition is the partition of one shard of a segment; shard 0 is
-// SeriesPartition itself, where the buckets lived before they were sharded.
+// SeriesPartition itself.
 func SeriesShardPartition(accountID, segment string, shard int) string {
 	return shardKey(SeriesPartition(accountID, segment), shard)
 }
 
-// SeriesShard is the shard a customer's contributions go to: its integer id in turn,
-// so an import's customers fill the shards evenly, or, for a customer whose id is no
-// longer known (a deleted one taken out of the series), a hash of its uuid. Any shard
-// is correct, as reads sum them all; the choice only spreads the writes.
-func SeriesShard(customerID int64, customerUUID string) int {
-	if customerID > 0 {
-		return idShard(customerID, SeriesShards)
-	}
-	return hashShard(customerUUID, SeriesShards)
-}
+// BulkSeriesShard is the bulk shard the n-th batch of recomputations adds to: the bulk
+// shards 1 … SeriesShards−1 in turn. Any of them is correct; the choice only spreads the
+// writes.
+func BulkSeriesShard(n int) int { return 1 + idShard(int64(n), SeriesShards-1) }
+
+// SeriesWritesAttr counts, on a bulk shard's bucket item, the writes that added to it:
+// a fold deletes the item only if that count is still the one it read.
+const SeriesWritesAttr = "w"
 
 // SeriesIndexSK is the item with the segment's net change per year.
 const SeriesIndexSK = "I"

@@ -107,7 +107,7 @@ func buildAll(t *testing.T, env *testenv.Env, specs map[string]spec) map[string]
 		out[key] = account{Account: importSpec(t, env, sp.names, sp.plans)}
 	}
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers))
+	env.DrainJobs(t, workers.Jobs(env.Workers))
 	for key, acc := range out {
 		acc.premium = finish(t, env, acc.Account)
 		out[key] = acc

@@ -20,8 +20,9 @@ const (
 // the next recomputation would (writing nothing), sums what they contribute to the
 // account series, and compares that with the stored series. Run on a quiet account
 // (no recomputation in flight), any difference is a lost, doubled or corrupted
-// contribution.
-func (r *Recomputer) CheckSeries(ctx context.Context, series *accountseries.Series, accountID string) (accountseries.Verification, error) {
+// contribution. With fold, what the bulk shards hold is first folded into the read copy
+// (the one write it makes).
+func (r *Recomputer) CheckSeries(ctx context.Context, series *accountseries.Series, accountID string, fold bool) (accountseries.Verification, error) {
 	acc, err := r.store.GetAccount(ctx, accountID)
 	if err != nil {
 		return accountseries.Verification{}, err
@@ -52,5 +53,5 @@ func (r *Recomputer) CheckSeries(ctx context.Context, series *accountseries.Seri
 		}
 		start = page.Next
 	}
-	return series.Verify(ctx, accountID, tally)
+	return series.Verify(ctx, accountID, tally, fold)
 }

@@ -3,6 +3,7 @@ package recompute
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
@@ -19,6 +20,30 @@ func viewChange(prev, next *snapshot) store.MetricsViewChange {
 	c.PutSubscriptions, c.Delete = diffRows(prev.Subscriptions, next.Subscriptions, c.Delete)
 	c.PutInvalid, c.Delete = diffRows(prev.Invalid, next.Invalid, c.Delete)
 	return c
+}
+
+// mergeViewChanges is the union of two changes towards the same rows (each puts rows
+// of the same next snapshot): a key deleted or put once.
+func mergeViewChanges(a, b store.MetricsViewChange) store.MetricsViewChange {
+	out := a
+	out.PutSubscriptions = unionRows(a.PutSubscriptions, b.PutSubscriptions)
+	out.PutInvalid = unionRows(a.PutInvalid, b.PutInvalid)
+	for _, k := range b.Delete {
+		if !slices.Contains(out.Delete, k) {
+			out.Delete = append(out.Delete, k)
+		}
+	}
+	return out
+}
+
+func unionRows[T keyed](a, b []T) []T {
+	out := slices.Clone(a)
+	for _, r := range b {
+		if !slices.ContainsFunc(out, func(o T) bool { return o.Key() == r.Key() }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 type keyed interface{ Key() keys.Key }

@@ -2,7 +2,9 @@ package recompute
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/subsight/subsight/shared/metrics/engine"
@@ -12,7 +14,8 @@ import (
 
 // StoreRecords reads a customer's records as the import pipeline stores them: the
 // customer's billing index (one read), then its invoices, subscriptions and
-// subscription events by id (batch reads of 100). Reads grow linearly with the number of invoices.
+// subscription events by id, at once (batch reads of 100). Reads grow linearly with
+// the number of invoices.
 type StoreRecords struct{ Store RecordsStorage }
 
 // RecordsStorage is what StoreRecords reads: a customer's billing index and the
@@ -36,18 +39,20 @@ func (sr StoreRecords) CustomerRecords(ctx context.Context, accountID, customerU
 	if err != nil {
 		return Records{}, err
 	}
-	invs, err := sr.Store.GetInvoices(ctx, accountID, sortedKeys(idx.Invoices))
-	if err != nil {
-		return Records{}, err
-	}
-	subs, err := sr.Store.GetSubscriptions(ctx, accountID, sortedKeys(idx.Subscriptions))
-	if err != nil {
-		return Records{}, err
-	}
 	var recs Records
-	ids := idx.EventIDs()
-	slices.Sort(ids)
-	if recs.Events, err = customerEvents(ctx, sr.Store, accountID, customerUUID, ids); err != nil {
+	var invs map[string]model.Invoice
+	var subs map[string]model.Subscription
+	var invErr, subErr, evErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { invs, invErr = sr.Store.GetInvoices(ctx, accountID, sortedKeys(idx.Invoices)) })
+	wg.Go(func() { subs, subErr = sr.Store.GetSubscriptions(ctx, accountID, sortedKeys(idx.Subscriptions)) })
+	wg.Go(func() {
+		ids := idx.EventIDs()
+		slices.Sort(ids)
+		recs.Events, evErr = customerEvents(ctx, sr.Store, accountID, customerUUID, ids)
+	})
+	wg.Wait()
+	if err := errors.Join(invErr, subErr, evErr); err != nil {
 		return Records{}, err
 	}
 	for _, id := range sortedKeys(idx.Invoices) {

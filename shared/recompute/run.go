@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -46,7 +48,7 @@ type Storage interface {
 // Series keeps the account series and activity log (accountseries.Series, which records
 // what it applied per customer and is idempotent on its own).
 type Series interface {
-	Apply(ctx context.Context, accountID string, res *engine.Result, c accountseries.CustomerAttrs) error
+	ApplyBatch(ctx context.Context, acc model.Account, shard int, changes []accountseries.Change) (folds []accountseries.ShardPart, errs []error)
 	Remove(ctx context.Context, accountID, customerUUID string) error
 }
 
@@ -63,69 +65,240 @@ type Outcome struct {
 	WakeAt  time.Time // next scheduled recomputation; zero if none
 }
 
-// Customer recomputes one customer at the recomputer's clock. It is safe to repeat and to redeliver:
-// every write is keyed by the data, the account series change is idempotent, and the
-// new state is committed last, conditionally on the state it started from.
+// Request names one customer to recompute.
+type Request struct{ AccountID, CustomerUUID string }
+
+// Customer recomputes one customer at the recomputer's clock, its series in the read
+// copy. It is safe to repeat and to redeliver: every write is keyed by the data, the
+// account series change is idempotent, and the new state is committed last,
+// conditionally on the state it started from.
 func (r *Recomputer) Customer(ctx context.Context, accountID, customerUUID string) (Outcome, error) {
-	acc, err := r.store.GetAccount(ctx, accountID)
-	if errors.Is(err, store.ErrNotFound) {
-		return Outcome{}, nil // the account is gone: nothing to keep up to date
+	outs, _, errs := r.Customers(ctx, 0, []Request{{AccountID: accountID, CustomerUUID: customerUUID}})
+	return outs[0], errs[0]
+}
+
+// maxRecomputeAttempts bounds how often one customer of a batch is recomputed again
+// after another recomputation of it (in the other lane) changed its state first.
+const maxRecomputeAttempts = 3
+
+// Customers recomputes a batch of customers as Customer does each, together: the
+// account and plans are read once, the customers at once, and their series
+// contributions go in one write (accountseries.ApplyBatch) to the buckets of shard.
+// folds are what bulk shards hold of these customers, per account, to be folded into
+// the read copy (accountseries.Series.Fold). One outcome and one error per request.
+func (r *Recomputer) Customers(ctx context.Context, shard int, reqs []Request) (outs []Outcome, folds map[string][]accountseries.ShardPart, errs []error) {
+	outs, errs = make([]Outcome, len(reqs)), make([]error, len(reqs))
+	folds = map[string][]accountseries.ShardPart{}
+	var accounts []string
+	byAccount := map[string][]int{}
+	for i, q := range reqs {
+		if _, ok := byAccount[q.AccountID]; !ok {
+			accounts = append(accounts, q.AccountID)
+		}
+		byAccount[q.AccountID] = append(byAccount[q.AccountID], i)
 	}
+	for _, accountID := range accounts {
+		idx := byAccount[accountID]
+		acc, err := r.store.GetAccount(ctx, accountID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // the account is gone: nothing to keep up to date
+		}
+		if err != nil {
+			for _, i := range idx {
+				errs[i] = err
+			}
+			continue
+		}
+		b := r.batch()
+		jobs := make([]*job, len(idx))
+		for k, i := range idx {
+			jobs[k] = &job{uuid: reqs[i].CustomerUUID}
+		}
+		for attempt := 1; attempt <= maxRecomputeAttempts; attempt++ {
+			todo := slices.DeleteFunc(slices.Clone(jobs), func(j *job) bool { return j.done })
+			if len(todo) == 0 {
+				break
+			}
+			folds[accountID] = append(folds[accountID], b.run(ctx, acc, shard, todo, attempt == maxRecomputeAttempts)...)
+		}
+		for k, i := range idx {
+			outs[i], errs[i] = jobs[k].out, jobs[k].err
+		}
+	}
+	return outs, folds, errs
+}
+
+// job is one customer of a batch.
+type job struct {
+	uuid    string
+	cust    model.Customer
+	gone    bool // deleted: its contribution is taken out
+	res     engine.Result
+	plans   map[string]engine.Plan
+	next    snapshot
+	hash    string
+	data    []byte
+	state   store.MetricsState
+	written *snapshot // what an attempt that lost wrote of the view and the wake-up
+	commit  any       // the commit of the new state, when it changed
+	out     Outcome
+	err     error
+	done    bool
+}
+
+// recomputeConcurrency bounds the customers of a batch computed and written at once.
+const recomputeConcurrency = 10
+
+// run is one attempt at the jobs: load and compute each; write the view rows, figures
+// and wake-up of those whose result changed; then commit, in the transaction of the
+// customers' series (accountseries.ApplyBatch), each new state conditioned on the state
+// read, so that of two recomputations of one customer at once (the jobs queue's and the
+// bulk lane's), the one that read first and commits last loses and is run again,
+// writing over what it wrote before losing. The last attempt keeps its error.
+func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs []*job, last bool) []accountseries.ShardPart {
+	// The wall clock's, whatever the recomputation's clock says: only the order of the
+	// reads and writes of concurrent recomputations matters.
+	readAt := time.Now()
+	parallel.For(len(jobs), recomputeConcurrency, func(i int) { b.load(ctx, acc, jobs[i]) })
+	var live []*job
+	for _, j := range jobs {
+		switch {
+		case j.err != nil:
+			j.done = true
+		case j.gone:
+			j.err, j.done = b.forget(ctx, acc.ID, j.uuid), true
+		default:
+			live = append(live, j)
+		}
+	}
+	parallel.For(len(live), recomputeConcurrency, func(i int) { live[i].err = b.prepare(ctx, acc.ID, live[i]) })
+	var changes []accountseries.Change
+	var applied []*job
+	for _, j := range live {
+		if j.err != nil {
+			j.done = true
+			continue
+		}
+		changes = append(changes, accountseries.Change{Result: &j.res, Attrs: seriesAttrs(j.cust, j.plans),
+			Commit: j.commit, Check: b.store.MetricsStateCheck(acc.ID, j.uuid, j.state), ReadAt: readAt})
+		applied = append(applied, j)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	folds, errs := b.series.ApplyBatch(ctx, acc, shard, changes)
+	parallel.For(len(applied), recomputeConcurrency, func(i int) {
+		j := applied[i]
+		err := errs[i]
+		if err == nil {
+			err = b.finish(ctx, acc.ID, j)
+		}
+		switch {
+		case err == nil:
+			j.done = true
+		case !last && (errors.Is(err, accountseries.ErrChanged) || errors.Is(err, store.ErrConflict)):
+			j.err = nil // overtaken: computed again from the records as they are now
+		case errors.Is(err, accountseries.ErrChanged):
+			j.err, j.done = fmt.Errorf("account series: %w", err), true
+		default:
+			j.err, j.done = err, true
+		}
+	})
+	return folds
+}
+
+// batchRun is a Recomputer for one batch: reads of plans shared by its customers.
+type batchRun struct {
+	*Recomputer
+}
+
+// batch returns a run whose plan reads are shared by the batch's customers.
+func (r *Recomputer) batch() *batchRun {
+	st := &sharedPlans{Storage: r.store}
+	rc := *r
+	rc.store = st
+	if _, ok := r.records.(StoreRecords); ok {
+		rc.records = StoreRecords{Store: st}
+	}
+	return &batchRun{Recomputer: &rc}
+}
+
+// load reads what a job's customer needs and computes its result.
+func (b *batchRun) load(ctx context.Context, acc model.Account, j *job) {
+	var custErr, stateErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { j.cust, custErr = b.store.GetCustomer(ctx, acc.ID, j.uuid) })
+	wg.Go(func() { j.state, stateErr = b.store.GetMetricsState(ctx, acc.ID, j.uuid) })
+	res, plans, err := b.compute(ctx, acc, j.uuid)
+	wg.Wait()
+	switch {
+	case errors.Is(custErr, store.ErrNotFound):
+		j.gone = true
+		return
+	case custErr != nil:
+		j.err = custErr
+		return
+	case stateErr != nil:
+		j.err = stateErr
+		return
+	case err != nil:
+		j.err = err
+		return
+	}
+	j.res, j.plans = res, plans
+	j.next = newSnapshot(customerView{accountID: acc.ID, customerUUID: j.uuid, currency: acc.Currency, plans: plans}, j.cust.Country, res)
+	j.hash, j.data, j.err = j.next.encode()
+	j.out = Outcome{Status: customerStatus(j.cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
+}
+
+// prepare writes what a job's changed result changes besides its state and series:
+// the view rows by difference (also with the rows an attempt that lost wrote), the
+// customer's figures, its wake-up; and prepares the commit of its new state. Every
+// write is keyed by the data, so a repeat is harmless.
+func (b *batchRun) prepare(ctx context.Context, accountID string, j *job) error {
+	j.commit = nil
+	if j.state.Hash == j.hash && j.written == nil {
+		return nil
+	}
+	prev, err := decodeSnapshot(accountID, j.state.Data)
 	if err != nil {
-		return Outcome{}, err
+		return fmt.Errorf("metrics state of %s: %w", j.uuid, err)
 	}
-	cust, err := r.store.GetCustomer(ctx, accountID, customerUUID)
-	if errors.Is(err, store.ErrNotFound) {
-		return Outcome{}, r.forget(ctx, accountID, customerUUID)
+	change := viewChange(prev, &j.next)
+	wakeFrom := prev
+	if j.written != nil {
+		change = mergeViewChanges(change, viewChange(j.written, &j.next))
+		wakeFrom = j.written
 	}
-	if err != nil {
-		return Outcome{}, err
+	if err := b.store.WriteMetricsView(ctx, change); err != nil {
+		return err
 	}
-	res, plans, err := r.compute(ctx, acc, customerUUID)
-	if err != nil {
-		return Outcome{}, err
+	j.written = &j.next
+	if err := b.syncCustomer(ctx, j.cust, j.next, prev, false); err != nil {
+		return err
 	}
-	next := newSnapshot(customerView{accountID: accountID, customerUUID: customerUUID, currency: acc.Currency,
-		plans: plans}, cust.Country, res)
-	hash, data, err := next.encode()
-	if err != nil {
-		return Outcome{}, err
+	if err := b.syncWake(ctx, accountID, j.uuid, wakeFrom, j.next); err != nil {
+		return err
 	}
-	state, err := r.store.GetMetricsState(ctx, accountID, customerUUID)
-	if err != nil {
-		return Outcome{}, err
+	if j.state.Hash != j.hash {
+		j.commit, err = b.store.MetricsStateCommit(ctx, accountID, j.uuid, j.state, store.MetricsState{Hash: j.hash, Data: j.data})
 	}
-	out := Outcome{Status: customerStatus(cust.Status, res.Status), MRR: res.MRR, WakeAt: res.NextChangeAt}
-	// The series and activity log first (they skip unchanged input with one read, and
-	// also follow customer renames that do not change this result), then this state.
-	if err := r.series.Apply(ctx, accountID, &res, seriesAttrs(cust, plans)); err != nil {
-		return Outcome{}, fmt.Errorf("account series: %w", err)
+	return err
+}
+
+// finish ends a job whose series and state are committed: a result committed before
+// only has the customer item repaired if someone overwrote its figures (a full save
+// racing with the last recomputation); ErrConflict when the customer changed since it
+// was read (computed again).
+func (b *batchRun) finish(ctx context.Context, accountID string, j *job) error {
+	j.written = nil
+	if j.commit == nil {
+		return b.syncCustomer(ctx, j.cust, j.next, nil, true)
 	}
-	if state.Hash == hash {
-		// Same result as last committed: only repair the customer item if someone
-		// overwrote its figures (a full save racing with the last recomputation).
-		return out, r.syncCustomer(ctx, cust, next, nil)
-	}
-	prev, err := decodeSnapshot(accountID, state.Data)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("metrics state of %s: %w", customerUUID, err)
-	}
-	if err := r.store.WriteMetricsView(ctx, viewChange(prev, &next)); err != nil {
-		return Outcome{}, err
-	}
-	if err := r.syncCustomer(ctx, cust, next, prev); err != nil {
-		return Outcome{}, err
-	}
-	if err := r.syncWake(ctx, accountID, customerUUID, prev, next); err != nil {
-		return Outcome{}, err
-	}
-	if err := r.store.PutMetricsState(ctx, accountID, customerUUID, state, store.MetricsState{Hash: hash, Data: data}); err != nil {
-		return Outcome{}, fmt.Errorf("commit metrics state: %w", err)
-	}
-	out.Changed = true
-	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", customerUUID,
-		"status", out.Status, "mrr", res.MRR, "movements", len(res.Movements), "invalid_invoices", len(res.InvalidInvoices))
-	return out, nil
+	j.out.Changed = true
+	slog.InfoContext(ctx, "customer recomputed", "account_id", accountID, "customer_uuid", j.uuid,
+		"status", j.out.Status, "mrr", j.res.MRR, "movements", len(j.res.Movements), "invalid_invoices", len(j.res.InvalidInvoices))
+	return b.store.DropMetricsStateTails(ctx, accountID, j.uuid, j.state, store.MetricsState{Hash: j.hash, Data: j.data})
 }
 
 // compute runs the engine on the customer's stored records, writing nothing.
@@ -185,8 +358,9 @@ func customerStatus(stored, computed string) string {
 const maxCustomerAttempts = 5
 
 // syncCustomer writes the customer's metrics attributes when they differ from the
-// snapshot, and the auto-churn tag when the snapshot newly auto-churned.
-func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot) error {
+// snapshot, and the auto-churn tag when the snapshot newly auto-churned. A save that
+// raced it is read again and written over, unless strict: then it is ErrConflict.
+func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot, strict bool) error {
 	tagNow := next.AutoChurned && (prev == nil || !prev.AutoChurned)
 	for attempt := 0; ; attempt++ {
 		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status),
@@ -205,7 +379,7 @@ func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // deleted meanwhile; its deletion enqueues the clean-up
 		}
-		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxCustomerAttempts {
+		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxCustomerAttempts || strict {
 			return err
 		}
 		if cust, err = r.store.GetCustomer(ctx, cust.AccountID, cust.UUID); err != nil {
@@ -255,6 +429,6 @@ func seriesAttrs(c model.Customer, plans map[string]engine.Plan) accountseries.C
 	for id, p := range plans {
 		ext[id] = p.ExternalID
 	}
-	return accountseries.CustomerAttrs{UUID: c.UUID, ID: c.ID, Name: c.Name, ExternalID: c.ExternalID,
+	return accountseries.CustomerAttrs{UUID: c.UUID, Name: c.Name, ExternalID: c.ExternalID,
 		DataSourceUUID: c.DataSourceUUID, Country: c.Country, PlanExternalIDs: ext}
 }

@@ -23,22 +23,31 @@ var dashboardPages = Function{Name: "Dashboard", Family: "Dashboard", Public: da
 // visibility timeout is six times the workers' timeout.
 var backgroundFunctions = []Function{
 	// The import worker applies each customer's records of a json_import, read from the
-	// bucket, and enqueues the customer's recomputation.
+	// bucket, and enqueues the customer's recomputation in the recompute queue.
 	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60,
-		Queue:  &QueueSource{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 10},
-		Access: access(tableCrud, bucketRead, sendJobs)},
-	// The jobs worker recomputes customers, purges, merges and writes activities exports
-	// under exports/ (the bucket's lifecycle keeps them 7 days).
+		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 30}},
+		Access: access(tableCrud, bucketRead, sendRecomputes)},
+	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
+	// merges and writes activities exports under exports/ (the bucket's lifecycle keeps
+	// them 7 days). One function, three lanes, each with its own concurrency
+	// (docs/architecture.md, "Lanes"): the jobs queue (the recomputations of changes made
+	// through the API, account-level jobs), the recompute queue (the recomputations that
+	// imports, purges and the sweeper ask for: an import of a million customers waits
+	// there behind nobody's API change) and the series fold queue.
 	{Name: "JobsWorker", Worker: workers.Jobs, MemorySize: 1024, Timeout: 60,
-		Queue:  &QueueSource{Queue: "JobsQueue", BatchSize: 10, MaxConcurrency: 5},
-		Access: access(tableCrud, objects("exports/", "PutObject"), sendJobs)},
+		Queues: []QueueSource{
+			{Queue: "JobsQueue", BatchSize: 10, MaxConcurrency: 10},
+			{Event: "Recomputes", Queue: "RecomputeQueue", BatchSize: 10, MaxConcurrency: 60},
+			{Event: "Folds", Queue: "SeriesFoldQueue", BatchSize: 10, MaxConcurrency: 5},
+		},
+		Access: access(tableCrud, objects("exports/", "PutObject"), sendJobs, sendRecomputes, sendFolds)},
 	// The sweeper enqueues the recomputations that fall due by the passage of time (a
 	// service period ends, a scheduled cancellation or auto-churn takes effect): one GSI2
-	// query per hour bucket, then one recompute_customer job per due customer. SQS FIFO
-	// has no per-message delay, hence this.
+	// query per hour bucket, then one recompute_customer job per due customer, in the
+	// recompute queue. SQS FIFO has no per-message delay, hence this.
 	{Name: "MetricsSweeper", Scheduled: workers.MetricsWakeSweeper, Timeout: 60,
 		Schedule: &Schedule{Rate: "rate(5 minutes)", Description: "Enqueue the metrics recomputations that are due."},
-		Access:   access(index("GSI2", "Query"), sendJobs)},
+		Access:   access(index("GSI2", "Query"), sendRecomputes)},
 }
 
 // receive is what Lambda's event source needs of the queue a worker reads (SAM's
@@ -49,10 +58,11 @@ func receive(queue string) Access {
 }
 
 // Needs is everything the function's role must grant: its Access and, for a worker, the
-// reading of its queue.
+// reading of its queues.
 func (f Function) Needs() Access {
-	if f.Queue == nil {
-		return f.Access
+	needs := f.Access
+	for _, q := range f.Queues {
+		needs = access(needs, receive(q.Queue))
 	}
-	return access(f.Access, receive(f.Queue.Queue))
+	return needs
 }

@@ -68,8 +68,9 @@ type Function struct {
 	Access Access
 	// MemorySize (MB) and Timeout (seconds) override the template's Globals when set.
 	MemorySize, Timeout int
-	// Queue is the FIFO queue a worker reads; Schedule a scheduled function's rate.
-	Queue    *QueueSource
+	// Queues are the FIFO queues a worker reads, each an event source of its own (a
+	// lane, with its own concurrency); Schedule a scheduled function's rate.
+	Queues   []QueueSource
 	Schedule *Schedule
 
 	API        API
@@ -83,8 +84,18 @@ type Function struct {
 // BatchSize messages, with partial batch responses, to at most MaxConcurrency
 // concurrent invocations.
 type QueueSource struct {
-	Queue                     string // LogicalId of the queue
+	// Event is the event's name in the template ("Queue" when empty); Queue the
+	// LogicalId of the queue.
+	Event, Queue              string
 	BatchSize, MaxConcurrency int
+}
+
+// EventName is the source's event name in the template.
+func (q QueueSource) EventName() string {
+	if q.Event == "" {
+		return "Queue"
+	}
+	return q.Event
 }
 
 // Schedule is an EventBridge schedule.
@@ -108,7 +119,7 @@ var Functions = func() []Function {
 		{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}} {
 		for _, op := range family.ops {
 			out = append(out, Function{Name: op.Name, Family: family.name, Routes: []Route{op.Route}, API: op.Handler,
-				Access: op.Access})
+				Access: op.Access, MemorySize: operationMemory[op.Name]})
 		}
 	}
 	out = append(out, backgroundFunctions...)

@@ -34,3 +34,34 @@ func FIFO(apply MessageFunc) Handler {
 		return resp, nil
 	}
 }
+
+// Groups splits a FIFO batch by message group, each group's messages in batch order,
+// the groups in the order of their first message. Messages without a group (only
+// tests send them) form one group.
+func Groups(msgs []events.SQSMessage) [][]events.SQSMessage {
+	var groups [][]events.SQSMessage
+	index := map[string]int{}
+	for _, msg := range msgs {
+		g := msg.Attributes["MessageGroupId"]
+		i, ok := index[g]
+		if !ok {
+			i = len(groups)
+			index[g] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], msg)
+	}
+	return groups
+}
+
+// FailedFrom is the partial batch response of groups whose messages from failedAt[i]
+// on (len(groups[i]) for none) failed.
+func FailedFrom(groups [][]events.SQSMessage, failedAt []int) events.SQSEventResponse {
+	var resp events.SQSEventResponse
+	for gi, g := range groups {
+		for _, msg := range g[failedAt[gi]:] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
+		}
+	}
+	return resp
+}

@@ -174,6 +174,15 @@ type Metrics interface {
 	// stored) with next, on condition that the stored hash is still prev's: the commit
 	// point of a recomputation. ErrConflict when another recomputation committed first.
 	PutMetricsState(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) error
+	// MetricsStateCommit prepares that commit to go into the transaction of the
+	// customer's account series (an accountseries.Change's Commit); chunks of a state
+	// larger than one item other than its head are written now.
+	MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) (any, error)
+	// MetricsStateCheck is the check, for that transaction, that the stored state is
+	// still prev (an accountseries.Change's Check).
+	MetricsStateCheck(accountID, customerUUID string, prev MetricsState) any
+	// DropMetricsStateTails deletes the chunks of prev that a committed next does not use.
+	DropMetricsStateTails(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) error
 	// WriteMetricsView applies a view change with batched writes. Every write is a plain
 	// put or delete of a key derived from the data, so repeating it is harmless.
 	WriteMetricsView(ctx context.Context, c MetricsViewChange) error

@@ -39,19 +39,7 @@ func maxReceiveCount() int {
 // how the status shows a message that went to the DLQ.
 func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		var groups [][]events.SQSMessage
-		index := map[string]int{}
-		for _, msg := range ev.Records {
-			g := msg.Attributes["MessageGroupId"]
-			i, ok := index[g]
-			if !ok || g == "" {
-				i = len(groups)
-				index[g] = i
-				groups = append(groups, nil)
-			}
-			groups[i] = append(groups[i], msg)
-		}
-		var resp events.SQSEventResponse
+		groups := sqsworker.Groups(ev.Records)
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
 			failedAt[gi] = len(g)
@@ -94,12 +82,7 @@ func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 				}
 			}
 		}
-		for gi, g := range groups {
-			for _, msg := range g[failedAt[gi]:] {
-				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
-			}
-		}
-		return resp, nil
+		return sqsworker.FailedFrom(groups, failedAt), nil
 	}
 }
 

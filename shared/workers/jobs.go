@@ -4,7 +4,10 @@ package workers
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -12,6 +15,8 @@ import (
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
@@ -34,48 +39,190 @@ type Files interface {
 
 // Deps are what the workers use, built once per process by the wiring.
 type Deps struct {
-	Store   Storage
-	Jobs    jobs.Sender
-	Imports *imports.Pipeline
+	Store Storage
+	// Jobs is the jobs queue (changes made through the API, account-level jobs);
+	// Recomputes the bulk lane of recomputations; Folds the series folds.
+	Jobs       jobs.Sender
+	Recomputes jobs.Sender
+	Folds      jobs.Sender
+	Imports    *imports.Pipeline
 	// Files are the activities exports' files.
 	Files Files
 	Now   func() time.Time
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
+	series        *accountseries.Series
+	// batches counts the bulk lane's batches, from a random start: each adds to the next
+	// bulk shard, so that the function's instances together fill the shards about evenly.
+	batches atomic.Int64
 }
 
 // Recomputer recomputes customers and keeps the account series, built on first use
 // (by the jobs worker only, so that the other workers do not link it).
 func (d *Deps) Recomputer() *recompute.Recomputer {
 	d.recomputeOnce.Do(func() {
-		d.recomputer = recompute.New(d.Store, accountseries.New(d.Store.Series()), d.Now)
+		d.series = accountseries.New(d.Store.Series())
+		d.recomputer = recompute.New(d.Store, d.series, d.Now)
+		d.batches.Store(rand.Int64N(keys.SeriesShards))
 	})
 	return d.recomputer
 }
 
-// Jobs runs the jobs queue.
+// Jobs runs the jobs queues: the jobs queue, the bulk lane of recomputations and the
+// series folds (one handler, one event source mapping each). A batch is run in rounds,
+// as the import worker does: round k holds the k-th message of every message group of
+// the batch, so one customer's (or account's) jobs run in order while the
+// recomputations of a round run together (recompute.Recomputer.Customers: shared reads,
+// one series write). The first failure of a group fails its later messages too; the
+// other groups go on. Messages without a group (tests) are one group.
 func Jobs(d *Deps) sqsworker.Handler {
-	return sqsworker.FIFO(func(ctx context.Context, msg events.SQSMessage) error {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		groups := sqsworker.Groups(ev.Records)
+		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
+		for gi, g := range groups {
+			failedAt[gi] = len(g)
+			if handled, err := fold(ctx, d, g); err != nil {
+				failedAt[gi] = 0 // every fold of the group is retried
+			} else if handled {
+				groups[gi], failedAt[gi] = nil, 0
+			}
+		}
+		for round := 0; ; round++ {
+			var msgs []events.SQSMessage
+			var from []int
+			for gi, g := range groups {
+				if round < len(g) && failedAt[gi] > round {
+					msgs, from = append(msgs, g[round]), append(from, gi)
+				}
+			}
+			if len(msgs) == 0 {
+				break
+			}
+			for i, err := range runRound(ctx, d, msgs) {
+				if err != nil {
+					gi := from[i]
+					slog.ErrorContext(ctx, "message failed", "message_id", msgs[i].MessageId, "group", msgs[i].Attributes["MessageGroupId"],
+						"error", err.Error(), "later_failed", len(groups[gi])-round-1)
+					failedAt[gi] = round
+				}
+			}
+		}
+		return sqsworker.FailedFrom(groups, failedAt), nil
+	}
+}
+
+// fold runs a group of fold jobs (an account's) as one fold: folds may run in any
+// order and again, so the group's folds of a batch take one read of their shards and
+// one transaction on the read copy's items, not one each. A group of other jobs is left
+// to the rounds (handled false).
+func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool, err error) {
+	var parts []accountseries.ShardPart
+	account := ""
+	for _, msg := range group {
 		job, err := jobs.Decode(msg.Body)
-		if err != nil {
-			return err
+		if err != nil || job.Type != jobs.FoldSeries || (account != "" && job.AccountID != account) {
+			return false, nil
 		}
-		switch job.Type {
-		case jobs.PurgeDataSource:
-			return purgeDataSource(ctx, d, job)
-		case jobs.EmptyDataSource:
-			return emptyDataSource(ctx, d, job)
-		case jobs.RecomputeCustomer:
-			return recomputeCustomer(ctx, d, job)
-		case jobs.MergeCustomers:
-			return mergeCustomers(ctx, d, job)
-		case jobs.UnmergeCustomer:
-			return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
-		case jobs.ExportActivities:
-			return exportActivities(ctx, d, job, msg)
+		account = job.AccountID
+		parts = append(parts, accountseries.ShardPart{Shard: job.Shard, Segments: job.Segments})
+	}
+	if account == "" {
+		return false, nil
+	}
+	d.Recomputer()
+	if err := d.series.Fold(ctx, account, parts); err != nil {
+		slog.ErrorContext(ctx, "series fold failed", "account_id", account, "folds", len(group), "error", err.Error())
+		return true, err
+	}
+	return true, nil
+}
+
+// runRound runs messages of distinct groups: the recomputations of each lane as one
+// batch, every other job on its own, all at once. One error per message.
+func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
+	errs := make([]error, len(msgs))
+	decoded := make([]jobs.Message, len(msgs))
+	lanes := map[string][]int{}
+	var others []int
+	for i, msg := range msgs {
+		job, err := jobs.Decode(msg.Body)
+		switch {
+		case err != nil:
+			errs[i] = err
+		case job.Type == jobs.RecomputeCustomer:
+			lanes[job.Lane] = append(lanes[job.Lane], i)
 		default:
-			return fmt.Errorf("jobs: unknown job type %q", job.Type)
+			others = append(others, i)
 		}
+		decoded[i] = job
+	}
+	var wg sync.WaitGroup
+	for lane, idx := range lanes {
+		wg.Go(func() {
+			batchErrs := recomputeBatch(ctx, d, lane, msgs, decoded, idx)
+			for k, i := range idx {
+				errs[i] = batchErrs[k]
+			}
+		})
+	}
+	wg.Go(func() {
+		parallel.For(len(others), len(others), func(k int) {
+			i := others[k]
+			errs[i] = runJob(ctx, d, decoded[i], msgs[i])
+		})
 	})
+	wg.Wait()
+	return errs
+}
+
+// runJob runs one job that is not a recomputation.
+func runJob(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessage) error {
+	switch job.Type {
+	case jobs.PurgeDataSource:
+		return purgeDataSource(ctx, d, job)
+	case jobs.EmptyDataSource:
+		return emptyDataSource(ctx, d, job)
+	case jobs.MergeCustomers:
+		return mergeCustomers(ctx, d, job)
+	case jobs.UnmergeCustomer:
+		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
+	case jobs.ExportActivities:
+		return exportActivities(ctx, d, job, msg)
+	default:
+		return fmt.Errorf("jobs: unknown job type %q", job.Type)
+	}
+}
+
+// recomputeBatch recomputes the customers of the messages idx together: the jobs
+// queue's into the series' read copy; the bulk lane's into one bulk shard, then asks
+// for the fold of what it wrote there (one job per account).
+func recomputeBatch(ctx context.Context, d *Deps, lane string, msgs []events.SQSMessage, decoded []jobs.Message, idx []int) []error {
+	reqs := make([]recompute.Request, len(idx))
+	for k, i := range idx {
+		reqs[k] = recompute.Request{AccountID: decoded[i].AccountID, CustomerUUID: decoded[i].CustomerUUID}
+	}
+	shard := 0
+	if lane == jobs.Bulk {
+		shard = keys.BulkSeriesShard(int(d.batches.Add(1)))
+	}
+	_, folds, errs := d.Recomputer().Customers(ctx, shard, reqs)
+	var fold []jobs.Message
+	for accountID, parts := range folds {
+		for _, p := range parts {
+			fold = append(fold, jobs.Fold(accountID, p.Shard, p.Segments, msgs[idx[0]].MessageId))
+		}
+	}
+	if len(fold) == 0 {
+		return errs
+	}
+	if err := d.Folds.SendBatch(ctx, fold); err != nil {
+		// The recomputations are written; their redelivery finds them so and asks again.
+		for k := range errs {
+			if errs[k] == nil {
+				errs[k] = fmt.Errorf("jobs: ask for the series fold: %w", err)
+			}
+		}
+	}
+	return errs
 }

@@ -156,7 +156,7 @@ func purgeCustomerRecords(ctx context.Context, d *Deps, accountID, dsUUID, reaso
 			if err := d.Store.DeleteCustomerSourceBilling(ctx, accountID, c.UUID, dsUUID); err != nil {
 				return count, err
 			}
-			if err := d.Jobs.Send(ctx, jobs.Recompute(accountID, c.UUID, reason)); err != nil {
+			if err := d.Recomputes.Send(ctx, jobs.Recompute(accountID, c.UUID, reason)); err != nil {
 				return count, err
 			}
 			count++
@@ -178,7 +178,7 @@ func purgeCustomer(ctx context.Context, d *Deps, c model.Customer, dsUUID, reaso
 	if err := d.Store.DeleteCustomerSourceBilling(ctx, c.AccountID, c.UUID, dsUUID); err != nil {
 		return err
 	}
-	if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, reason)); err != nil {
+	if err := d.Recomputes.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, reason)); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(c.DataSourceUUIDs, func(s string) bool { return s != dsUUID }) {

@@ -10,19 +10,13 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 )
 
-// recomputeCustomer handles jobs.RecomputeCustomer.
-func recomputeCustomer(ctx context.Context, d *Deps, job jobs.Message) error {
-	_, err := d.Recomputer().Customer(ctx, job.AccountID, job.CustomerUUID)
-	return err
-}
-
 // wakeLookBack is how far back the sweeper looks for wake-ups it has not seen: a
 // sweeper that was down for less than this misses nothing.
 const wakeLookBack = 24 * time.Hour
 
 // MetricsWakeSweeper returns the handler of a scheduled function (EventBridge, every
-// few minutes): it enqueues a recomputation for every customer whose result changes by
-// itself by now (a service period ends, a scheduled cancellation takes effect, an
+// few minutes): it enqueues, in the bulk lane, a recomputation for every customer whose
+// result changes by itself by now (a service period ends, a scheduled cancellation takes effect, an
 // auto-churn falls due). SQS FIFO queues have no per-message delay, hence the sweep.
 // The wake item stays until the recomputation moves or removes it, so a failed job is
 // sent again by a later sweep.
@@ -43,7 +37,7 @@ func SweepMetricsWakes(ctx context.Context, d *Deps) (int, error) {
 	for _, w := range due {
 		// The due time as nonce: a repeat within SQS's deduplication window is dropped,
 		// a new wake-up of the same customer is not.
-		if err := d.Jobs.Send(ctx, jobs.Recompute(w.AccountID, w.CustomerUUID, "wake:"+strconv.FormatInt(w.Due.Unix(), 10))); err != nil {
+		if err := d.Recomputes.Send(ctx, jobs.Recompute(w.AccountID, w.CustomerUUID, "wake:"+strconv.FormatInt(w.Due.Unix(), 10))); err != nil {
 			return 0, err
 		}
 	}
@@ -61,5 +55,6 @@ func mergeCustomers(ctx context.Context, d *Deps, job jobs.Message) error {
 // CheckSeries compares the account's stored series with what its customers' results
 // add up to (recompute.Recomputer.CheckSeries).
 func (d *Deps) CheckSeries(ctx context.Context, accountID string) (accountseries.Verification, error) {
-	return d.Recomputer().CheckSeries(ctx, accountseries.New(d.Store.Series()), accountID)
+	rc := d.Recomputer()
+	return rc.CheckSeries(ctx, d.series, accountID, false)
 }

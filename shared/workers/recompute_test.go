@@ -12,10 +12,10 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-// TestWakeSweepRecomputesThroughTheJobsQueue: a customer whose service period ends is
-// recomputed when the sweeper finds its wake-up due, through a real jobs-queue message
-// and the jobs worker, and becomes Past Due.
-func TestWakeSweepRecomputesThroughTheJobsQueue(t *testing.T) {
+// TestWakeSweepRecomputesThroughTheRecomputeQueue: a customer whose service period ends
+// is recomputed when the sweeper finds its wake-up due, through a real message of the
+// recompute queue (the bulk lane) and the jobs worker, and becomes Past Due.
+func TestWakeSweepRecomputesThroughTheRecomputeQueue(t *testing.T) {
 	f := recomputetest.New(t, recomputetest.At("2024-01-15T00:00:00Z"), true)
 	ctx := context.Background()
 	f.AddInvoices(recomputetest.Monthly(1, recomputetest.At("2024-01-01T00:00:00Z"))...)
@@ -38,10 +38,10 @@ func TestWakeSweepRecomputesThroughTheJobsQueue(t *testing.T) {
 	if n, err := workers.SweepMetricsWakes(ctx, f.D.Workers()); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
-	out, err := f.D.Clients.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(f.Env.JobsQueueURL),
+	out, err := f.D.Clients.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(f.Env.RecomputeQueueURL),
 		MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
 	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("jobs queue: %v %+v", err, out)
+		t.Fatalf("recompute queue: %v %+v", err, out)
 	}
 	msg := events.SQSMessage{MessageId: aws.ToString(out.Messages[0].MessageId), Body: aws.ToString(out.Messages[0].Body)}
 	resp, err := handler(ctx, events.SQSEvent{Records: []events.SQSMessage{msg}})

@@ -192,14 +192,16 @@ func TestResolver(t *testing.T) {
 		Buckets: map[string]string{"ImportBucket": "p-importbucket"},
 		Queues: map[string]Queue{
 			"ImportQueue": {URL: "http://x/import"}, "JobsQueue": {URL: "http://x/jobs"},
-			"ImportDeadLetterQueue": {}, "JobsDeadLetterQueue": {},
+			"RecomputeQueue": {URL: "http://x/recompute"}, "SeriesFoldQueue": {URL: "http://x/fold"},
+			"ImportDeadLetterQueue": {}, "JobsDeadLetterQueue": {}, "RecomputeDeadLetterQueue": {}, "SeriesFoldDeadLetterQueue": {},
 		}}
 	env, err := tpl.FunctionEnv("PingFunction", res.Resolver(tpl, "s3cr3t-s3cr3t-s3cr3t"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"TABLE_NAME": "p-table", "IMPORT_BUCKET": "p-importbucket", "IMPORT_QUEUE_URL": "http://x/import",
-		"JOBS_QUEUE_URL": "http://x/jobs", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
+		"JOBS_QUEUE_URL": "http://x/jobs", "RECOMPUTE_QUEUE_URL": "http://x/recompute", "SERIES_FOLD_QUEUE_URL": "http://x/fold",
+		"CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)

@@ -23,6 +23,7 @@ type Meter struct {
 	mu       sync.Mutex
 	requests map[string]int
 	units    map[string]float64
+	reads    float64
 }
 
 // New returns an empty meter.
@@ -46,20 +47,23 @@ func (m *Meter) Client(cfg aws.Config) *dynamodb.Client {
 func (m *Meter) Reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.requests, m.units = map[string]int{}, map[string]float64{}
+	m.requests, m.units, m.reads = map[string]int{}, map[string]float64{}, 0
 }
 
 // Snapshot is what was counted.
 type Snapshot struct {
 	Requests map[string]int     // per operation name, e.g. "Query"
 	Units    map[string]float64 // capacity units reported, per operation
+	// ReadUnits are the read units of the reads by DynamoDB's rules (ReadUnits; the
+	// emulator's Units are placeholders).
+	ReadUnits float64
 }
 
 // Snapshot returns a copy of the counts.
 func (m *Meter) Snapshot() Snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := Snapshot{Requests: map[string]int{}, Units: map[string]float64{}}
+	s := Snapshot{Requests: map[string]int{}, Units: map[string]float64{}, ReadUnits: m.reads}
 	for k, v := range m.requests {
 		s.Requests[k] = v
 	}
@@ -140,9 +144,11 @@ func (m *Meter) middleware(stack *middleware.Stack) error {
 			middleware.InitializeOutput, middleware.Metadata, error) {
 			out, md, err := next.HandleInitialize(ctx, in)
 			op := awsmiddleware.GetOperationName(ctx)
+			reads, _, _ := ReadUnits(in.Parameters, out.Result)
 			m.mu.Lock()
 			m.requests[op]++
 			m.units[op] += consumedUnits(out.Result)
+			m.reads += reads
 			m.mu.Unlock()
 			return out, md, err
 		}), middleware.After)

@@ -45,10 +45,7 @@ type Heat struct {
 
 type heatWrite struct {
 	second int
-	key    map[string]types.AttributeValue // table key of the item written
-	item   map[string]types.AttributeValue // the whole item for a put; nil: read it back
-	factor float64                         // 2 inside a transaction
-	tx     bool
+	Charge
 }
 
 type heatRead struct {
@@ -59,11 +56,19 @@ type heatRead struct {
 
 // Attach makes every client built from cfg afterwards report to h.
 func (h *Heat) Attach(cfg *aws.Config) {
+	observeWrites(cfg, "ddbmeter-heat-writes", func(cs []Charge) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		sec := h.second()
+		for _, c := range cs {
+			h.writes = append(h.writes, heatWrite{second: sec, Charge: c})
+		}
+	})
 	attach(cfg, "ddbmeter-heat", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 		middleware.InitializeOutput, middleware.Metadata, error) {
 		out, md, err := next.HandleInitialize(ctx, in)
 		if err == nil {
-			h.record(in.Parameters, out.Result)
+			h.recordRead(in.Parameters, out.Result)
 		}
 		return out, md, err
 	})
@@ -85,52 +90,22 @@ func (h *Heat) Reset() {
 	h.start, h.writes, h.reads = time.Now(), nil, nil
 }
 
-func (h *Heat) record(params, result any) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// second is the second of the run now; h.mu is held.
+func (h *Heat) second() int {
 	if h.start.IsZero() {
 		h.start = time.Now()
 	}
-	sec := int(time.Since(h.start).Seconds())
-	write := func(key, item map[string]types.AttributeValue, factor float64) {
-		if key == nil {
-			key = tableKey(item)
-		}
-		h.writes = append(h.writes, heatWrite{second: sec, key: key, item: item, factor: factor, tx: factor == 2})
-	}
+	return int(time.Since(h.start).Seconds())
+}
+
+func (h *Heat) recordRead(params, result any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sec := h.second()
 	read := func(partition string, units float64) {
 		h.reads = append(h.reads, heatRead{second: sec, partition: partition, units: units})
 	}
 	switch in := params.(type) {
-	case *dynamodb.PutItemInput:
-		write(nil, in.Item, 1)
-	case *dynamodb.UpdateItemInput:
-		write(in.Key, nil, 1)
-	case *dynamodb.DeleteItemInput:
-		write(in.Key, nil, 1)
-	case *dynamodb.BatchWriteItemInput:
-		for _, reqs := range in.RequestItems {
-			for _, r := range reqs {
-				if r.PutRequest != nil {
-					write(nil, r.PutRequest.Item, 1)
-				} else if r.DeleteRequest != nil {
-					write(r.DeleteRequest.Key, nil, 1)
-				}
-			}
-		}
-	case *dynamodb.TransactWriteItemsInput:
-		for _, it := range in.TransactItems {
-			switch {
-			case it.Put != nil:
-				write(nil, it.Put.Item, 2)
-			case it.Update != nil:
-				write(it.Update.Key, nil, 2)
-			case it.Delete != nil:
-				write(it.Delete.Key, nil, 2)
-			case it.ConditionCheck != nil:
-				write(it.ConditionCheck.Key, nil, 0)
-			}
-		}
 	case *dynamodb.GetItemInput:
 		units, _, _ := ReadUnits(params, result)
 		read("table "+attrString(in.Key["PK"]), units)
@@ -205,6 +180,14 @@ type ItemHeat struct {
 	TransactionsPerUnit float64
 }
 
+// EntityHeat is the write units spent on the items of one entity type.
+type EntityHeat struct {
+	Entity string
+	WCU    float64 // indexes included
+	Items  int     // distinct items written
+	Writes int     // item writes (table only)
+}
+
 // Limit is one ceiling of the projection: the rate of work units (customers) per
 // second at which a partition or an item reaches DynamoDB's limit.
 type Limit struct {
@@ -215,8 +198,11 @@ type Limit struct {
 
 // HeatReport is a run's heat, hottest first, and its projection.
 type HeatReport struct {
-	Units      int           // work units the run did (customers)
-	Elapsed    time.Duration // wall time of the run
+	Units    int           // work units the run did (customers)
+	Elapsed  time.Duration // wall time of the run
+	WCU, RCU float64       // over the run, every partition (indexes included)
+	// Entities are the write units by entity type of the items written, most first.
+	Entities   []EntityHeat
 	Partitions []PartitionHeat
 	Items      []ItemHeat
 	// Limits are the binding ceilings, lowest rate first; Projected is the lowest.
@@ -224,17 +210,15 @@ type HeatReport struct {
 	Projected float64
 }
 
-// Report prices the recorded writes (updates and deletes by the item as it is now,
-// read with db, a client h is not attached to; each item read once), sums everything
-// per partition and per item, and projects how many units (customers, when units is
-// the number of customers the run imported and recomputed) per second one account can
-// do on DynamoDB: the lowest of 1,000 WCU and 3,000 RCU per partition key value, and
-// TransactionsPerItemPerSecond per item, divided by what one unit takes of each.
-func (h *Heat) Report(ctx context.Context, db *dynamodb.Client, table string, units int, elapsed time.Duration) (HeatReport, error) {
+// Report sums the recorded write and read units per partition and per item, and
+// projects how many units (customers, when units is the number of customers the run
+// imported and recomputed) per second one account can do on DynamoDB: the lowest of
+// 1,000 WCU and 3,000 RCU per partition key value, and TransactionsPerItemPerSecond per
+// item, divided by what one unit takes of each.
+func (h *Heat) Report(units int, elapsed time.Duration) HeatReport {
 	h.mu.Lock()
 	writes, reads := slices.Clone(h.writes), slices.Clone(h.reads)
 	h.mu.Unlock()
-	now := map[string]map[string]types.AttributeValue{}
 	wcu, rcu := map[string]*heatSum{}, map[string]*heatSum{}
 	add := func(m map[string]*heatSum, partition string, second int, u float64) {
 		a := m[partition]
@@ -246,38 +230,28 @@ func (h *Heat) Report(ctx context.Context, db *dynamodb.Client, table string, un
 		a.perSecond[second] += u
 	}
 	items := map[string]*ItemHeat{}
+	entities := map[string]*EntityHeat{}
+	entityItems := map[string]map[string]bool{}
 	for _, w := range writes {
-		name := itemName(w.key)
-		item := w.item
-		if item == nil {
-			var ok bool
-			if item, ok = now[name]; !ok {
-				out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: w.key})
-				if err != nil {
-					return HeatReport{}, err
-				}
-				item = out.Item
-				now[name] = item
-			}
+		add(wcu, w.Partition, w.second, w.Units)
+		eh := entities[w.Entity]
+		if eh == nil {
+			eh = &EntityHeat{Entity: w.Entity}
+			entities[w.Entity], entityItems[w.Entity] = eh, map[string]bool{}
 		}
-		size := 1.0
-		if item != nil {
-			size = float64(max(1, (ItemSize(item)+1023)/1024))
+		eh.WCU += w.Units
+		if strings.HasPrefix(w.Partition, "table ") {
+			eh.Writes++
+			entityItems[w.Entity][w.Item] = true
 		}
-		u := w.factor * size
-		add(wcu, "table "+attrString(w.key["PK"]), w.second, u)
-		for _, g := range gsiKeys {
-			if v, ok := item[g]; ok {
-				add(wcu, strings.TrimSuffix(g, "PK")+" "+attrString(v), w.second, u)
-			}
-		}
-		ih := items[name]
+		ih := items[w.Item]
 		if ih == nil {
-			ih = &ItemHeat{Item: name}
-			items[name] = ih
+			ih = &ItemHeat{Item: w.Item}
+			items[w.Item] = ih
 		}
-		ih.WCU += u
-		if w.tx {
+		ih.WCU += w.Units
+		// A transaction holds each of its items once, whatever it writes to their indexes.
+		if w.Tx && strings.HasPrefix(w.Partition, "table ") {
 			ih.Transactions++
 		}
 	}
@@ -295,6 +269,8 @@ func (h *Heat) Report(ctx context.Context, db *dynamodb.Client, table string, un
 			ph.RCU, ph.PeakRCU = a.total, maxValue(a.perSecond)
 		}
 		ph.WCUPerUnit, ph.RCUPerUnit = per(ph.WCU), per(ph.RCU)
+		rep.WCU += ph.WCU
+		rep.RCU += ph.RCU
 		rep.Partitions = append(rep.Partitions, ph)
 		if ph.WCU > 0 {
 			rep.Limits = append(rep.Limits, Limit{What: "WCU of " + p, PerUnit: ph.WCUPerUnit, Rate: PartitionWCUPerSecond / ph.WCUPerUnit})
@@ -326,7 +302,24 @@ func (h *Heat) Report(ctx context.Context, db *dynamodb.Client, table string, un
 	if len(rep.Limits) > 0 {
 		rep.Projected = rep.Limits[0].Rate
 	}
-	return rep, nil
+	for e, eh := range entities {
+		eh.Items = len(entityItems[e])
+		rep.Entities = append(rep.Entities, *eh)
+	}
+	sort.Slice(rep.Entities, func(i, j int) bool { return rep.Entities[i].WCU > rep.Entities[j].WCU })
+	return rep
+}
+
+// EntityTable renders the write units by entity type per customer as a Markdown table.
+func (r HeatReport) EntityTable() string {
+	var b strings.Builder
+	per := float64(max(r.Units, 1))
+	b.WriteString("| entity | WCU / customer | items / customer | writes / customer |\n|---|---:|---:|---:|\n")
+	for _, e := range r.Entities {
+		fmt.Fprintf(&b, "| %s | %.3f | %.2f | %.2f |\n", e.Entity, e.WCU/per, float64(e.Items)/per, float64(e.Writes)/per)
+	}
+	fmt.Fprintf(&b, "| **all** | **%.3f** | | |\n", r.WCU/per)
+	return b.String()
 }
 
 // heatSum is the units of one partition, over the run and per second.

@@ -129,7 +129,7 @@ func newFixture(t *testing.T, env *testenv.Env) *fixture {
 // runJobs runs what the jobs queue holds, as the jobs worker does on AWS.
 func (f *fixture) runJobs(t testing.TB) {
 	t.Helper()
-	testenv.Drain(t, f.env.Deps, f.env.JobsQueueURL, routes.Workers["JobsWorkerFunction"](f.env.Workers))
+	f.env.DrainJobs(t, routes.Workers["JobsWorkerFunction"](f.env.Workers))
 }
 
 // sourceWithInvoice creates a data source holding one customer (external id cust) with

@@ -186,7 +186,7 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 }
 
 // sweeperCase: on its schedule the sweeper finds a due wake-up in GSI2 and queues the
-// customer's recomputation.
+// customer's recomputation in the bulk lane.
 func sweeperCase(t *testing.T, fn *function) {
 	env := fn.env
 	f := ownFixture(t, env)
@@ -202,10 +202,10 @@ func sweeperCase(t *testing.T, fn *function) {
 	if string(out) != "null" {
 		t.Errorf("answer %s, want null", out)
 	}
-	receive(t, env, env.JobsQueueURL, func(ms []types.Message) bool {
+	receive(t, env, env.RecomputeQueueURL, func(ms []types.Message) bool {
 		return slices.ContainsFunc(ms, func(m types.Message) bool {
 			j, err := jobs.Decode(aws.ToString(m.Body))
-			return err == nil && j.CustomerUUID == cust && j.Nonce == fmt.Sprintf("wake:%d", due.Unix())
+			return err == nil && j.CustomerUUID == cust && j.Nonce == fmt.Sprintf("wake:%d", due.Unix()) && j.Lane == jobs.Bulk
 		})
 	})
 }

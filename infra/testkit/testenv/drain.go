@@ -2,7 +2,9 @@ package testenv
 
 import (
 	"context"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,31 +19,77 @@ import (
 // empty; a failed batch or item fails the test.
 func Drain(t testing.TB, d *app.Deps, queueURL string, handler sqsworker.Handler) {
 	t.Helper()
-	ctx := context.Background()
-	c := d.Clients.SQS
 	for idle := 0; idle < 2; {
-		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.Messages) == 0 {
+		if drainBatch(t, d, queueURL, handler) {
+			idle = 0
+		} else {
 			idle++
-			continue
-		}
-		idle = 0
-		ev := events.SQSEvent{}
-		for _, m := range out.Messages {
-			ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body),
-				Attributes: m.Attributes})
-		}
-		if resp, err := handler(ctx, ev); err != nil || len(resp.BatchItemFailures) > 0 {
-			t.Fatalf("worker: %v %+v", err, resp)
-		}
-		for _, m := range out.Messages {
-			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
+}
+
+// DrainJobs feeds the three lanes of jobs (the jobs queue, the recompute queue, the
+// series fold queue) to the jobs worker until all are empty: what a change, an import
+// or a wake-up asks for is then done and shows in the metrics.
+// A fold waits in its queue for a second first (its DelaySeconds).
+func (e *Env) DrainJobs(t testing.TB, handler sqsworker.Handler) {
+	t.Helper()
+	for idle := 0; idle < 2; {
+		busy := false
+		for _, q := range []string{e.JobsQueueURL, e.RecomputeQueueURL, e.SeriesFoldQueueURL} {
+			for drainBatch(t, e.Deps, q, handler) {
+				busy = true
+			}
+		}
+		switch {
+		case busy:
+			idle = 0
+		case delayed(t, e.Deps, e.SeriesFoldQueueURL) > 0:
+			time.Sleep(100 * time.Millisecond)
+		default:
+			idle++
+		}
+	}
+}
+
+// delayed is how many messages of a queue wait for their delay to pass.
+func delayed(t testing.TB, d *app.Deps, queueURL string) int {
+	t.Helper()
+	out, err := d.Clients.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queueURL),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed)])
+	return n
+}
+
+// drainBatch runs one batch of the queue through its worker and deletes it; false when
+// the queue had nothing to receive.
+func drainBatch(t testing.TB, d *app.Deps, queueURL string, handler sqsworker.Handler) bool {
+	t.Helper()
+	ctx := context.Background()
+	c := d.Clients.SQS
+	out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Messages) == 0 {
+		return false
+	}
+	ev := events.SQSEvent{}
+	for _, m := range out.Messages {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body),
+			Attributes: m.Attributes})
+	}
+	if resp, err := handler(ctx, ev); err != nil || len(resp.BatchItemFailures) > 0 {
+		t.Fatalf("worker: %v %+v", err, resp)
+	}
+	for _, m := range out.Messages {
+		if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return true
 }

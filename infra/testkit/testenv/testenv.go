@@ -53,7 +53,10 @@ type Env struct {
 	TableName, ImportBucket      string
 	ImportQueueURL, JobsQueueURL string
 	ImportDLQURL, JobsDLQURL     string
-	CursorSecret                 string
+	// RecomputeQueueURL is the bulk lane of recomputations, SeriesFoldQueueURL the
+	// series folds (DrainJobs runs them with the jobs queue).
+	RecomputeQueueURL, SeriesFoldQueueURL string
+	CursorSecret                          string
 }
 
 var shared struct {
@@ -149,6 +152,8 @@ func New(t testing.TB) *Env {
 	e.JobsQueueURL = res.Queues["JobsQueue"].URL
 	e.ImportDLQURL = res.Queues["ImportDeadLetterQueue"].URL
 	e.JobsDLQURL = res.Queues["JobsDeadLetterQueue"].URL
+	e.RecomputeQueueURL = res.Queues["RecomputeQueue"].URL
+	e.SeriesFoldQueueURL = res.Queues["SeriesFoldQueue"].URL
 	cfg, err := provision.AppConfig(globals)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)

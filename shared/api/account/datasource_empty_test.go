@@ -40,7 +40,7 @@ func TestEmptyDataSource(t *testing.T) {
 	env := testenv.New(t)
 	ctx := context.Background()
 	d, now := env.API, env.Deps.Now()
-	runJobs := func() { testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers)) }
+	runJobs := func() { env.DrainJobs(t, workers.Jobs(env.Workers)) }
 	for _, tc := range []struct {
 		route         string
 		keepCustomers bool

@@ -89,7 +89,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		importIDs[in.ds.UUID] = body["id"].(string)
 	}
 	apitest.RunImportWorker(t, env)
-	runJobs := func() { testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers)) }
+	runJobs := func() { env.DrainJobs(t, workers.Jobs(env.Workers)) }
 	runJobs()
 	k := apitest.CustomerByExternalID(t, env, acc.ID, keep.UUID, "k")
 	g := apitest.CustomerByExternalID(t, env, acc.ID, gone.UUID, "g")

@@ -32,6 +32,7 @@ func ReportMeter(b *testing.B, m *ddbmeter.Meter) {
 	s := m.Snapshot()
 	b.ReportMetric(float64(s.TotalRequests())/float64(b.N), "ddb-requests/op")
 	b.ReportMetric(s.TotalUnits()/float64(b.N), "ddb-CU/op")
+	b.ReportMetric(s.ReadUnits/float64(b.N), "RCU/op")
 	for name, n := range s.Requests {
 		b.ReportMetric(float64(n)/float64(b.N), name+"/op")
 	}

@@ -1,13 +1,11 @@
 package billing_test
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
@@ -87,7 +85,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	}
 	testenv.Drain(b, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
 	export := call(metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, map[string]any{}, 200)["id"].(string)
-	testenv.Drain(b, env.Deps, env.JobsQueueURL, workers.Jobs(deps.Workers()))
+	env.DrainJobs(b, workers.Jobs(deps.Workers()))
 
 	li := map[string]string{"line_item_uuid": line}
 	tr := map[string]string{"transaction_uuid": tx}
@@ -157,11 +155,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 			b.ReportMetric(float64(n)/float64(b.N), name+"/op")
 		}
 		b.ReportMetric(reads.Reads().Units/float64(b.N), "RCU/op")
-		wcu, err := writes.Units(context.Background(), dynamodb.NewFromConfig(env.AWS), env.TableName)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(wcu/float64(b.N), "WCU/op")
+		b.ReportMetric(writes.Units()/float64(b.N), "WCU/op")
 	}
 	for _, o := range ops {
 		b.Run(o.name, func(b *testing.B) {

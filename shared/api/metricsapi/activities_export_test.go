@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/metricsapi"
@@ -56,7 +55,7 @@ func TestActivitiesExport(t *testing.T) {
 	}
 
 	env := b.F.Env
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(b.F.D.Workers()))
+	env.DrainJobs(t, workers.Jobs(b.F.D.Workers()))
 	status, done := get(b.Acc, id)
 	url, _ := done["file_url"].(string)
 	if status != 200 || done["status"] != "succeeded" || url == "" || done["expires_at"] != "2024-03-10T01:00:00+00:00" {

@@ -61,7 +61,7 @@ func importCustomers(t *testing.T, env *testenv.Env, acc string, amounts map[str
 		t.Fatalf("import: %d %v", status, body)
 	}
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers))
+	env.DrainJobs(t, workers.Jobs(env.Workers))
 	for ext, tt := range tags {
 		uuid, err := env.Deps.Store.CustomerUUIDByExternalID(context.Background(), acc, ds.UUID, ext)
 		if err != nil {

@@ -71,7 +71,7 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 		t.Fatalf("import: %d %v", status, body)
 	}
 	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	testenv.Drain(t, env.Deps, env.JobsQueueURL, workers.Jobs(env.Workers))
+	env.DrainJobs(t, workers.Jobs(env.Workers))
 	testenv.CheckSeries(t, env.Workers, acc)
 
 	tests := []struct {

@@ -326,11 +326,15 @@ type shardedEntry[T any] struct {
 	item T
 }
 
-// shardedPage is listPage over every shard of l: one queryPage per shard (all at
-// once), each of up to limit items after the position. A shard that has more than it
-// returned has been read up to its frontier (its last item returned, or where its
-// Query stopped); the page holds only items up to the nearest frontier, because
-// beyond it that shard was not read. The token is the sort key of the page's end.
+// shardedPage is listPage over every shard of l. A shard that has more than it returned
+// has been read up to its frontier (its last item returned, or where its Query
+// stopped); only items up to the nearest frontier are known to be in order. A large
+// unfiltered page reads each shard for its share of the page first (the page's size
+// over the shards, and a few more: write shards spread a collection evenly, so the
+// shards' reads together come to about one page), then, while the items up to the
+// nearest frontier do not fill the page, the shards at that frontier further. Any
+// other page reads the page's size from every shard, once, and stops at the nearest
+// frontier. The token is the sort key of the page's end.
 func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limit int, start store.PageToken,
 	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
 	after, err := l.position(start)
@@ -338,31 +342,71 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 		return store.Page[T]{}, err
 	}
 	limit = max(limit, 1)
-	type shardPage struct {
-		entries  []shardedEntry[T]
-		frontier string
-		more     bool
-		err      error
+	shards := make([]shardRead[T], len(l.pks))
+	read := func(which []int, size int) error {
+		parallel.For(len(which), len(which), func(k int) {
+			sh := &shards[which[k]]
+			pos := after
+			if sh.read {
+				pos = sh.frontier
+			}
+			q := l.query(l.pks[which[k]], pos)
+			q.maxRequests = l.maxRequests
+			entries, frontier, more, err := readShard(ctx, s, l, q, size, convert, keep)
+			sh.entries, sh.frontier, sh.more, sh.err, sh.read = append(sh.entries, entries...), frontier, more, err, true
+		})
+		for _, i := range which {
+			if shards[i].err != nil {
+				return shards[i].err
+			}
+		}
+		return nil
 	}
-	pages := make([]shardPage, len(l.pks))
-	parallel.For(len(l.pks), len(l.pks), func(i int) {
-		q := l.query(l.pks[i], after)
-		q.maxRequests = l.maxRequests
-		pages[i].entries, pages[i].frontier, pages[i].more, pages[i].err = readShard(ctx, s, l, q, limit, convert, keep)
-	})
+	all := make([]int, len(shards))
+	for i := range all {
+		all[i] = i
+	}
+	// Large unfiltered pages read shares; a small page or a filtered or bounded listing
+	// reads the whole page from each shard once, as before: a page that stops at a
+	// shard's frontier comes back short, with has_more.
+	first, shares := limit, false
+	if len(shards) > 1 && keep == nil && l.maxRequests == 0 && l.query(l.pks[0], after).in.FilterExpression == nil &&
+		limit >= minSharedPage*len(shards) {
+		first, shares = shareOf(limit+1, len(shards)), true
+	}
+	if err := read(all, first); err != nil {
+		return store.Page[T]{}, err
+	}
 	var entries []shardedEntry[T]
-	bound, bounded := "", false
-	for _, p := range pages {
-		if p.err != nil {
-			return store.Page[T]{}, p.err
+	var bound string
+	var bounded bool
+	for {
+		bound, bounded = "", false
+		for _, sh := range shards {
+			if sh.more && (!bounded || l.precedes(sh.frontier, bound)) {
+				bound, bounded = sh.frontier, true
+			}
 		}
-		entries = append(entries, p.entries...)
-		if p.more && (!bounded || l.precedes(p.frontier, bound)) {
-			bound, bounded = p.frontier, true
+		entries = entries[:0]
+		for _, sh := range shards {
+			for _, e := range sh.entries {
+				if !bounded || !l.precedes(bound, e.sk) {
+					entries = append(entries, e)
+				}
+			}
 		}
-	}
-	if bounded {
-		entries = slices.DeleteFunc(entries, func(e shardedEntry[T]) bool { return l.precedes(bound, e.sk) })
+		if !shares || !bounded || len(entries) >= limit {
+			break
+		}
+		var behind []int
+		for i, sh := range shards {
+			if sh.more && sh.frontier == bound {
+				behind = append(behind, i)
+			}
+		}
+		if err := read(behind, shareOf(limit-len(entries), len(behind))); err != nil {
+			return store.Page[T]{}, err
+		}
 	}
 	slices.SortFunc(entries, func(a, b shardedEntry[T]) int {
 		if l.descending {
@@ -383,6 +427,26 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 		out.Next = store.PageToken{l.skAttr: entries[len(entries)-1].sk}
 	}
 	return out, nil
+}
+
+// shardRead is what a shardedPage has read of one shard.
+type shardRead[T any] struct {
+	entries  []shardedEntry[T]
+	frontier string
+	more     bool
+	read     bool
+	err      error
+}
+
+// minSharedPage is the share of each shard from which a page is read in shares.
+const minSharedPage = 16
+
+// shareOf is how many items each of n shards is asked for when together they must
+// give want: an even share and a little more, for a spread that is not quite even
+// (write shards by integer id interleave exactly until customers are deleted).
+func shareOf(want, n int) int {
+	even := (want + n - 1) / n
+	return even + 1 + even/32
 }
 
 // readShard is one shard's part of a shardedPage: its items (converted, those keep

@@ -50,7 +50,33 @@ func (s *Store) GetMetricsState(ctx context.Context, accountID, customerUUID str
 // stored) with next, on condition that the stored hash is still prev's: the commit
 // point of a recomputation. ErrConflict when another recomputation committed first.
 func (s *Store) PutMetricsState(ctx context.Context, accountID, customerUUID string, prev, next store.MetricsState) error {
-	prevHash, prevChunks := prev.Hash, metricsStateChunks(len(prev.Data))
+	g, err := s.MetricsStateCommit(ctx, accountID, customerUUID, prev, next)
+	if err != nil {
+		return err
+	}
+	put := g.(stateGuard).put
+	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: put.Item, ConditionExpression: put.ConditionExpression,
+		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
+		return conflict(err)
+	}
+	return s.DropMetricsStateTails(ctx, accountID, customerUUID, prev, next)
+}
+
+// stateGuard is what a recomputation's state adds to the transaction of its
+// customer's series (WriteSeriesBatch): the head of its new state, conditioned on the
+// state it read, or only that condition.
+type stateGuard struct {
+	put   *types.Put
+	check *types.ConditionCheck
+}
+
+// MetricsStateCommit prepares the commit of a customer's new state next over prev:
+// the head item, conditioned on prev's hash, to be written in the transaction of the
+// customer's series (or alone, PutMetricsState). The other chunks of a state larger
+// than one item are written now: a reader never sees a head that names chunks not yet
+// written.
+func (s *Store) MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next store.MetricsState) (any, error) {
 	var chunks [][]byte
 	for rest := next.Data; ; {
 		n := min(len(rest), metricsStateChunk)
@@ -60,39 +86,51 @@ func (s *Store) PutMetricsState(ctx context.Context, accountID, customerUUID str
 			break
 		}
 	}
-	// Tail chunks first, the head (with its condition) last: a reader never sees a head
-	// that names chunks not yet written.
 	var reqs []types.WriteRequest
 	for i := 1; i < len(chunks); i++ {
 		k := keys.MetricsState(accountID, customerUUID, i)
 		av, err := attributevalue.MarshalMap(metricsStateItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsState, Data: chunks[i]})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
 	if err := s.batchWrite(ctx, reqs); err != nil {
-		return err
+		return nil, err
 	}
 	k := keys.MetricsState(accountID, customerUUID, 0)
 	av, err := attributevalue.MarshalMap(metricsStateItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsState,
 		Hash: next.Hash, Chunks: len(chunks), Data: chunks[0]})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	in := &dynamodb.PutItemInput{TableName: &s.table, Item: av, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
-	if prevHash == "" {
-		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
-	} else {
-		in.ConditionExpression = aws.String("#h = :h")
-		in.ExpressionAttributeNames = map[string]string{"#h": "hash"}
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":h": sAttr(prevHash)}
+	put := &types.Put{TableName: &s.table, Item: av}
+	put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues = stateCondition(prev)
+	return stateGuard{put: put}, nil
+}
+
+// MetricsStateCheck is the check, in the transaction of a customer's series, that its
+// state is still prev (a recomputation that changes the series but not the state).
+func (s *Store) MetricsStateCheck(accountID, customerUUID string, prev store.MetricsState) any {
+	check := &types.ConditionCheck{TableName: &s.table, Key: keyAttrs(keys.MetricsState(accountID, customerUUID, 0))}
+	cond, names, values := stateCondition(prev)
+	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = cond, names, values
+	return stateGuard{check: check}
+}
+
+// stateCondition is "the stored state is prev".
+func stateCondition(prev store.MetricsState) (*string, map[string]string, map[string]types.AttributeValue) {
+	if prev.Hash == "" {
+		return aws.String("attribute_not_exists(PK)"), nil, nil
 	}
-	if _, err := s.db.PutItem(ctx, in); err != nil {
-		return conflict(err)
-	}
+	return aws.String("#h = :h"), map[string]string{"#h": "hash"}, map[string]types.AttributeValue{":h": sAttr(prev.Hash)}
+}
+
+// DropMetricsStateTails deletes the chunks of prev that the committed state next does
+// not use.
+func (s *Store) DropMetricsStateTails(ctx context.Context, accountID, customerUUID string, prev, next store.MetricsState) error {
 	var stale []types.WriteRequest
-	for i := len(chunks); i < prevChunks; i++ {
+	for i := metricsStateChunks(len(next.Data)); i < metricsStateChunks(len(prev.Data)); i++ {
 		stale = append(stale, types.WriteRequest{DeleteRequest: &types.DeleteRequest{
 			Key: keyAttrs(keys.MetricsState(accountID, customerUUID, i))}})
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -56,6 +58,30 @@ func (ss SeriesStorage) GetSeriesRecord(ctx context.Context, accountID, customer
 	return decodeSeriesRecord(out.Item)
 }
 
+// GetSeriesRecords reads the records of several customers at once (consistently, 100
+// per BatchGetItem), by customer uuid; a customer without one is left out.
+func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, customerUUIDs []string) (map[string]accountseries.Applied, error) {
+	keyList := make([]map[string]types.AttributeValue, len(customerUUIDs))
+	byPK := make(map[string]string, len(customerUUIDs))
+	for i, u := range customerUUIDs {
+		k := keys.SeriesApplied(accountID, u)
+		keyList[i], byPK[k.PK] = keyAttrs(k), u
+	}
+	items, err := ss.store.batchRead(ctx, keyList, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]accountseries.Applied, len(items))
+	for _, item := range items {
+		r, err := decodeSeriesRecord(item)
+		if err != nil {
+			return nil, err
+		}
+		out[byPK[stringAttr(item, keys.PK)]] = r
+	}
+	return out, nil
+}
+
 func decodeSeriesRecord(item map[string]types.AttributeValue) (accountseries.Applied, error) {
 	r := accountseries.Applied{Exists: true, Cells: accountseries.Cells{}, Pending: map[string][]accountseries.BucketAdd{},
 		Acts: map[string]string{}, ActsPrev: map[string]string{}}
@@ -64,6 +90,9 @@ func decodeSeriesRecord(item map[string]types.AttributeValue) (accountseries.App
 	}
 	if v, ok := item["acts_done"].(*types.AttributeValueMemberBOOL); ok {
 		r.ActsDone = v.Value
+	}
+	if v, ok := item["sh"].(*types.AttributeValueMemberN); ok {
+		r.Shard, _ = strconv.Atoi(v.Value)
 	}
 	if v, ok := item["cells"].(*types.AttributeValueMemberB); ok {
 		if err := ungz(v.Value, &r.Cells); err != nil {
@@ -98,6 +127,9 @@ func encodeSeriesRecord(accountID, customerUUID string, r accountseries.Applied)
 	item[keys.EntityType] = sAttr(keys.TypeSeriesApplied)
 	item["v"] = sAttr(r.Version)
 	item["acts_done"] = &types.AttributeValueMemberBOOL{Value: r.ActsDone}
+	if r.Shard != 0 {
+		item["sh"] = nAttr(int64(r.Shard))
+	}
 	pend := map[string]types.AttributeValue{}
 	for id, adds := range r.Pending {
 		b, err := gz(adds)
@@ -121,28 +153,103 @@ func encodeSeriesRecord(accountID, customerUUID string, r accountseries.Applied)
 // old was read and no chunk of old is still pending; ErrConflict otherwise.
 func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next accountseries.Applied) error {
 	s := ss.store
-	item, err := encodeSeriesRecord(accountID, customerUUID, next)
+	put, err := s.recordPut(accountID, accountseries.RecordWrite{CustomerUUID: customerUUID, Old: old, Next: &next})
 	if err != nil {
 		return err
 	}
-	in := &dynamodb.PutItemInput{TableName: &s.table, Item: item, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
-	if old.Exists {
-		in.ConditionExpression = aws.String("v = :old AND size(pend) = :zero")
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":old": sAttr(old.Version), ":zero": nAttr(0)}
-	} else {
-		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
-	}
-	_, err = s.db.PutItem(ctx, in)
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: put.Item, ConditionExpression: put.ConditionExpression,
+		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err = conflict(err); err == store.ErrConflict {
-		return fmt.Errorf("series record of customer %s changed concurrently; retry: %w", customerUUID, err)
+		return fmt.Errorf("series record of customer %s: %w (%w)", customerUUID, accountseries.ErrChanged, err)
 	}
 	return err
 }
 
-// AddSeriesChunk adds a pending chunk to the buckets and removes it from the
+// recordPut is the conditional put of a customer's record: only over the record read
+// (none, or the same version with no chunk pending).
+//
+// The record also keeps when it was written (the wall clock's, whatever the service's
+// clock says): a write whose inputs were read before that (ReadAt) lost to a
+// recomputation that read after them, and fails too, even if the record it read is
+// the one stored (it read the record late).
+func (s *Store) recordPut(accountID string, w accountseries.RecordWrite) (*types.Put, error) {
+	item, err := encodeSeriesRecord(accountID, w.CustomerUUID, *w.Next)
+	if err != nil {
+		return nil, err
+	}
+	item[recordWrittenAt] = nAttr(time.Now().UnixNano())
+	put := &types.Put{TableName: &s.table, Item: item}
+	if w.Old.Exists {
+		put.ConditionExpression = aws.String("v = :old AND size(pend) = :zero")
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{":old": sAttr(w.Old.Version), ":zero": nAttr(0)}
+	} else {
+		put.ConditionExpression = aws.String("attribute_not_exists(PK)")
+	}
+	if !w.ReadAt.IsZero() {
+		put.ConditionExpression = aws.String(*put.ConditionExpression + " AND (attribute_not_exists(#at) OR #at < :read)")
+		put.ExpressionAttributeNames = map[string]string{"#at": recordWrittenAt}
+		if put.ExpressionAttributeValues == nil {
+			put.ExpressionAttributeValues = map[string]types.AttributeValue{}
+		}
+		put.ExpressionAttributeValues[":read"] = nAttr(w.ReadAt.UnixNano())
+	}
+	return put, nil
+}
+
+// recordWrittenAt is the attribute of a customer's series record that says when it was
+// written (Unix nanoseconds).
+const recordWrittenAt = "at"
+
+// WriteSeriesBatch writes, in one transaction, each customer's record (only over the
+// one read) with its guard (the recomputation's state commit or check: MetricsStateCommit,
+// MetricsStateCheck), and adds adds to the bucket items of shard: a customer's state,
+// record and contribution change together or not at all. A bulk shard's items also
+// count the writes that added to them (keys.SeriesWritesAttr), which a fold checks.
+// When a customer's record or state changed since it was read, nothing is written and
+// conflicts lists the records' positions.
+func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, shard int, records []accountseries.RecordWrite,
+	adds []accountseries.BucketAdd) (conflicts []int, err error) {
+	s := ss.store
+	var items []types.TransactWriteItem
+	var owner []int // the record of each item; -1 for a bucket
+	for i, w := range records {
+		if g, ok := w.Guard.(stateGuard); ok {
+			items = append(items, types.TransactWriteItem{Put: g.put, ConditionCheck: g.check})
+			owner = append(owner, i)
+		}
+		if w.Next != nil {
+			put, err := s.recordPut(accountID, w)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, types.TransactWriteItem{Put: put})
+			owner = append(owner, i)
+		}
+	}
+	for _, a := range adds {
+		items = append(items, s.bucketUpdate(accountID, shard, a))
+		owner = append(owner, -1)
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	err = s.transactWrite(ctx, items)
+	for i, code := range cancellationReasons(err) {
+		if code == conditionFailed && owner[i] >= 0 && !slices.Contains(conflicts, owner[i]) {
+			conflicts = append(conflicts, owner[i])
+		}
+	}
+	if len(conflicts) > 0 {
+		return conflicts, nil
+	}
+	return nil, err
+}
+
+// AddSeriesChunk adds a pending chunk to the buckets of shard and removes it from the
 // customer's record, in one transaction conditioned on the chunk being still pending:
 // a chunk is added once, however often this runs.
-func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerUUID string, customerID int64, chunkID string,
+func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerUUID string, shard int, chunkID string,
 	adds []accountseries.BucketAdd) error {
 	s := ss.store
 	items := []types.TransactWriteItem{{Update: &types.Update{
@@ -152,7 +259,6 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 		ConditionExpression:      aws.String("attribute_exists(pend.#c)"),
 		ExpressionAttributeNames: map[string]string{"#c": chunkID},
 	}}}
-	shard := keys.SeriesShard(customerID, customerUUID)
 	for _, a := range adds {
 		items = append(items, s.bucketUpdate(accountID, shard, a))
 	}
@@ -172,6 +278,10 @@ func (s *Store) bucketUpdate(accountID string, shard int, a accountseries.Bucket
 		names["#a"+p] = attr
 		values[":v"+p] = nAttr(a.Add[attr])
 		adds = append(adds, "#a"+p+" :v"+p)
+	}
+	if shard != 0 {
+		names["#w"], values[":one"] = keys.SeriesWritesAttr, nAttr(1)
+		adds = append(adds, "#w :one")
 	}
 	expr := "SET #et = :et"
 	if len(adds) > 0 {
@@ -239,70 +349,60 @@ func (ss SeriesStorage) DeleteSeriesRecord(ctx context.Context, accountID, custo
 	return err
 }
 
-// SeriesWindow reads the items sks and the items in [from, to] of a segment
-// (eventually consistent, like every read of the buckets, which many customers write at
-// once), summed over its shards, finding the live shards once: one BatchGetItem of every shard's
-// index item (which also tells which shards hold the segment), one of the other sks in
-// the live shards, and one Query per live shard.
+// SeriesWindow reads the items sks and the items in [from, to] of a segment's read
+// copy, shard 0 (eventually consistent, like every read of the buckets, which many
+// customers write at once): one BatchGetItem and one Query, whatever the number of
+// customers. What bulk shards hold shows once it is folded into the copy.
 func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment string, sks []string, from, to string) (points, window []accountseries.Bucket, err error) {
 	s := ss.store
-	indexes, live, err := s.shardIndexes(ctx, accountID, segment)
+	keyList := make([]map[string]types.AttributeValue, len(sks))
+	for i, sk := range sks {
+		keyList[i] = keyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, segment), SK: sk})
+	}
+	items, err := s.batchRead(ctx, keyList, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	var items []map[string]types.AttributeValue
-	var keyList []map[string]types.AttributeValue
-	for _, sk := range sks {
-		if sk == keys.SeriesIndexSK {
-			items = append(items, indexes...)
-			continue
-		}
-		for _, shard := range live {
-			keyList = append(keyList, keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, segment, shard), SK: sk}))
-		}
-	}
-	others, err := s.batchRead(ctx, keyList, false)
-	if err != nil {
+	if points, err = seriesBuckets(items); err != nil {
 		return nil, nil, err
 	}
-	if points, err = seriesBuckets(append(items, others...)); err != nil {
-		return nil, nil, err
-	}
-	window, err = s.queryShards(ctx, accountID, segment, live, "SK BETWEEN :lo AND :hi",
-		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)})
+	window, err = s.queryShards(ctx, accountID, segment, []int{0}, "SK BETWEEN :lo AND :hi",
+		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)}, false)
 	return points, window, err
 }
 
 // SeriesBucketsBetween reads the bucket items of a segment whose sort keys lie in
-// [from, to], summed over its shards.
-func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) ([]accountseries.Bucket, error) {
-	return ss.store.queryBuckets(ctx, accountID, segment, "SK BETWEEN :lo AND :hi",
-		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)})
+// [from, to]: those of the read copy, and those of the bulk shards not folded yet
+// (summed over the shards).
+func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) (copied, unfolded []accountseries.Bucket, err error) {
+	s := ss.store
+	vals := map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)}
+	if copied, err = s.queryShards(ctx, accountID, segment, []int{0}, "SK BETWEEN :lo AND :hi", vals, true); err != nil {
+		return nil, nil, err
+	}
+	_, live, err := s.shardIndexes(ctx, accountID, segment)
+	if err != nil {
+		return nil, nil, err
+	}
+	unfolded, err = s.queryShards(ctx, accountID, segment, slices.DeleteFunc(live, func(shard int) bool { return shard == 0 }),
+		"SK BETWEEN :lo AND :hi", vals, true)
+	return copied, unfolded, err
 }
 
-// SeriesBucketsWithPrefix reads the bucket items of a segment whose sort keys start
-// with prefix, summed over its shards.
+// SeriesBucketsWithPrefix reads the bucket items of a segment's read copy whose sort
+// keys start with prefix.
 func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]accountseries.Bucket, error) {
-	return ss.store.queryBuckets(ctx, accountID, segment, "begins_with(SK, :prefix)",
-		map[string]types.AttributeValue{":prefix": sAttr(prefix)})
+	return ss.store.queryShards(ctx, accountID, segment, []int{0}, "begins_with(SK, :prefix)",
+		map[string]types.AttributeValue{":prefix": sAttr(prefix)}, false)
 }
 
 // shardReadConcurrency bounds the shard queries one read runs at once.
 const shardReadConcurrency = 8
 
-// queryBuckets runs one Query per live shard of the segment (sortCond on the sort
-// key), shardReadConcurrency at a time.
-func (s *Store) queryBuckets(ctx context.Context, accountID, segment, sortCond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
-	_, shards, err := s.shardIndexes(ctx, accountID, segment)
-	if err != nil {
-		return nil, err
-	}
-	return s.queryShards(ctx, accountID, segment, shards, sortCond, values)
-}
-
 // queryShards runs one Query per shard given, shardReadConcurrency at a time, and sums
 // the items by sort key.
-func (s *Store) queryShards(ctx context.Context, accountID, segment string, shards []int, sortCond string, values map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
+func (s *Store) queryShards(ctx context.Context, accountID, segment string, shards []int, sortCond string,
+	values map[string]types.AttributeValue, consistent bool) ([]accountseries.Bucket, error) {
 	pages := make([][]map[string]types.AttributeValue, len(shards))
 	errs := make([]error, len(shards))
 	parallel.For(len(shards), shardReadConcurrency, func(i int) {
@@ -311,7 +411,7 @@ func (s *Store) queryShards(ctx context.Context, accountID, segment string, shar
 		vals[":pk"] = sAttr(keys.SeriesShardPartition(accountID, segment, shard))
 		pages[i], errs[i] = s.queryAll(ctx, &dynamodb.QueryInput{
 			TableName: &s.table, KeyConditionExpression: aws.String("PK = :pk AND " + sortCond), ExpressionAttributeValues: vals,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			ConsistentRead: aws.Bool(consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
 	})
 	var items []map[string]types.AttributeValue
@@ -325,9 +425,9 @@ func (s *Store) queryShards(ctx context.Context, accountID, segment string, shar
 }
 
 // shardIndexes reads the index item of every shard of a segment (one BatchGetItem) and
-// returns them with the live shards: shard 0, where the buckets lived before they were
-// sharded, and every shard whose index item exists (accountseries adds to a segment's
-// index item in a shard before any other item of the segment there).
+// returns them with the live shards: shard 0, the read copy, and every bulk shard
+// whose index item exists (accountseries adds to a segment's index item in a shard
+// with any other item of the segment there).
 func (s *Store) shardIndexes(ctx context.Context, accountID, segment string) ([]map[string]types.AttributeValue, []int, error) {
 	byPK := make(map[string]int, keys.SeriesShards)
 	keyList := make([]map[string]types.AttributeValue, 0, keys.SeriesShards)
@@ -356,7 +456,7 @@ func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Buc
 		b := accountseries.Bucket{Values: make(map[string]int64, len(item))}
 		for attr, v := range item {
 			switch attr {
-			case keys.PK, keys.EntityType:
+			case keys.PK, keys.EntityType, keys.SeriesWritesAttr:
 				continue
 			case keys.SK:
 				sv, _ := v.(*types.AttributeValueMemberS)
@@ -440,9 +540,15 @@ func nAttr(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
+// gzipWriters are reused: a writer's compression state is most of the cost of
+// compressing a record's few hundred bytes.
+var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(io.Discard) }}
+
 func gz(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
+	w := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(w)
+	w.Reset(&buf)
 	if err := json.NewEncoder(w).Encode(v); err != nil {
 		return nil, err
 	}
@@ -462,4 +568,149 @@ func ungz(b []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// FoldSeries moves what the bulk shards of parts hold into the read copy (shard 0):
+// it reads each (shard, segment) partition consistently and, in transactions of at
+// most 100 actions, deletes its items and adds their sums to the copy's items, each
+// delete conditioned on the item's write count being the one read. A bulk write that
+// lands in between cancels that transaction; the fold reads again and goes on, until
+// the parts hold nothing. Safe to run again and concurrently with itself.
+func (ss SeriesStorage) FoldSeries(ctx context.Context, accountID string, parts []accountseries.ShardPart) error {
+	s := ss.store
+	for attempt := 1; ; attempt++ {
+		moves, err := s.readFold(ctx, accountID, parts)
+		if err != nil || len(moves) == 0 {
+			return err
+		}
+		done := true
+		for _, tx := range packFold(moves) {
+			err := s.transactWrite(ctx, s.foldItems(accountID, tx))
+			if failedAt(err) >= 0 {
+				done = false // a bulk write landed since the read: read again
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if done {
+			return nil
+		}
+		if attempt == maxAttempts {
+			return fmt.Errorf("fold of the series of %s: still written to after %d attempts", accountID, maxAttempts)
+		}
+		if err := pause(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// foldMove is one bulk shard item to move into the read copy.
+type foldMove struct {
+	segment string
+	shard   int
+	item    accountseries.Bucket
+	writes  *types.AttributeValueMemberN // its write count; nil when it has none
+}
+
+// readFold reads every item of the parts' partitions, at once.
+func (s *Store) readFold(ctx context.Context, accountID string, parts []accountseries.ShardPart) ([]foldMove, error) {
+	type partition struct {
+		segment string
+		shard   int
+	}
+	var ps []partition
+	for _, p := range parts {
+		if p.Shard == 0 {
+			continue
+		}
+		for _, seg := range p.Segments {
+			if !slices.Contains(ps, partition{seg, p.Shard}) {
+				ps = append(ps, partition{seg, p.Shard})
+			}
+		}
+	}
+	pages := make([][]map[string]types.AttributeValue, len(ps))
+	errs := make([]error, len(ps))
+	parallel.For(len(ps), shardReadConcurrency, func(i int) {
+		pages[i], errs[i] = s.queryAll(ctx, &dynamodb.QueryInput{TableName: &s.table, KeyConditionExpression: aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(keys.SeriesShardPartition(accountID, ps[i].segment, ps[i].shard))},
+			ConsistentRead:            aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	})
+	var out []foldMove
+	for i, page := range pages {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, item := range page {
+			b, err := seriesBuckets([]map[string]types.AttributeValue{item})
+			if err != nil {
+				return nil, err
+			}
+			w, _ := item[keys.SeriesWritesAttr].(*types.AttributeValueMemberN)
+			out = append(out, foldMove{segment: ps[i].segment, shard: ps[i].shard, item: b[0], writes: w})
+		}
+	}
+	return out, nil
+}
+
+// packFold groups moves into transactions of at most 100 actions: one delete per move
+// and one addition per copy item the transaction's moves add to.
+func packFold(moves []foldMove) [][]foldMove {
+	var out [][]foldMove
+	var cur []foldMove
+	targets := map[[2]string]bool{}
+	for _, m := range moves {
+		t := [2]string{m.segment, m.item.SK}
+		need := 1
+		if !targets[t] {
+			need++
+		}
+		if len(cur)+len(targets)+need > 100 {
+			out, cur, targets = append(out, cur), nil, map[[2]string]bool{}
+		}
+		cur = append(cur, m)
+		targets[t] = true
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// foldItems is one fold transaction: the moves' deletes and the copy's additions.
+func (s *Store) foldItems(accountID string, moves []foldMove) []types.TransactWriteItem {
+	sums := map[[2]string]map[string]int64{}
+	var order [][2]string
+	var items []types.TransactWriteItem
+	for _, m := range moves {
+		del := &types.Delete{TableName: &s.table,
+			Key:                      keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, m.segment, m.shard), SK: m.item.SK}),
+			ConditionExpression:      aws.String("attribute_exists(PK) AND attribute_not_exists(#w)"),
+			ExpressionAttributeNames: map[string]string{"#w": keys.SeriesWritesAttr}}
+		if m.writes != nil {
+			del.ConditionExpression = aws.String("#w = :w")
+			del.ExpressionAttributeValues = map[string]types.AttributeValue{":w": m.writes}
+		}
+		items = append(items, types.TransactWriteItem{Delete: del})
+		t := [2]string{m.segment, m.item.SK}
+		if sums[t] == nil {
+			sums[t] = map[string]int64{}
+			order = append(order, t)
+		}
+		for attr, x := range m.item.Values {
+			sums[t][attr] += x
+		}
+	}
+	for _, t := range order {
+		add := map[string]int64{}
+		for attr, x := range sums[t] {
+			if x != 0 {
+				add[attr] = x
+			}
+		}
+		items = append(items, s.bucketUpdate(accountID, 0, accountseries.BucketAdd{Segment: t[0], SK: t[1], Add: add}))
+	}
+	return items
 }

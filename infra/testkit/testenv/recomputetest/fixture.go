@@ -13,7 +13,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/app"
-	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
@@ -49,13 +48,28 @@ type Fixture struct {
 	now    time.Time
 }
 
-// SeriesSpy counts account-series calls, for tests that leave the series out.
-type SeriesSpy struct{ Applied, Removed int }
+// SeriesSpy counts account-series calls, for tests that leave the series out. It
+// writes only the recomputations' commits that go with the series (their new states).
+type SeriesSpy struct {
+	Applied, Removed int
+	store            accountseries.Storage
+}
 
-// Apply counts a call (recompute.Series).
-func (s *SeriesSpy) Apply(context.Context, string, *engine.Result, accountseries.CustomerAttrs) error {
-	s.Applied++
-	return nil
+// ApplyBatch counts the customers of a call and commits their states (recompute.Series).
+func (s *SeriesSpy) ApplyBatch(ctx context.Context, acc model.Account, _ int, changes []accountseries.Change) ([]accountseries.ShardPart, []error) {
+	s.Applied += len(changes)
+	errs := make([]error, len(changes))
+	for i, c := range changes {
+		if c.Commit == nil {
+			continue
+		}
+		conflicts, err := s.store.WriteSeriesBatch(ctx, acc.ID, 0, []accountseries.RecordWrite{{CustomerUUID: c.Attrs.UUID, Guard: c.Commit}}, nil)
+		if len(conflicts) > 0 {
+			err = accountseries.ErrChanged
+		}
+		errs[i] = err
+	}
+	return nil, errs
 }
 
 // Remove counts a call (recompute.Series).
@@ -70,8 +84,9 @@ func New(t testing.TB, now time.Time, realSeries bool) *Fixture {
 	t.Helper()
 	env := testenv.New(t)
 	meter := ddbmeter.New()
-	f := &Fixture{t: t, Env: env, Meter: meter, subs: map[string]model.Subscription{}, Series: &SeriesSpy{}, now: now}
+	f := &Fixture{t: t, Env: env, Meter: meter, subs: map[string]model.Subscription{}, now: now}
 	f.D = env.With(meter.Client(env.AWS), func() time.Time { return f.now })
+	f.Series = &SeriesSpy{store: f.D.Store.Series()}
 	d := f.D
 	ctx := context.Background()
 	f.Acc = env.NewAccount(t, "Metrics")
