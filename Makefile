@@ -1,6 +1,7 @@
 # Subsight: the single entry point for developers, CI (.ci/run) and `sam build`.
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
+#   make demo    a generated account of CUSTOMERS customers into the running make run
 #   make test    make lint first, then unit + integration + Lambda-parity tests, sam build, both
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
 #   make sam-local  sam local start-api (Docker) against a running make run
@@ -99,7 +100,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -194,6 +195,13 @@ $(RIE_STAMP):
 
 run: venv $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) $(GO) run ./infra/local
+
+# A generated account of CUSTOMERS customers (default 1,000) loaded into the running `make
+# run` (its .local/stack.json) through the HTTP API, with a progress line until the
+# metrics have settled (docs/local-stack.md).
+CUSTOMERS ?= 1000
+demo:
+	$(GO) run ./infra/local demo -customers $(CUSTOMERS)
 
 # ------------------------------------------------------------------ sam local
 

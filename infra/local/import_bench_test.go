@@ -29,25 +29,29 @@ import (
 )
 
 // BenchmarkImportThroughLocalStack imports IMPORT_BENCH_CUSTOMERS customers (default
-// 64, a multiple of the series' write shards; moto's transactions copy the whole table,
-// so much larger runs with recomputations outlast the functions' timeouts) with 12 monthly invoices each (a subscription line item and a payment on
-// every invoice, plus one subscription event) through the HTTP API of a whole local
-// stack (router, authorizer, intake, S3, SQS FIFO, pollers, import worker), in
-// json_imports of importBenchChunk customers (a whole 1,000-customer payload is over
-// the 5 MB body limit), and waits until every import reports completed. It reports
-// DynamoDB write units per record against the minimum: every item the import leaves
-// in the table written once. For information about the emulator, the same run
-// measures moto's raw BatchWriteItem throughput two ways: flat items of an invoice's
-// size, before and after the import (ratio: records/s to their mean items/s), and
-// the import's own resulting items written again into an empty table like the
-// service's (ratio_same_items: that time over the import's).
+// 1,000, a multiple of the series' write shards) with 12 monthly invoices each (a
+// subscription line item and a payment on every invoice, plus one subscription event)
+// through the HTTP API of a whole local stack (router, authorizer, intake, S3, SQS FIFO,
+// pollers, import worker, jobs worker), in json_imports of importBenchChunk customers (a
+// whole 1,000-customer payload is over the 5 MB body limit), waits until every import
+// reports completed and then until the customers' recomputations are done
+// (IMPORT_BENCH_RECOMPUTE=0 leaves them out). It reports DynamoDB write units per record
+// against the minimum (every item the import leaves in the table written once), requests
+// and CPU per record, the heat meter's projection, and the time per customer with the
+// emulator's CPU time and memory for the whole run (docs/benchmarks.md).
 //
-// The jobs queue is not polled during the measurement unless IMPORT_BENCH_RECOMPUTE=1:
-// the customers' recomputations are not part of the import (its status does not wait
-// for them), have their own benchmark, and on moto they use queries and transactions
-// whose cost grows with the whole table (docs/benchmarks.md).
+// IMPORT_BENCH_READER_RPS=10 runs a client beside the import that reads the account (the
+// customer listing, a customer, two Metrics API requests) at that rate from the first
+// json_import until the recomputations are done, and reports the latency and status of
+// its reads.
+//
+// For information about the emulator, the same run measures moto's raw BatchWriteItem
+// throughput two ways: flat items of an invoice's size, before and after the import
+// (ratio: records/s to their mean items/s), and the import's own resulting items written
+// again into an empty table like the service's (ratio_same_items: that time over the
+// import's).
 func BenchmarkImportThroughLocalStack(b *testing.B) {
-	customers := 64
+	customers := 1000
 	if v, err := strconv.Atoi(os.Getenv("IMPORT_BENCH_CUSTOMERS")); err == nil && v > 0 {
 		customers = v
 	}
@@ -101,9 +105,13 @@ func runImportBenchmark(b *testing.B, customers int) {
 		UUID string `json:"uuid"`
 	}
 	client.do(b, "POST", "/v1/data_sources", map[string]any{"name": "bench"}, &ds)
+	var reader *benchReader
+	if rps, _ := strconv.Atoi(os.Getenv("IMPORT_BENCH_READER_RPS")); rps > 0 {
+		reader = startBenchReader(s.baseURL, s.apiKey, rps)
+	}
 
 	b.StartTimer()
-	start, cpuStart := time.Now(), processCPU(b)
+	start, cpuStart, motoStart := time.Now(), processCPU(b), emulatorUsage(b, s)
 	type sent struct {
 		id        string
 		customers int
@@ -139,11 +147,29 @@ func runImportBenchmark(b *testing.B, customers int) {
 	if recompute {
 		waitForJobs(b, s)
 		cpuAll = processCPU(b) - cpuStart
+	}
+	// The whole run: the import and, unless left out, the recomputations.
+	total, moto := time.Since(start), emulatorUsage(b, s)
+	b.ReportMetric(float64(total.Milliseconds())/float64(customers), "ms/customer")
+	b.ReportMetric(float64((moto.CPU-motoStart.CPU).Milliseconds())/float64(customers), "emulator_CPU_ms/customer")
+	b.ReportMetric(float64(moto.PeakRSS>>20), "emulator_peak_MB")
+	// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
+	fmt.Printf("%d customers imported%s in %v (%.1f ms per customer); the emulator: CPU %v, memory %d MB, at most %d MB\n",
+		customers, map[bool]string{true: " and recomputed", false: ""}[recompute], total.Round(time.Millisecond),
+		float64(total.Milliseconds())/float64(customers), (moto.CPU - motoStart.CPU).Round(time.Millisecond), moto.RSS>>20, moto.PeakRSS>>20)
+	if reader != nil {
+		reads := reader.Stop()
+		all := reads.all()
+		b.ReportMetric(float64(all.p99.Milliseconds()), "read_p99_ms")
+		b.ReportMetric(float64(all.max.Milliseconds()), "read_max_ms")
+		b.ReportMetric(float64(all.status5xx+all.noAnswer), "read_failures")
+		fmt.Printf("Reads beside the import, %s per second:\n%s", os.Getenv("IMPORT_BENCH_READER_RPS"), reads)
+	}
+	if recompute {
 		if report, err = heat.Report(ctx, plain, table, customers, time.Since(start)); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(report.Projected, "projected_customers/s")
-		// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
 		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
 	}
 	// Measured again after the import. The machine's speed drifts by up to half
@@ -163,8 +189,11 @@ func runImportBenchmark(b *testing.B, customers int) {
 	items, minimum, perType := importedItems(b, plain, table)
 	// The import's own items written again with BatchWriteItem alone (twice, the
 	// faster taken): what the emulator needs to store exactly this result.
-	same := min(batchWriteAll(b, plain, createTableLike(b, plain, table, "raw-same-1"), items),
-		batchWriteAll(b, plain, createTableLike(b, plain, table, "raw-same-2"), items))
+	same := time.Duration(1<<63 - 1)
+	for _, name := range []string{"raw-same-1", "raw-same-2"} {
+		same = min(same, batchWriteAll(b, plain, createTableLike(b, plain, table, name), items))
+		deleteTable(b, plain, name)
+	}
 	b.ReportMetric(rate, "records/s")
 	b.ReportMetric(raw, "raw_items/s")
 	b.ReportMetric(rate/raw, "ratio")
@@ -284,6 +313,15 @@ func statusPollWait(customers int, details map[string]json.RawMessage) time.Dura
 	return min(max(time.Duration(left)*10*time.Millisecond, 100*time.Millisecond), time.Second)
 }
 
+// emulatorUsage is the emulator's CPU time and memory so far.
+func emulatorUsage(b testing.TB, s *stack) emulator.Usage {
+	u, err := s.moto.Usage()
+	if err != nil {
+		b.Fatalf("the emulator's CPU time and memory: %v", err)
+	}
+	return u
+}
+
 func mustConfig(b testing.TB, s *stack) aws.Config {
 	cfg, err := s.moto.AWSConfig(context.Background())
 	if err != nil {
@@ -315,7 +353,17 @@ func rawBatchWriteThroughput(b *testing.B, db *dynamodb.Client, table string, n 
 			"d":  &types.AttributeValueMemberS{Value: pad},
 		}
 	}
-	return float64(n) / batchWriteAll(b, db, table, items).Seconds()
+	rate := float64(n) / batchWriteAll(b, db, table, items).Seconds()
+	deleteTable(b, db, table)
+	return rate
+}
+
+// deleteTable deletes a table the benchmark made for a measurement: the emulator's
+// memory is then the service's data's again.
+func deleteTable(b *testing.B, db *dynamodb.Client, table string) {
+	if _, err := db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // createTableLike creates a table with the key schema and indexes of table.
