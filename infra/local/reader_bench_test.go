@@ -12,11 +12,12 @@ import (
 	"time"
 )
 
-// benchReader reads an account through the HTTP API at a steady rate, as the dashboard
-// does while an import runs: the customer listing (the dashboard's page of 25), one of the
-// listed customers, and the Metrics API's all and mrr (2024 by month, the overview's two
-// requests), in turn. Each read starts on time whatever the earlier ones take (a slow
-// answer does not slow the client down), and each answer's status and latency are kept.
+// benchReader reads an account through the HTTP API at a steady rate, as someone using
+// the dashboard does while an import runs: a page of the customer list (the dashboard's
+// 25), a customer with its subscriptions or its activities, and now and then the
+// overview's two Metrics API requests (all and mrr over 2024 by month), in turn (readKinds).
+// Each read starts on time whatever the earlier ones take (a slow answer does not slow
+// the client down), and each answer's status and latency are kept.
 type benchReader struct {
 	base, key string
 	client    *http.Client
@@ -35,8 +36,9 @@ type readSample struct {
 	err     error
 }
 
-// readKinds are the reads, taken in turn.
-var readKinds = []string{"customers", "customer", "metrics all", "metrics mrr"}
+// readKinds are the reads, taken in turn: one in four is a Metrics API request, which reads
+// every write shard of the account's series (36 DynamoDB requests).
+var readKinds = []string{"customers", "customer", "subscriptions", "metrics all", "customers", "customer", "activities", "metrics mrr"}
 
 // startBenchReader starts reading at rps requests per second until Stop.
 func startBenchReader(base, key string, rps int) *benchReader {
@@ -64,7 +66,7 @@ func (r *benchReader) read(kind string) {
 	switch kind {
 	case "customers":
 		path = "/v1/customers?per_page=25"
-	case "customer":
+	case "customer", "subscriptions", "activities":
 		r.mu.Lock()
 		uuid := r.customer
 		r.mu.Unlock()
@@ -72,6 +74,9 @@ func (r *benchReader) read(kind string) {
 			return // nothing listed yet
 		}
 		path = "/v1/customers/" + uuid
+		if kind != "customer" {
+			path += "/" + kind
+		}
 	case "metrics all":
 		path = "/v1/metrics/all?start-date=2024-01-01&end-date=2024-12-31&interval=month"
 	default:
@@ -132,7 +137,13 @@ type readRow struct {
 
 func newReadReport(samples []readSample) readReport {
 	var rep readReport
-	for _, kind := range append(slices.Clone(readKinds), "all") {
+	var kinds []string
+	for _, k := range readKinds {
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	for _, kind := range append(kinds, "all") {
 		row := readRow{kind: kind}
 		var lat []time.Duration
 		for _, s := range samples {
@@ -172,9 +183,9 @@ func (rep readReport) all() readRow { return rep.rows[len(rep.rows)-1] }
 
 func (rep readReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-12s %6s %8s %8s %8s %6s %6s %5s %5s %5s\n", "read", "n", "p50 ms", "p99 ms", "max ms", ">1s", ">10s", "5xx", "4xx", "none")
+	fmt.Fprintf(&b, "%-13s %6s %8s %8s %8s %6s %6s %5s %5s %5s\n", "read", "n", "p50 ms", "p99 ms", "max ms", ">1s", ">10s", "5xx", "4xx", "none")
 	for _, r := range rep.rows {
-		fmt.Fprintf(&b, "%-12s %6d %8d %8d %8d %6d %6d %5d %5d %5d\n", r.kind, r.n, r.p50.Milliseconds(), r.p99.Milliseconds(),
+		fmt.Fprintf(&b, "%-13s %6d %8d %8d %8d %6d %6d %5d %5d %5d\n", r.kind, r.n, r.p50.Milliseconds(), r.p99.Milliseconds(),
 			r.max.Milliseconds(), r.over1s, r.over10s, r.status5xx, r.other4xx, r.noAnswer)
 	}
 	if f := rep.all().firstFailure; f != "" {
