@@ -2,10 +2,12 @@
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
 #   make demo    a generated account of CUSTOMERS customers into the running make run
+#   make check   the fast tier: make lint and the unit tests, without emulators (under 2 min)
 #   make test    make lint first, then unit + integration + Lambda-parity tests, sam build, both
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
 #   make sam-local  sam local start-api (Docker) against a running make run
-#   make lint    gofmt, go vet, go mod tidy drift, staticcheck, cfn-lint, sam validate --lint
+#   make lint    gofmt, go vet, go mod tidy drift, staticcheck, the generated files' staleness
+#                (go generate ./shared/routes), the stack's resource count, cfn-lint, sam validate
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
@@ -78,7 +80,7 @@ STATICCHECK_STAMP   := .bin/.stamp-staticcheck-$(STATICCHECK_VERSION)
 
 # Production binaries: Lambda provided.al2023 on arm64 (template.yaml's Architecture
 # parameter). LAMBDA_ARCH=x86_64 builds the same functions for x86_64 into bin-x86_64/, for
-# `sam local` on an x86_64 machine and the Lambda-parity tests (infra/rie).
+# `sam local` on an x86_64 machine and the Lambda-parity tests (infra/testkit/rie).
 LAMBDA_ARCH ?= arm64
 LAMBDA_GOOS := linux
 ifeq ($(LAMBDA_ARCH),arm64)
@@ -94,13 +96,16 @@ GO_BUILD_FLAGS := -trimpath -tags lambda.norpc -ldflags "-s -w"
 BUILD_STAMP := $(BIN)/.stamp-build
 GO_SOURCES := Makefile go.mod go.sum $(shell find functions shared -type f ! -name '*_test.go' 2>/dev/null)
 MAX_BOOTSTRAP_BYTES := 15000000
+# Resources of the stack once SAM expands the template (infra/stacksize.py; make lint):
+# CloudFormation allows 500, the limit keeps half of them free.
+MAX_STACK_RESOURCES := 250
 
 SAM_BUILD_DIR := .aws-sam/build
 
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run demo test lint fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -244,9 +249,9 @@ test: venv
 	$(MAKE) dashboard-test
 	$(MAKE) sam-smoke
 
-# Unit tests, integration tests against moto (infra/testenv starts one per test binary) and the
+# Unit tests, integration tests against moto (infra/testkit/testenv starts one per test binary) and the
 # Lambda-parity tests: every function's real bootstrap under the runtime interface emulator
-# (infra/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
+# (infra/testkit/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
 # A package may take longer than go test's default 10 minutes on a loaded host (infra/local
 # runs whole stacks, the fault-injection import among them): 30.
 go-test: venv rie $(DASHBOARD_STAMP)
@@ -356,13 +361,32 @@ bench-metrics: venv
 GO_FILES = $(shell find . -name '*.go' -not -path './.venv/*' -not -path './.aws-sam/*' \
              -not -path '*/node_modules/*' -not -path './.bin/*' -not -path './bin/*')
 
+# The Go linters and the template's in parallel (the Python tools are single-threaded).
 lint: venv $(STATICCHECK_STAMP)
+	$(MAKE) -j2 --output-sync=target lint-go lint-template
+
+lint-go: $(STATICCHECK_STAMP)
 	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	$(STATICCHECK) ./...
+	$(GO) run ./infra/stackgen -check
+
+lint-template: venv
+	$(VENV)/bin/python infra/stacksize.py $(MAX_STACK_RESOURCES) template.yaml
 	$(CFN_LINT) template.yaml
 	$(SAM) validate --lint --template template.yaml --region us-east-1
+
+# ------------------------------------------------------------------ fast tier
+
+# make check: the linters and the unit tests, without the emulator, the runtime interface
+# emulator or Docker (MOTO_SERVER=none: tests that need moto skip, saying make test runs
+# them), all three at once; under two minutes on two cores (README.md).
+check: venv $(STATICCHECK_STAMP)
+	$(MAKE) -j3 --output-sync=target lint-go lint-template unit-test
+
+unit-test:
+	MOTO_SERVER=none RIE_BIN= SAM_SMOKE=0 $(GO) test -count=1 ./...
 
 # ------------------------------------------------------------------ deploy (never run in CI)
 

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/api/jsonimports"
+	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
@@ -36,7 +37,7 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 
 	metrics := func(account, interval string) map[string]any {
 		q := url.Values{"start-date": {"2023-12-01"}, "end-date": {"2024-04-30"}, "interval": {interval}}
-		status, body := apigwtest.Do(t, api.MetricsAll(te.API), apigwtest.Call{Method: http.MethodGet,
+		status, body := apigwtest.Do(t, metricsapi.MetricsAll(te.API), apigwtest.Call{Method: http.MethodGet,
 			Route: "/v1/metrics/all", Query: q, AccountID: account})
 		if status != http.StatusOK {
 			t.Fatalf("%s %s: %d %v", account, interval, status, body)
@@ -125,7 +126,7 @@ func importMonthly(t *testing.T, te *testenv.Env, accountID, externalID string, 
 	}
 	payload := map[string]any{"external_id": externalID, "customers": customers, "invoices": invoices, "line_items": items,
 		"plans": []any{map[string]any{"external_id": "monthly", "name": "Monthly", "interval_count": 1, "interval_unit": "month"}}}
-	status, body := apigwtest.Do(t, api.CreateJSONImport(te.API), apigwtest.Call{Method: http.MethodPost,
+	status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(te.API), apigwtest.Call{Method: http.MethodPost,
 		Route: "/v1/data_sources/{data_source_uuid}/json_imports", PathParams: map[string]string{"data_source_uuid": ds.UUID},
 		Body: payload, AccountID: accountID})
 	if status != http.StatusOK {

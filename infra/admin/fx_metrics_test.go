@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/customers"
+	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/workers"
@@ -59,21 +61,21 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 	}
 	uuid := gb["uuid"].(string)
 	customerPath := map[string]string{"customer_uuid": uuid}
-	subs := get(t, te.API, api.ListCustomerSubscriptions, "/v1/customers/{customer_uuid}/subscriptions", acc.ID, nil, customerPath)
+	subs := get(t, te.API, metricsapi.ListCustomerSubscriptions, "/v1/customers/{customer_uuid}/subscriptions", acc.ID, nil, customerPath)
 	if s := subs["entries"].([]any); len(s) != 1 || s[0].(map[string]any)["mrr"] != 6350.0 {
 		t.Errorf("gb subscriptions %v", s)
 	}
-	acts := get(t, te.API, api.ListCustomerActivities, "/v1/customers/{customer_uuid}/activities", acc.ID, nil, customerPath)
+	acts := get(t, te.API, metricsapi.ListCustomerActivities, "/v1/customers/{customer_uuid}/activities", acc.ID, nil, customerPath)
 	if got := activitySummary(acts); !reflect.DeepEqual(got, []string{"new_biz 6250 6250"}) {
 		t.Errorf("gb activities %v, want only the purchase at 1.25", got)
 	}
-	expansions := get(t, te.API, api.ListActivities, "/v1/activities", acc.ID, url.Values{"type": {"expansion"}}, nil)
+	expansions := get(t, te.API, metricsapi.ListActivities, "/v1/activities", acc.ID, url.Values{"type": {"expansion"}}, nil)
 	if got := activitySummary(expansions); !reflect.DeepEqual(got, []string{"expansion 540 4860"}) {
 		t.Errorf("account expansions %v, want only de's price change (500 × 1.08)", got)
 	}
 
 	// The example alone (geo=GB), by month: the renewal is an impact, not an expansion.
-	gbMRR := get(t, te.API, api.MetricsMRR, "/v1/metrics/mrr", acc.ID,
+	gbMRR := get(t, te.API, metricsapi.MetricsMRR, "/v1/metrics/mrr", acc.ID,
 		url.Values{"start-date": {"2024-01-01"}, "end-date": {"2024-02-29"}, "interval": {"month"}, "geo": {"GB"}}, nil)
 	wantGB := []any{
 		map[string]any{"date": "2024-01-31", "mrr": 6250.0, "percentage-change": 0.0, "mrr-new-business": 6250.0,
@@ -87,7 +89,7 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 
 	// The whole account by month: Jan 6250 + 4360 + 3000; Feb impact +100 (gb) − 20 (de
 	// 4340.4); Mar de repriced at 1.08 (−20), its price change (+540), its churn (−4860).
-	all := get(t, te.API, api.MetricsMRR, "/v1/metrics/mrr", acc.ID,
+	all := get(t, te.API, metricsapi.MetricsMRR, "/v1/metrics/mrr", acc.ID,
 		url.Values{"start-date": {"2024-01-01"}, "end-date": {"2024-04-30"}, "interval": {"month"}}, nil)
 	keys := []string{"mrr", "mrr-new-business", "mrr-expansion", "mrr-churn", "mrr-exchange-rate-impact"}
 	wantAll := [][]float64{{13610, 13610, 0, 0, 0}, {13690, 0, 0, 0, 80}, {9350, 0, 540, -4860, -20}, {9350, 0, 0, 0, 0}}
@@ -115,7 +117,7 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 			if geo != "" {
 				q.Set("geo", geo)
 			}
-			body := get(t, te.API, api.MetricsMRR, "/v1/metrics/mrr", acc.ID, q, nil)
+			body := get(t, te.API, metricsapi.MetricsMRR, "/v1/metrics/mrr", acc.ID, q, nil)
 			mrr := 0.0
 			for _, raw := range body["entries"].([]any) {
 				e := raw.(map[string]any)
@@ -135,7 +137,7 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 		}
 	}
 	// Where nothing was repriced, the entries are exactly ChartMogul's.
-	us := get(t, te.API, api.MetricsMRR, "/v1/metrics/mrr", acc.ID,
+	us := get(t, te.API, metricsapi.MetricsMRR, "/v1/metrics/mrr", acc.ID,
 		url.Values{"start-date": {"2024-01-01"}, "end-date": {"2024-04-30"}, "interval": {"month"}, "geo": {"US"}}, nil)
 	if _, ok := us["entries"].([]any)[0].(map[string]any)["mrr-exchange-rate-impact"]; ok {
 		t.Errorf("geo=US entries carry an exchange-rate impact: %v", us["entries"])
@@ -182,7 +184,7 @@ func get(t *testing.T, d *api.Deps, build func(*api.Deps) apigw.Endpoint, route,
 
 func customerByExternalID(t *testing.T, d *api.Deps, accountID, ext string) map[string]any {
 	t.Helper()
-	body := get(t, d, api.ListCustomers, "/v1/customers", accountID, url.Values{"external_id": {ext}}, nil)
+	body := get(t, d, customers.ListCustomers, "/v1/customers", accountID, url.Values{"external_id": {ext}}, nil)
 	entries := body["entries"].([]any)
 	if len(entries) != 1 {
 		t.Fatalf("customer %s: %v", ext, body)

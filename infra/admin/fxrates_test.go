@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 )
 
 func TestLoadFXRates(t *testing.T) {

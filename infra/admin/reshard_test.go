@@ -13,9 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/shared/accountseries"
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
@@ -63,13 +62,13 @@ func TestReshardMovesItemsWrittenBeforeTheShards(t *testing.T) {
 		event := map[string]any{"data_source_uuid": ds, "customer_external_id": "c1", "event_type": "subscription_cancelled",
 			"event_date": "2024-05-01", "effective_date": "2024-05-01", "subscription_external_id": "c1-sub",
 			"external_id": fmt.Sprintf("ev%d", i)}
-		status, body := apigwtest.Do(t, api.CreateSubscriptionEvent(te.API), apigwtest.Call{Method: http.MethodPost,
+		status, body := apigwtest.Do(t, billing.CreateSubscriptionEvent(te.API), apigwtest.Call{Method: http.MethodPost,
 			Route: "/v1/subscription_events", AccountID: acc.ID, Body: map[string]any{"subscription_event": event}})
 		if status != http.StatusCreated {
 			t.Fatalf("create event: %d %v", status, body)
 		}
 		claim := fmt.Sprintf("renamed%d", i)
-		status, body = apigwtest.Do(t, api.UpdateSubscriptionEvent(te.API), apigwtest.Call{Method: http.MethodPatch,
+		status, body = apigwtest.Do(t, billing.UpdateSubscriptionEvent(te.API), apigwtest.Call{Method: http.MethodPatch,
 			Route: "/v1/subscription_events", AccountID: acc.ID,
 			Body: map[string]any{"subscription_event": map[string]any{"id": body["id"], "external_id": claim}}})
 		if status != http.StatusOK {
@@ -187,9 +186,9 @@ func listEverything(t *testing.T, te *testenv.Env, accountID string) (customers,
 	events = listAll(t, func(tok store.PageToken) (store.Page[model.SubscriptionEvent], error) {
 		return st.ListSubscriptionEvents(ctx, accountID, nil, 3, tok)
 	}, func(e model.SubscriptionEvent) string { return fmt.Sprint(e.ID) })
-	activities = listAll(t, func(tok store.PageToken) (store.Page[accountseries.Activity], error) {
+	activities = listAll(t, func(tok store.PageToken) (store.Page[store.Activity], error) {
 		return st.ListActivities(ctx, accountID, store.ActivityFilter{}, 3, tok)
-	}, func(a accountseries.Activity) string { return a.UUID })
+	}, func(a store.Activity) string { return a.UUID })
 	return customers, events, activities
 }
 

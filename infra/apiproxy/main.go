@@ -1,5 +1,5 @@
 // Command apiproxy sits between a client suite and the local stack: it forwards every
-// request and validates every response against docs/openapi.yaml (infra/openapi). A
+// request and validates every response against docs/openapi.yaml (infra/devstack/openapi). A
 // response that breaks the document reaches the client as a 502 that names the
 // violation. On SIGTERM or SIGINT it prints its counts, writes them as JSON to -report
 // and exits 1 if any response broke the document.
@@ -22,8 +22,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/subsight/subsight/infra/emulator"
-	"github.com/subsight/subsight/infra/openapi"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/devstack/openapi"
 )
 
 func main() {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
 )
 
 // make demo: a generated account of any size (generatedCustomers), loaded into the running

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
 )
 
 // TestGeneratedCustomers: a customer depends on its number alone (an account is the same

@@ -18,8 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/infra/emulator"
-	"github.com/subsight/subsight/infra/faults"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/testkit/faults"
 )
 
 // faultRate is the share of DynamoDB request attempts that fail in TestImportUnderFaults.

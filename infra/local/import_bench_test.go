@@ -22,9 +22,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/subsight/subsight/infra/awscost"
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/testkit/awscost"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/shared/routes"
 )
 

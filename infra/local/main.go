@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/shared/auth"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/subsight/subsight/infra/lambdaevents"
+	"github.com/subsight/subsight/infra/devstack/lambdaevents"
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 

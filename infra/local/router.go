@@ -22,9 +22,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/subsight/subsight/infra/emulator"
-	"github.com/subsight/subsight/infra/provision"
-	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/devstack/provision"
+	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/auth"
 )

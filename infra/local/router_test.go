@@ -13,7 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/devstack/samtemplate"
 )
 
 // fakeRouter routes to handlers that record the event they get.

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/workers"
 )

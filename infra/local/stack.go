@@ -20,9 +20,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/subsight/subsight/infra/emulator"
-	"github.com/subsight/subsight/infra/provision"
-	"github.com/subsight/subsight/infra/samtemplate"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/devstack/provision"
+	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"

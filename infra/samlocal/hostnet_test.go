@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/subsight/subsight/infra/emulator"
+	"github.com/subsight/subsight/infra/devstack/emulator"
 )
 
 // samCreate is the body SAM CLI 1.170 posts to create a Lambda container (as
@@ -136,7 +136,7 @@ func TestSAMCreatesContainersAsTheAdapterExpects(t *testing.T) {
 	}
 	python := filepath.Join(root, ".venv", "bin", "python")
 	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("%v: run `make test`, which installs SAM CLI into .venv/", err)
+		t.Skip("needs SAM CLI (installed into .venv/ by make test or make venv): make test runs it")
 	}
 	cmd := exec.Command(python, "-c", samContainer)
 	cmd.Env = append(os.Environ(), "SAM_CLI_TELEMETRY=0")

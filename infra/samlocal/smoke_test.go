@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/emulator"
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 )
 
 // TestSAMLocalSmoke runs `make sam-local` (sam local start-api, the functions in

@@ -12,35 +12,13 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// Activity is what the activity log shows of one movement. It lives in the customer's
-// activity partition; GSI1 lists the account's activities by date and GSI2 those of
-// one type. Its JSON encoding, with these field names, is what tells a changed
-// activity (activityOf's hash).
-type Activity struct {
-	UUID                      string    `dynamodbav:"uuid"`
-	Date                      time.Time `dynamodbav:"date"`
-	Type                      string    `dynamodbav:"type"`
-	Movement                  int64     `dynamodbav:"movement"`
-	MRR                       int64     `dynamodbav:"mrr"`
-	Description               string    `dynamodbav:"description"`
-	SubscriptionExternalID    string    `dynamodbav:"subscription_external_id"`
-	SubscriptionSetExternalID string    `dynamodbav:"subscription_set_external_id"`
-	PlanExternalID            string    `dynamodbav:"plan_external_id"`
-	CustomerUUID              string    `dynamodbav:"customer_uuid"`
-	CustomerName              string    `dynamodbav:"customer_name"`
-	CustomerExternalID        string    `dynamodbav:"customer_external_id"`
-	DataSourceUUID            string    `dynamodbav:"data_source_uuid"`
-}
-
-// Order is the activity's place in the log (its index sort keys): by time, then uuid.
-func (a Activity) Order() string { return keys.ActivityOrder(timefmt.Nanos(a.Date), a.UUID) }
-
 // activity is an activity with its sort key and a hash of its content.
 type activity struct {
-	Activity
+	store.Activity
 	sk, hash string
 }
 
@@ -89,7 +67,7 @@ func activitiesOf(accountID string, c CustomerAttrs, ms []engine.Movement) []act
 		seq := seen[identity]
 		seen[identity]++
 		id := activityUUID(m.At, fmt.Sprintf("%s|%d", identity, seq))
-		a := Activity{UUID: id, Date: m.At.UTC(), Type: m.Type, Movement: m.Amount, MRR: m.CustomerMRR,
+		a := store.Activity{UUID: id, Date: m.At.UTC(), Type: m.Type, Movement: m.Amount, MRR: m.CustomerMRR,
 			Description: m.Description, SubscriptionExternalID: m.SubscriptionExternalID,
 			SubscriptionSetExternalID: m.SubscriptionSetExternalID, PlanExternalID: c.PlanExternalIDs[m.PlanUUID],
 			CustomerUUID: c.UUID, CustomerName: c.Name, CustomerExternalID: c.ExternalID, DataSourceUUID: c.DataSourceUUID}
@@ -112,7 +90,7 @@ func activityHashes(acts []activity) []string {
 // writeActivities puts the activities whose content differs from prev and deletes
 // those of prev that are gone. Puts and deletes are idempotent, so a retry is safe.
 func (s *Series) writeActivities(ctx context.Context, accountID, customerUUID string, prev map[string]string, acts []activity) error {
-	var put []Activity
+	var put []store.Activity
 	current := map[string]bool{}
 	for _, a := range acts {
 		current[a.sk] = true

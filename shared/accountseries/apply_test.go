@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
@@ -57,7 +57,7 @@ func (f *fixture) apply(c customer) {
 }
 
 // activities lists the account's activities matching f, in one page.
-func (f *fixture) activities(filter store.ActivityFilter) []accountseries.Activity {
+func (f *fixture) activities(filter store.ActivityFilter) []store.Activity {
 	f.t.Helper()
 	page, err := f.store.ListActivities(f.ctx, f.acc, filter, 200, nil)
 	if err != nil {
@@ -307,7 +307,7 @@ func TestActivitiesListing(t *testing.T) {
 		t.Fatalf("February 1-15: %+v", ranged)
 	}
 	// Pages of two, following Next, give the same list.
-	var paged []accountseries.Activity
+	var paged []store.Activity
 	var start store.PageToken
 	for {
 		p, err := f.store.ListActivities(f.ctx, f.acc, store.ActivityFilter{}, 2, start)
@@ -338,7 +338,7 @@ func TestActivitiesListing(t *testing.T) {
 	}
 }
 
-func idOf(acts []accountseries.Activity, at time.Time) string {
+func idOf(acts []store.Activity, at time.Time) string {
 	for _, a := range acts {
 		if a.Date.Equal(at) && a.CustomerUUID == "cus_A" {
 			return a.UUID

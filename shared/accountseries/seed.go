@@ -7,6 +7,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // SeedCustomer is one customer for Seed.
@@ -38,7 +39,7 @@ func (s *Series) Seed(ctx context.Context, accountID string, customers []SeedCus
 	cal := Calendar(acc)
 	total := Cells{}
 	records := map[string]Applied{}
-	var acts []Activity
+	var acts []store.Activity
 	for _, c := range customers {
 		sc := seriesCustomer(c.Result, c.Attrs)
 		customerActs := activitiesOf(accountID, c.Attrs, sc.Movements)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // Storage is what the series keep in the table; package store implements it. The
@@ -26,7 +27,7 @@ type Storage interface {
 	// DeleteSeriesRecord deletes the record if it still has version.
 	DeleteSeriesRecord(ctx context.Context, accountID, customerUUID, version string) error
 	// WriteActivities puts a customer's activities and deletes others by sort key.
-	WriteActivities(ctx context.Context, accountID, customerUUID string, put []Activity, drop []string) error
+	WriteActivities(ctx context.Context, accountID, customerUUID string, put []store.Activity, drop []string) error
 
 	// SeriesWindow is what one metrics request reads of a segment: the bucket items with
 	// the sort keys sks (absent ones left out) and those whose sort keys lie in
@@ -40,7 +41,7 @@ type Storage interface {
 	// SeriesBucketExists reads (consistently) whether a bucket item exists.
 	SeriesBucketExists(ctx context.Context, accountID, segment, sk string) (bool, error)
 	// PutSeries writes records, activities and whole bucket items with plain puts.
-	PutSeries(ctx context.Context, accountID string, records map[string]Applied, acts []Activity, buckets []BucketAdd) error
+	PutSeries(ctx context.Context, accountID string, records map[string]Applied, acts []store.Activity, buckets []BucketAdd) error
 }
 
 // BucketAdd is numbers to add to attributes of one bucket item of a segment. The JSON
@@ -55,4 +56,11 @@ type BucketAdd struct {
 type Bucket struct {
 	SK     string
 	Values map[string]int64
+}
+
+// SeriesStore hands out the storage of the account series (the store implements it
+// next to the store contract, which does not name the series).
+type SeriesStore interface {
+	// Series is the adapter of the account series on this store.
+	Series() Storage
 }

@@ -6,14 +6,14 @@ package activityview
 import (
 	"time"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/jsonobj"
+	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // Fields are the activity's fields as the recorded account-wide list shows them
 // (docs/api.md, "Objects"), its date in the account's time zone loc.
-func Fields(a accountseries.Activity, currency string, loc *time.Location) jsonobj.Object {
+func Fields(a store.Activity, currency string, loc *time.Location) jsonobj.Object {
 	return jsonobj.Object{
 		{Key: "description", Value: a.Description},
 		{Key: "activity-mrr-movement", Value: a.Movement},

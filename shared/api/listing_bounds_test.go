@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/ids"
@@ -34,11 +37,11 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if status, body := apigwtest.Do(t, api.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: importsRoute,
-		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: fiftyCustomers("bounded"), AccountID: acc.ID}); status != http.StatusOK {
+	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: apitest.FiftyCustomers("bounded"), AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	runImportWorker(t, env)
+	apitest.RunImportWorker(t, env)
 	for i := range 150 {
 		id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
 		if err != nil {
@@ -67,16 +70,16 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 		// A walk page: at most 8 requests started (store.invoicePageRequests; a round of
 		// the customer listing is one Query per shard), the last round's invoice reads
 		// (3) and the handler's data source read.
-		{"invoices", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"per_page": {"7"}}, 100, shards + 2, 12},
-		{"invoices of a data source", api.ListInvoices, "/v1/invoices", "invoices",
+		{"invoices", billing.ListInvoices, "/v1/invoices", "invoices", url.Values{"per_page": {"7"}}, 100, shards + 2, 12},
+		{"invoices of a data source", billing.ListInvoices, "/v1/invoices", "invoices",
 			url.Values{"per_page": {"7"}, "data_source_uuid": {ds.UUID}}, 100, shards + 3, 12},
-		{"invoices of a source whose customers have none", api.ListInvoices, "/v1/invoices", "invoices",
+		{"invoices of a source whose customers have none", billing.ListInvoices, "/v1/invoices", "invoices",
 			url.Values{"per_page": {"1"}, "data_source_uuid": {empty.UUID}}, 0, 12, 12},
-		{"invoices by external id", api.ListInvoices, "/v1/invoices", "invoices", url.Values{"external_id": {"c07-i2"}}, 1, 2, 2},
+		{"invoices by external id", billing.ListInvoices, "/v1/invoices", "invoices", url.Values{"external_id": {"c07-i2"}}, 1, 2, 2},
 		// A page Query per shard, and on the first page a Select COUNT one per shard.
-		{"subscription events", api.ListSubscriptionEvents, eventsRoute, "subscription_events", url.Values{"per_page": {"7"}}, 50, 2 * shards, 2 * shards},
+		{"subscription events", billing.ListSubscriptionEvents, apitest.EventsRoute, "subscription_events", url.Values{"per_page": {"7"}}, 50, 2 * shards, 2 * shards},
 		// At most 4 Queries shared among the shards (store.eventPageRequests) and the count.
-		{"subscription events of one customer", api.ListSubscriptionEvents, eventsRoute, "subscription_events",
+		{"subscription events of one customer", billing.ListSubscriptionEvents, apitest.EventsRoute, "subscription_events",
 			url.Values{"per_page": {"7"}, "customer_external_id": {"c42"}}, 1, 4 + shards, 4 + shards},
 	}
 	for _, tc := range cases {

@@ -8,6 +8,12 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/api/account"
+	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/crm"
+	"github.com/subsight/subsight/shared/api/customers"
+	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/apigw"
 )
 
@@ -15,16 +21,16 @@ import (
 // connector does: the pages hold what the cursor walk holds, each names its page, and
 // a page beyond the end is empty without more (no consumer can loop).
 func TestLegacyPageOnCustomers(t *testing.T) {
-	e := newResourceEnv(t)
-	e.seedCustomers(6, e.ds, "", "")
-	byCursor, _ := e.customerPages(url.Values{"per_page": {"2"}})
+	e := apitest.NewResourceEnv(t)
+	e.SeedCustomers(6, e.DS, "", "")
+	byCursor, _ := e.CustomerPages(url.Values{"per_page": {"2"}})
 
 	var byPage []string
 	pages := 0
 	for n := 1; ; n++ {
 		pages = n
 		q := url.Values{"per_page": {"2"}, "page": {fmt.Sprint(n)}}
-		status, body := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, q, nil)
+		status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, q, nil)
 		if status != http.StatusOK {
 			t.Fatalf("page=%d: %d %v", n, status, body)
 		}
@@ -45,7 +51,7 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 			t.Fatal("page walk does not end")
 		}
 		// The cursor of a page=N answer continues after it.
-		_, next := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil,
+		_, next := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil,
 			url.Values{"per_page": {"2"}, "cursor": {body["cursor"].(string)}}, nil)
 		if first := next["entries"].([]any)[0].(map[string]any)["uuid"]; first != byCursor[2*n] {
 			t.Errorf("cursor after page=%d starts at %v, want %s", n, first, byCursor[2*n])
@@ -54,7 +60,7 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 	if !reflect.DeepEqual(byPage, byCursor) {
 		t.Errorf("page walk %v\ncursor walk %v", byPage, byCursor)
 	}
-	status, beyond := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, url.Values{"per_page": {"2"}, "page": {"9"}}, nil)
+	status, beyond := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"per_page": {"2"}, "page": {"9"}}, nil)
 	if status != http.StatusOK || len(beyond["entries"].([]any)) != 0 || beyond["has_more"] != false ||
 		beyond["cursor"] != nil || beyond["total_pages"] != float64(pages) {
 		t.Errorf("page beyond the end: %d %v", status, beyond)
@@ -69,12 +75,12 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 		"per_page=2&start-after": `Parameter "start-after" is not supported by this listing: page with cursor and per_page`,
 	} {
 		vals, _ := url.ParseQuery(q)
-		status, body := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, vals, nil)
+		status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, vals, nil)
 		if status != http.StatusBadRequest || body["message"] != msg {
 			t.Errorf("%s: %d %v", q, status, body)
 		}
 	}
-	if status, body := e.do(e.acc, api.ListCustomers, "GET", customersRoute, nil, url.Values{"page": {"51"}, "per_page": {"200"}}, nil); status != http.StatusOK {
+	if status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"page": {"51"}, "per_page": {"200"}}, nil); status != http.StatusOK {
 		t.Errorf("page 51 of 200 (10,000 entries before it): %d %v", status, body)
 	}
 }
@@ -82,42 +88,34 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 // TestLegacyPageOnPlansAndSearch: the other legacy listings name the page and count
 // their pages the same way.
 func TestLegacyPageOnPlansAndSearch(t *testing.T) {
-	e := newResourceEnv(t)
+	e := apitest.NewResourceEnv(t)
 	for i := range 5 {
-		e.createPlan(e.ds.UUID, fmt.Sprint("paged-", i), "Paged")
+		e.CreatePlan(e.DS.UUID, fmt.Sprint("paged-", i), "Paged")
 	}
-	_, all := e.do(e.acc, api.ListPlans, "GET", plansRoute, nil, nil, nil)
-	want := uuidsOf(all["plans"])
-	status, body := e.do(e.acc, api.ListPlans, "GET", plansRoute, nil, url.Values{"per_page": {"2"}, "page": {"2"}}, nil)
-	if status != http.StatusOK || !reflect.DeepEqual(uuidsOf(body["plans"]), want[2:4]) ||
+	_, all := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, nil, nil)
+	want := apitest.UUIDsOf(all["plans"])
+	status, body := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, url.Values{"per_page": {"2"}, "page": {"2"}}, nil)
+	if status != http.StatusOK || !reflect.DeepEqual(apitest.UUIDsOf(body["plans"]), want[2:4]) ||
 		body["current_page"] != 2.0 || body["total_pages"] != 3.0 || body["has_more"] != true {
 		t.Errorf("plans page=2: %d %v", status, body)
 	}
 
-	e.seedCustomers(3, e.ds, "", "same@example.com")
-	status, body = e.do(e.acc, api.SearchCustomers, "GET", "/v1/customers/search", nil,
+	e.SeedCustomers(3, e.DS, "", "same@example.com")
+	status, body = e.Do(e.Acc, customers.SearchCustomers, "GET", "/v1/customers/search", nil,
 		url.Values{"email": {"same@example.com"}, "per_page": {"2"}, "page": {"2"}}, nil)
 	if status != http.StatusOK || len(body["entries"].([]any)) != 1 || body["current_page"] != 2.0 || body["total_pages"] != nil {
 		t.Errorf("search page=2: %d %v", status, body)
 	}
 }
 
-func uuidsOf(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(map[string]any)["uuid"].(string))
-	}
-	return out
-}
-
 // TestUnknownPagingParameters: every listing answers a paging parameter it does not
 // serve with a 400 in its family, naming it; the parameters the official clients send
 // (cursor, per_page, per-page on activities, filters) pass.
 func TestUnknownPagingParameters(t *testing.T) {
-	e := newResourceEnv(t)
-	cus := map[string]string{"customer_uuid": e.customer}
-	_, g := e.do(e.acc, api.CreatePlanGroup, "POST", "/v1/plan_groups", nil, nil, map[string]any{"name": "G",
-		"plans": []string{e.createPlan(e.ds.UUID, "grouped", "Grouped")["uuid"].(string)}})
+	e := apitest.NewResourceEnv(t)
+	cus := map[string]string{"customer_uuid": e.Customer}
+	_, g := e.Do(e.Acc, billing.CreatePlanGroup, "POST", "/v1/plan_groups", nil, nil, map[string]any{"name": "G",
+		"plans": []string{e.CreatePlan(e.DS.UUID, "grouped", "Grouped")["uuid"].(string)}})
 	group := map[string]string{"plan_group_uuid": g["uuid"].(string)}
 	type route struct {
 		name   string
@@ -128,24 +126,24 @@ func TestUnknownPagingParameters(t *testing.T) {
 		legacy bool   // serves page=N
 	}
 	routes := []route{
-		{"customers", api.ListCustomers, "/v1/customers", nil, "A", true},
-		{"contacts", api.ListContacts, "/v1/contacts", nil, "A", false},
-		{"customer contacts", api.ListCustomerContacts, "/v1/customers/{customer_uuid}/contacts", cus, "A", false},
-		{"customer notes", api.ListCustomerNotes, "/v1/customer_notes", nil, "A", false},
-		{"plans", api.ListPlans, "/v1/plans", nil, "B", true},
-		{"invoices", api.ListInvoices, "/v1/invoices", nil, "B", false},
-		{"import invoices", api.ListImportInvoices, "/v1/import/customers/{customer_uuid}/invoices", cus, "B", true},
-		{"import subscriptions", api.ListImportSubscriptions, "/v1/import/customers/{customer_uuid}/subscriptions", cus, "B", true},
-		{"subscription events", api.ListSubscriptionEvents, "/v1/subscription_events", nil, "B", true},
-		{"customer subscriptions", api.ListCustomerSubscriptions, "/v1/customers/{customer_uuid}/subscriptions", cus, "A", true},
-		{"customer activities", api.ListCustomerActivities, "/v1/customers/{customer_uuid}/activities", cus, "A", true},
-		{"activities", api.ListActivities, "/v1/activities", nil, "A", false},
-		{"data sources", api.ListDataSources, "/v1/data_sources", nil, "B", false},
-		{"notes", api.ListNotes, "/v1/notes", nil, "A", false},
-		{"opportunities", api.ListOpportunities, "/v1/opportunities", nil, "A", false},
-		{"tasks", api.ListTasks, "/v1/tasks", nil, "A", false},
-		{"plan groups", api.ListPlanGroups, "/v1/plan_groups", nil, "B", true},
-		{"a plan group's plans", api.ListPlanGroupPlans, "/v1/plan_groups/{plan_group_uuid}/plans", group, "B", true},
+		{"customers", customers.ListCustomers, "/v1/customers", nil, "A", true},
+		{"contacts", customers.ListContacts, "/v1/contacts", nil, "A", false},
+		{"customer contacts", customers.ListCustomerContacts, "/v1/customers/{customer_uuid}/contacts", cus, "A", false},
+		{"customer notes", crm.ListCustomerNotes, "/v1/customer_notes", nil, "A", false},
+		{"plans", billing.ListPlans, "/v1/plans", nil, "B", true},
+		{"invoices", billing.ListInvoices, "/v1/invoices", nil, "B", false},
+		{"import invoices", billing.ListImportInvoices, "/v1/import/customers/{customer_uuid}/invoices", cus, "B", true},
+		{"import subscriptions", billing.ListImportSubscriptions, "/v1/import/customers/{customer_uuid}/subscriptions", cus, "B", true},
+		{"subscription events", billing.ListSubscriptionEvents, "/v1/subscription_events", nil, "B", true},
+		{"customer subscriptions", metricsapi.ListCustomerSubscriptions, "/v1/customers/{customer_uuid}/subscriptions", cus, "A", true},
+		{"customer activities", metricsapi.ListCustomerActivities, "/v1/customers/{customer_uuid}/activities", cus, "A", true},
+		{"activities", metricsapi.ListActivities, "/v1/activities", nil, "A", false},
+		{"data sources", account.ListDataSources, "/v1/data_sources", nil, "B", false},
+		{"notes", crm.ListNotes, "/v1/notes", nil, "A", false},
+		{"opportunities", crm.ListOpportunities, "/v1/opportunities", nil, "A", false},
+		{"tasks", crm.ListTasks, "/v1/tasks", nil, "A", false},
+		{"plan groups", billing.ListPlanGroups, "/v1/plan_groups", nil, "B", true},
+		{"a plan group's plans", billing.ListPlanGroupPlans, "/v1/plan_groups/{plan_group_uuid}/plans", group, "B", true},
 	}
 	for _, r := range routes {
 		unknown := []string{"offset", "limit", "starting_after", "pageSize", "page[number]", "next_page", "skip"}
@@ -159,7 +157,7 @@ func TestUnknownPagingParameters(t *testing.T) {
 			unknown = append(unknown, "cursor", "per_page")
 		}
 		for _, p := range unknown {
-			status, body := e.do(e.acc, r.ep, "GET", r.path, r.params, url.Values{p: {"2"}}, nil)
+			status, body := e.Do(e.Acc, r.ep, "GET", r.path, r.params, url.Values{p: {"2"}}, nil)
 			if status != http.StatusBadRequest || !inFamily(body, r.family, p) {
 				t.Errorf("%s ?%s=2: %d %v", r.name, p, status, body)
 			}
@@ -174,7 +172,7 @@ func TestUnknownPagingParameters(t *testing.T) {
 		if r.name == "activities" {
 			ok = url.Values{"per-page": {"1"}, "start-date": {"2024-01-01"}, "end-date": {"2024-12-31"}, "order": {"-date"}}
 		}
-		if status, body := e.do(e.acc, r.ep, "GET", r.path, r.params, ok, nil); status != http.StatusOK {
+		if status, body := e.Do(e.Acc, r.ep, "GET", r.path, r.params, ok, nil); status != http.StatusOK {
 			t.Errorf("%s ?%s: %d %v", r.name, ok.Encode(), status, body)
 		}
 	}
@@ -193,18 +191,18 @@ func inFamily(body map[string]any, family, param string) bool {
 // either order and with filters, and reaches the end; an uuid that names no activity
 // of the account is a 400, never the first page again.
 func TestStartAfterOnActivities(t *testing.T) {
-	e := newMetricsEnv(t)
+	e := apitest.NewMetricsEnv(t)
 	for _, order := range []string{"date", "-date"} {
-		_, all := e.get(api.ListActivities, "/v1/activities", e.acc, query("order", order))
-		want := field(all, "uuid")
+		_, all := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("order", order))
+		want := apitest.Field(all, "uuid")
 		var got []any
-		q := query("order", order, "per_page", "2")
+		q := apitest.Query("order", order, "per_page", "2")
 		for range 10 {
-			status, page := e.get(api.ListActivities, "/v1/activities", e.acc, q)
+			status, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, q)
 			if status != http.StatusOK {
 				t.Fatalf("%v: %d %v", q, status, page)
 			}
-			uuids := field(page, "uuid")
+			uuids := apitest.Field(page, "uuid")
 			got = append(got, uuids...)
 			if page["has_more"] != true {
 				break
@@ -215,30 +213,30 @@ func TestStartAfterOnActivities(t *testing.T) {
 			t.Errorf("order=%s: start-after walk %v\nwant %v", order, got, want)
 		}
 		// The last activity: nothing after it.
-		_, end := e.get(api.ListActivities, "/v1/activities", e.acc, query("order", order, "start-after", want[8].(string)))
-		if len(field(end, "uuid")) != 0 || end["has_more"] != false {
+		_, end := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("order", order, "start-after", want[8].(string)))
+		if len(apitest.Field(end, "uuid")) != 0 || end["has_more"] != false {
 			t.Errorf("after the last: %v", end)
 		}
 	}
-	_, churns := e.get(api.ListActivities, "/v1/activities", e.acc, query("type", "churn"))
-	_, all := e.get(api.ListActivities, "/v1/activities", e.acc, nil)
-	firstUUID := field(all, "uuid")[0].(string)
-	_, after := e.get(api.ListActivities, "/v1/activities", e.acc, query("type", "churn", "start-after", firstUUID))
-	if !reflect.DeepEqual(field(after, "uuid"), field(churns, "uuid")) {
-		t.Errorf("churns after the first activity: %v, want %v", field(after, "uuid"), field(churns, "uuid"))
+	_, churns := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("type", "churn"))
+	_, all := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, nil)
+	firstUUID := apitest.Field(all, "uuid")[0].(string)
+	_, after := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("type", "churn", "start-after", firstUUID))
+	if !reflect.DeepEqual(apitest.Field(after, "uuid"), apitest.Field(churns, "uuid")) {
+		t.Errorf("churns after the first activity: %v, want %v", apitest.Field(after, "uuid"), apitest.Field(churns, "uuid"))
 	}
 
-	_, page := e.get(api.ListActivities, "/v1/activities", e.acc, query("per_page", "1"))
+	_, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("per_page", "1"))
 	for _, bad := range []struct {
 		account string
 		kv      []string
 	}{
-		{e.acc, []string{"start-after", "561814e1-d7d3-42f3-8936-4689ec0fbb74"}},
-		{e.acc, []string{"start-after", "nope"}},
-		{e.other, []string{"start-after", firstUUID}},
-		{e.acc, []string{"start-after", firstUUID, "cursor", page["cursor"].(string)}},
+		{e.Acc, []string{"start-after", "561814e1-d7d3-42f3-8936-4689ec0fbb74"}},
+		{e.Acc, []string{"start-after", "nope"}},
+		{e.Other, []string{"start-after", firstUUID}},
+		{e.Acc, []string{"start-after", firstUUID, "cursor", page["cursor"].(string)}},
 	} {
-		status, body := e.get(api.ListActivities, "/v1/activities", bad.account, query(bad.kv...))
+		status, body := e.Get(metricsapi.ListActivities, "/v1/activities", bad.account, apitest.Query(bad.kv...))
 		if status != http.StatusBadRequest || body["param"] != "start-after" {
 			t.Errorf("%v: %d %v", bad.kv, status, body)
 		}

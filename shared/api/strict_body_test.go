@@ -4,8 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/shared/api/billing"
+	"github.com/subsight/subsight/shared/api/customers"
+	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -13,8 +16,8 @@ import (
 // object, no invalid UTF-8 or lone surrogates, no nesting past the limit; the stored
 // object stays as it was.
 func TestStrictBodiesLeaveTheCustomerUnchanged(t *testing.T) {
-	e := newResourceEnv(t)
-	before := e.createCustomer(map[string]any{"data_source_uuid": e.ds.UUID, "external_id": "strict-1", "name": "Before"})
+	e := apitest.NewResourceEnv(t)
+	before := e.CreateCustomer(map[string]any{"data_source_uuid": e.DS.UUID, "external_id": "strict-1", "name": "Before"})
 	uuid := before["uuid"].(string)
 	deep := strings.Repeat(`{"a":`, 9999) + "1" + strings.Repeat("}", 9999)
 	cases := []struct{ name, body, want string }{
@@ -30,11 +33,11 @@ func TestStrictBodiesLeaveTheCustomerUnchanged(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := e.raw(e.acc, api.UpdateCustomer, "PATCH", customerRoute, cus(uuid), tc.body)
+			status, body := e.Raw(e.Acc, customers.UpdateCustomer, "PATCH", apitest.CustomerRoute, apitest.Cus(uuid), tc.body)
 			if status != 400 || !strings.Contains(body, tc.want) || !strings.Contains(body, `"code":400`) {
 				t.Fatalf("%d %s, want 400 with %q", status, body, tc.want)
 			}
-			if _, after := e.getCustomer(e.acc, uuid); after["name"] != "Before" {
+			if _, after := e.GetCustomer(e.Acc, uuid); after["name"] != "Before" {
 				t.Fatalf("customer changed: %v", after)
 			}
 		})
@@ -46,15 +49,15 @@ func TestStrictBodiesLeaveTheCustomerUnchanged(t *testing.T) {
 func TestDeepTransactionBodyIsA400(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Deep")
-	_, ds := importedCustomer(t, env, acc.ID)
-	_, listed := apigwtest.Do(t, api.ListInvoices(env.API), apigwtest.Call{Method: "GET", Route: "/v1/invoices",
+	_, ds := apitest.ImportedCustomer(t, env, acc.ID)
+	_, listed := apigwtest.Do(t, billing.ListInvoices(env.API), apigwtest.Call{Method: "GET", Route: "/v1/invoices",
 		Query: map[string][]string{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i1"}}, AccountID: acc.ID})
 	invUUID := listed["invoices"].([]any)[0].(map[string]any)["uuid"].(string)
 	before, err := env.Deps.Store.GetInvoice(t.Context(), acc.ID, invUUID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx := api.CreateInvoiceTransaction(env.API)
+	tx := billing.CreateInvoiceTransaction(env.API)
 	for _, depth := range []int{65, 9998, 9999, 10000, 10001} {
 		body := `{"type":"payment","result":"successful","date":"2024-01-10","x":` +
 			strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + "}"
@@ -73,15 +76,15 @@ func TestDeepTransactionBodyIsA400(t *testing.T) {
 // A numeric external id comes back digit for digit, past float64's 2^53, where the
 // API takes one (docs/api.md, "Numbers").
 func TestNumericExternalIDsAreExact(t *testing.T) {
-	e := newResourceEnv(t)
+	e := apitest.NewResourceEnv(t)
 	const id = "12345678901234567"
-	status, plan := e.raw(e.acc, api.CreatePlan, "POST", plansRoute, nil,
-		`{"data_source_uuid":"`+e.ds.UUID+`","name":"N","interval_count":1,"interval_unit":"month","external_id":`+id+`}`)
+	status, plan := e.Raw(e.Acc, billing.CreatePlan, "POST", apitest.PlansRoute, nil,
+		`{"data_source_uuid":"`+e.DS.UUID+`","name":"N","interval_count":1,"interval_unit":"month","external_id":`+id+`}`)
 	if status != 201 || !strings.Contains(plan, `"external_id":"`+id+`"`) {
 		t.Fatalf("plan: %d %s", status, plan)
 	}
-	status, cust := e.raw(e.acc, api.CreateCustomer, "POST", "/v1/customers", nil,
-		`{"data_source_uuid":"`+e.ds.UUID+`","name":"N","external_id":`+id+`9}`)
+	status, cust := e.Raw(e.Acc, customers.CreateCustomer, "POST", "/v1/customers", nil,
+		`{"data_source_uuid":"`+e.DS.UUID+`","name":"N","external_id":`+id+`9}`)
 	// A customer's external_id is a string field: a number is refused, not rounded.
 	if status != 400 || !strings.Contains(cust, `\"external_id\" must be a string`) {
 		t.Fatalf("customer: %d %s", status, cust)
@@ -92,18 +95,18 @@ func TestNumericExternalIDsAreExact(t *testing.T) {
 func TestNumericExternalIDsAreExactInImports(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Exact")
-	_, ds := importedCustomer(t, env, acc.ID)
+	_, ds := apitest.ImportedCustomer(t, env, acc.ID)
 	const id = "12345678901234567"
 	body := `{"subscription_event":{"data_source_uuid":"` + ds.UUID + `","customer_external_id":"c00","event_type":"subscription_start",` +
 		`"event_date":"2024-01-05","effective_date":"2024-01-05","subscription_external_id":"c00-s","plan_external_id":"p1",` +
 		`"currency":"USD","amount_in_cents":1000,"external_id":` + id + `}}`
-	resp := apigwtest.Raw(t, api.CreateSubscriptionEvent(env.API), apigwtest.Call{Method: "POST", Route: "/v1/subscription_events",
+	resp := apigwtest.Raw(t, billing.CreateSubscriptionEvent(env.API), apigwtest.Call{Method: "POST", Route: "/v1/subscription_events",
 		Body: body, AccountID: acc.ID})
 	if resp.StatusCode != 201 || !strings.Contains(resp.Body, `"external_id":"`+id+`"`) {
 		t.Fatalf("event: %d %s", resp.StatusCode, resp.Body)
 	}
 	imp := `{"external_id":` + id + `,"plans":[{"external_id":` + id + `1,"name":"Exact","interval_count":1,"interval_unit":"month"}]}`
-	resp = apigwtest.Raw(t, api.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: "/v1/data_sources/{data_source_uuid}/json_imports",
+	resp = apigwtest.Raw(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: "/v1/data_sources/{data_source_uuid}/json_imports",
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: imp, AccountID: acc.ID})
 	if resp.StatusCode/100 != 2 || !strings.Contains(resp.Body, `"external_id":"`+id+`"`) {
 		t.Fatalf("import: %d %s", resp.StatusCode, resp.Body)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/ddbmeter"
-	"github.com/subsight/subsight/infra/testenv/recomputetest"
+	"github.com/subsight/subsight/infra/testkit/ddbmeter"
+	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 )
 
 // BenchmarkRecompute recomputes one customer with n monthly invoices (a price change each

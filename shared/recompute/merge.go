@@ -24,19 +24,28 @@ const maxMergeAttempts = 5
 // step is idempotent and the request is deleted last, so a redelivery completes a merge
 // that failed half-way.
 func (r *Recomputer) Merges(ctx context.Context, accountID, intoUUID string) error {
-	pending, err := r.store.PendingMerges(ctx, accountID, intoUUID)
-	if err != nil {
-		return err
-	}
-	for _, m := range pending {
+	return carryOut(ctx, r, accountID, intoUUID, r.store.PendingMerges, func(m store.MergeRequest) error {
 		if err := r.merge(ctx, m); err != nil {
 			return fmt.Errorf("merge %s into %s: %w", m.FromUUID, m.IntoUUID, err)
 		}
-		if err := r.store.DeleteMergeRequest(ctx, m); err != nil {
+		return r.store.DeleteMergeRequest(ctx, m)
+	})
+}
+
+// carryOut applies the requests pending for a customer (merges, unmerges) one after
+// the other, each deleting its request when done, then recomputes the customer.
+func carryOut[T any](ctx context.Context, r *Recomputer, accountID, customerUUID string,
+	pendingFor func(context.Context, string, string) ([]T, error), apply func(T) error) error {
+	pending, err := pendingFor(ctx, accountID, customerUUID)
+	if err != nil {
+		return err
+	}
+	for _, p := range pending {
+		if err := apply(p); err != nil {
 			return err
 		}
 	}
-	_, err = r.Customer(ctx, accountID, intoUUID)
+	_, err = r.Customer(ctx, accountID, customerUUID)
 	return err
 }
 
@@ -93,22 +102,10 @@ func (r *Recomputer) moveBilling(ctx context.Context, m store.MergeRequest) erro
 	if err != nil {
 		return err
 	}
-	for _, id := range sortedKeys(fromIdx.Invoices) {
-		if err := r.store.ReassignOwner(ctx, keys.Invoice(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
-			return err
-		}
+	if err := r.reassignRecords(ctx, m.AccountID, m.FromUUID, m.IntoUUID, fromIdx); err != nil {
+		return err
 	}
-	for _, id := range sortedKeys(fromIdx.Subscriptions) {
-		if err := r.store.ReassignOwner(ctx, keys.Subscription(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
-			return err
-		}
-	}
-	for id := range fromIdx.Events {
-		if err := r.store.ReassignOwner(ctx, keys.SubscriptionEvent(m.AccountID, id), m.FromUUID, m.IntoUUID); err != nil {
-			return err
-		}
-	}
-	for attempt := 0; ; attempt++ {
+	err = retryConflicts(func() error {
 		old, err := r.store.GetBillingIndex(ctx, m.AccountID, m.IntoUUID)
 		if err != nil {
 			return err
@@ -120,15 +117,12 @@ func (r *Recomputer) moveBilling(ctx context.Context, m store.MergeRequest) erro
 		maps.Copy(next.Events, fromIdx.Events)
 		if maps.Equal(next.Invoices, old.Invoices) && maps.Equal(next.Subscriptions, old.Subscriptions) &&
 			maps.Equal(next.Plans, old.Plans) && maps.Equal(next.Events, old.Events) {
-			break
+			return nil
 		}
-		err = r.store.SaveBillingIndex(ctx, old, next)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxMergeAttempts {
-			return err
-		}
+		return r.store.SaveBillingIndex(ctx, old, next)
+	})
+	if err != nil {
+		return err
 	}
 	if fromIdx.Version == 0 {
 		return nil
@@ -182,20 +176,48 @@ func (r *Recomputer) moveContactsAndNotes(ctx context.Context, m store.MergeRequ
 // absorbIdentity adds from's external ids, data sources, systems and tags, and the
 // merged-customer tag, to into.
 func (r *Recomputer) absorbIdentity(ctx context.Context, m store.MergeRequest, from model.Customer) (model.Customer, error) {
-	for attempt := 0; ; attempt++ {
+	var next model.Customer
+	err := retryConflicts(func() error {
 		into, err := r.store.GetCustomer(ctx, m.AccountID, m.IntoUUID)
 		if err != nil {
-			return model.Customer{}, err
+			return err
 		}
-		next := store.MergedCustomer(into, from, MergedTag)
-		err = r.store.SaveCustomer(ctx, into, next)
-		if err == nil {
-			return next, nil
-		}
-		if !errors.Is(err, store.ErrConflict) || attempt+1 == maxMergeAttempts {
-			return model.Customer{}, err
+		next = store.MergedCustomer(into, from, MergedTag)
+		return r.store.SaveCustomer(ctx, into, next)
+	})
+	if err != nil {
+		return model.Customer{}, err
+	}
+	return next, nil
+}
+
+// retryConflicts runs a read-modify-write until it does not lose a race with another
+// writer (store.ErrConflict), at most maxMergeAttempts times.
+func retryConflicts(attempt func() error) error {
+	for i := 1; ; i++ {
+		err := attempt()
+		if err == nil || !errors.Is(err, store.ErrConflict) || i == maxMergeAttempts {
+			return err
 		}
 	}
+}
+
+// reassignRecords gives the records an index lists (invoices, subscriptions,
+// subscription events) from one customer to another, each item conditional on its
+// owner.
+func (r *Recomputer) reassignRecords(ctx context.Context, accountID, fromUUID, toUUID string, idx store.BillingIndex) error {
+	for _, records := range []struct {
+		ids []string
+		key func(accountID, id string) keys.Key
+	}{{sortedKeys(idx.Invoices), keys.Invoice}, {sortedKeys(idx.Subscriptions), keys.Subscription},
+		{sortedKeys(idx.Events), keys.SubscriptionEvent}} {
+		for _, id := range records.ids {
+			if err := r.store.ReassignOwner(ctx, records.key(accountID, id), fromUUID, toUUID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func equalFoldEmail(a, b string) bool { return a != "" && strings.EqualFold(a, b) }

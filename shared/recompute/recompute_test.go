@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/infra/testenv/recomputetest"
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/store"
 )
 

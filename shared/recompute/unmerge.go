@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -19,23 +18,15 @@ import (
 // idempotent and the request is deleted last, so a redelivery completes an unmerge
 // that failed half-way.
 func (r *Recomputer) Unmerges(ctx context.Context, accountID, customerUUID string) error {
-	pending, err := r.store.PendingUnmerges(ctx, accountID, customerUUID)
-	if err != nil {
-		return err
-	}
-	for _, u := range pending {
+	return carryOut(ctx, r, accountID, customerUUID, r.store.PendingUnmerges, func(u store.UnmergeRequest) error {
 		if err := r.unmerge(ctx, u); err != nil {
 			return fmt.Errorf("unmerge %s/%s out of %s: %w", u.DataSourceUUID, u.ExternalID, u.CustomerUUID, err)
 		}
 		if _, err := r.Customer(ctx, accountID, u.NewCustomerUUID); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if err := r.store.DeleteUnmergeRequest(ctx, u); err != nil {
-			return err
-		}
-	}
-	_, err = r.Customer(ctx, accountID, customerUUID)
-	return err
+		return r.store.DeleteUnmergeRequest(ctx, u)
+	})
 }
 
 // unmerge makes the new customer of the data source customer (ds, external id), hands
@@ -62,20 +53,21 @@ func (r *Recomputer) unmerge(ctx context.Context, u store.UnmergeRequest) error 
 	if err := r.store.ReassignCustomerExternalID(ctx, u.AccountID, u.DataSourceUUID, u.ExternalID, u.CustomerUUID, u.NewCustomerUUID); err != nil {
 		return err
 	}
-	for attempt := 0; ; attempt++ {
+	saved := false
+	err = retryConflicts(func() error {
 		cur, err := r.store.GetCustomer(ctx, u.AccountID, u.CustomerUUID)
 		if err != nil || !cur.HasSource(u.DataSourceUUID, u.ExternalID) {
 			return err
 		}
 		err = r.store.SaveCustomer(ctx, cur, cur.WithoutSource(u.DataSourceUUID, u.ExternalID))
-		if err == nil || !errors.Is(err, store.ErrConflict) || attempt+1 == maxMergeAttempts {
-			if err == nil {
-				slog.InfoContext(ctx, "customer unmerged", "account_id", u.AccountID, "from", u.CustomerUUID,
-					"new", u.NewCustomerUUID, "data_source_uuid", u.DataSourceUUID)
-			}
-			return err
-		}
+		saved = err == nil
+		return err
+	})
+	if saved {
+		slog.InfoContext(ctx, "customer unmerged", "account_id", u.AccountID, "from", u.CustomerUUID,
+			"new", u.NewCustomerUUID, "data_source_uuid", u.DataSourceUUID)
 	}
+	return err
 }
 
 // splitCustomer stores the new customer, unless a previous attempt did.
@@ -103,12 +95,7 @@ func (r *Recomputer) splitCustomer(ctx context.Context, u store.UnmergeRequest, 
 // record left uses). A record already the new customer's (an earlier attempt) is
 // picked again while the old index lists it.
 func (r *Recomputer) moveSourceBilling(ctx context.Context, u store.UnmergeRequest) error {
-	for attempt := 0; ; attempt++ {
-		err := r.moveSourceBillingOnce(ctx, u)
-		if err == nil || !errors.Is(err, store.ErrConflict) || attempt+1 == maxMergeAttempts {
-			return err
-		}
-	}
+	return retryConflicts(func() error { return r.moveSourceBillingOnce(ctx, u) })
 }
 
 func (r *Recomputer) moveSourceBillingOnce(ctx context.Context, u store.UnmergeRequest) error {
@@ -156,20 +143,8 @@ func (r *Recomputer) moveSourceBillingOnce(ctx context.Context, u store.UnmergeR
 	if len(moving.Invoices)+len(moving.Events) == 0 {
 		return nil
 	}
-	for _, k := range slices.Sorted(maps.Keys(moving.Invoices)) {
-		if err := r.store.ReassignOwner(ctx, keys.Invoice(u.AccountID, k), u.CustomerUUID, u.NewCustomerUUID); err != nil {
-			return err
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(moving.Subscriptions)) {
-		if err := r.store.ReassignOwner(ctx, keys.Subscription(u.AccountID, k), u.CustomerUUID, u.NewCustomerUUID); err != nil {
-			return err
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(moving.Events)) {
-		if err := r.store.ReassignOwner(ctx, keys.SubscriptionEvent(u.AccountID, k), u.CustomerUUID, u.NewCustomerUUID); err != nil {
-			return err
-		}
+	if err := r.reassignRecords(ctx, u.AccountID, u.CustomerUUID, u.NewCustomerUUID, moving); err != nil {
+		return err
 	}
 	newIdx, err := r.store.GetBillingIndex(ctx, u.AccountID, u.NewCustomerUUID)
 	if err != nil {
@@ -210,9 +185,9 @@ func (r *Recomputer) moveCRMRecords(ctx context.Context, accountID, fromUUID, to
 	for kind, move := range map[string]func() error{
 		"notes": func() error { return moveEach(ctx, accountID, fromUUID, toUUID, s.CustomerNotes, s.MoveNote) },
 		"opportunities": func() error {
-			return moveEach(ctx, accountID, fromUUID, toUUID, s.CustomerOpportunities, s.MoveOpportunity)
+			return moveEach(ctx, accountID, fromUUID, toUUID, s.Opportunities().OfCustomer, s.Opportunities().Move)
 		},
-		"tasks": func() error { return moveEach(ctx, accountID, fromUUID, toUUID, s.CustomerTasks, s.MoveTask) },
+		"tasks": func() error { return moveEach(ctx, accountID, fromUUID, toUUID, s.Tasks().OfCustomer, s.Tasks().Move) },
 	} {
 		if slices.Contains(kinds, kind) {
 			if err := move(); err != nil {

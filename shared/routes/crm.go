@@ -1,30 +1,32 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import "github.com/subsight/subsight/shared/api/crm"
 
-// crmAPIs are the CRM records (notes and call logs, opportunities, tasks), plan groups and
-// the customer unmerge.
-var crmAPIs = map[string]API{
-	"UnmergeCustomersFunction":   api.UnmergeCustomers,
-	"CreateNoteFunction":         api.CreateNote,
-	"ListNotesFunction":          api.ListNotes,
-	"GetNoteFunction":            api.GetNote,
-	"UpdateNoteFunction":         api.UpdateNote,
-	"DeleteNoteFunction":         api.DeleteNote,
-	"CreateOpportunityFunction":  api.CreateOpportunity,
-	"ListOpportunitiesFunction":  api.ListOpportunities,
-	"GetOpportunityFunction":     api.GetOpportunity,
-	"UpdateOpportunityFunction":  api.UpdateOpportunity,
-	"DeleteOpportunityFunction":  api.DeleteOpportunity,
-	"CreateTaskFunction":         api.CreateTask,
-	"ListTasksFunction":          api.ListTasks,
-	"GetTaskFunction":            api.GetTask,
-	"UpdateTaskFunction":         api.UpdateTask,
-	"DeleteTaskFunction":         api.DeleteTask,
-	"CreatePlanGroupFunction":    api.CreatePlanGroup,
-	"ListPlanGroupsFunction":     api.ListPlanGroups,
-	"GetPlanGroupFunction":       api.GetPlanGroup,
-	"UpdatePlanGroupFunction":    api.UpdatePlanGroup,
-	"DeletePlanGroupFunction":    api.DeletePlanGroup,
-	"ListPlanGroupPlansFunction": api.ListPlanGroupPlans,
+// crmOperations are a customer's CRM records: notes and call logs (/v1/customer_notes
+// and /v1/notes, the same items), opportunities and tasks. They live in their
+// customer's partition with a locator; creates are transactions (PutItem and
+// ConditionCheckItem on the customer; IAM checks each item action of a transaction),
+// updates conditional PutItems, listings Queries of the account's or the customer's
+// index.
+var crmOperations = []Operation{
+	{"CreateCustomerNote", post("/v1/customer_notes"), crm.CreateCustomerNote, table("GetItem", "Query", "PutItem", "ConditionCheckItem")},
+	{"ListCustomerNotes", get("/v1/customer_notes"), crm.ListCustomerNotes, tableRead},
+	{"GetCustomerNote", get("/v1/customer_notes/{note_uuid}"), crm.GetCustomerNote, tableRead},
+	{"UpdateCustomerNote", patch("/v1/customer_notes/{note_uuid}"), crm.UpdateCustomerNote, table("GetItem", "PutItem")},
+	{"DeleteCustomerNote", delete("/v1/customer_notes/{note_uuid}"), crm.DeleteCustomerNote, table("GetItem", "DeleteItem")},
+	{"CreateNote", post("/v1/notes"), crm.CreateNote, table("GetItem", "Query", "PutItem", "ConditionCheckItem")},
+	{"ListNotes", get("/v1/notes"), crm.ListNotes, tableRead},
+	{"GetNote", get("/v1/notes/{note_uuid}"), crm.GetNote, table("GetItem")},
+	{"UpdateNote", patch("/v1/notes/{note_uuid}"), crm.UpdateNote, table("GetItem", "PutItem")},
+	{"DeleteNote", delete("/v1/notes/{note_uuid}"), crm.DeleteNote, table("GetItem", "DeleteItem")},
+	{"CreateOpportunity", post("/v1/opportunities"), crm.CreateOpportunity, table("GetItem", "PutItem", "ConditionCheckItem")},
+	{"ListOpportunities", get("/v1/opportunities"), crm.ListOpportunities, tableRead},
+	{"GetOpportunity", get("/v1/opportunities/{opportunity_uuid}"), crm.GetOpportunity, table("GetItem")},
+	{"UpdateOpportunity", patch("/v1/opportunities/{opportunity_uuid}"), crm.UpdateOpportunity, table("GetItem", "PutItem")},
+	{"DeleteOpportunity", delete("/v1/opportunities/{opportunity_uuid}"), crm.DeleteOpportunity, table("GetItem", "DeleteItem")},
+	{"CreateTask", post("/v1/tasks"), crm.CreateTask, table("GetItem", "PutItem", "ConditionCheckItem")},
+	{"ListTasks", get("/v1/tasks"), crm.ListTasks, tableRead},
+	{"GetTask", get("/v1/tasks/{task_uuid}"), crm.GetTask, table("GetItem")},
+	{"UpdateTask", patch("/v1/tasks/{task_uuid}"), crm.UpdateTask, table("GetItem", "PutItem")},
+	{"DeleteTask", delete("/v1/tasks/{task_uuid}"), crm.DeleteTask, table("GetItem", "DeleteItem")},
 }

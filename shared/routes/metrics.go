@@ -1,14 +1,27 @@
 package routes
 
-import "github.com/subsight/subsight/shared/api"
+import "github.com/subsight/subsight/shared/api/metricsapi"
 
-// customerMetricsAPIs are the per-customer metrics operations: the
-// Metrics-API subscriptions view, the customer's activities, merges and connected
-// subscriptions.
-var customerMetricsAPIs = map[string]API{
-	"ListCustomerSubscriptionsFunction": api.ListCustomerSubscriptions,
-	"ListCustomerActivitiesFunction":    api.ListCustomerActivities,
-	"MergeCustomersFunction":            api.MergeCustomers,
-	"ConnectSubscriptionsFunction":      api.ConnectSubscriptions,
-	"DisconnectSubscriptionsFunction":   api.DisconnectSubscriptions,
+// metricsOperations are the Metrics API (the account's series, read from their bucket
+// items), the activities and their export (written by the jobs worker under exports/
+// of the import bucket), a customer's subscriptions and activities, and the
+// connection of subscriptions (which enqueues the recomputation).
+var metricsOperations = []Operation{
+	{"MetricsAll", get("/v1/metrics/all"), metricsapi.MetricsAll, tableRead},
+	{"MetricsMrr", get("/v1/metrics/mrr"), metricsapi.MetricsMRR, tableRead},
+	{"MetricsArr", get("/v1/metrics/arr"), metricsapi.MetricsARR, tableRead},
+	{"MetricsArpa", get("/v1/metrics/arpa"), metricsapi.MetricsARPA, tableRead},
+	{"MetricsAsp", get("/v1/metrics/asp"), metricsapi.MetricsASP, tableRead},
+	{"MetricsCustomerCount", get("/v1/metrics/customer-count"), metricsapi.MetricsCustomerCount, tableRead},
+	{"MetricsCustomerChurnRate", get("/v1/metrics/customer-churn-rate"), metricsapi.MetricsCustomerChurnRate, tableRead},
+	{"MetricsMrrChurnRate", get("/v1/metrics/mrr-churn-rate"), metricsapi.MetricsMRRChurnRate, tableRead},
+	{"MetricsLtv", get("/v1/metrics/ltv"), metricsapi.MetricsLTV, tableRead},
+	{"MetricsUnknown", get("/v1/metrics/{metric}"), metricsapi.MetricsUnknown, none},
+	{"ListActivities", get("/v1/activities"), metricsapi.ListActivities, tableRead},
+	{"ListCustomerSubscriptions", get("/v1/customers/{customer_uuid}/subscriptions"), metricsapi.ListCustomerSubscriptions, tableRead},
+	{"ListCustomerActivities", get("/v1/customers/{customer_uuid}/activities"), metricsapi.ListCustomerActivities, tableRead},
+	{"ConnectSubscriptions", post("/v1/customers/{customer_uuid}/connect_subscriptions"), metricsapi.ConnectSubscriptions, access(table("GetItem", "BatchGetItem", "PutItem"), sendJobs)},
+	{"DisconnectSubscriptions", post("/v1/customers/{customer_uuid}/disconnect_subscriptions"), metricsapi.DisconnectSubscriptions, access(table("GetItem", "BatchGetItem", "DeleteItem"), sendJobs)},
+	{"CreateActivitiesExport", post("/v1/activities_export"), metricsapi.CreateActivitiesExport, access(table("PutItem"), sendJobs)},
+	{"GetActivitiesExport", get("/v1/activities_export/{id}"), metricsapi.GetActivitiesExport, access(table("GetItem"), objects("exports/", "GetObject"))},
 }

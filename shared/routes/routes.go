@@ -1,18 +1,27 @@
-// Package routes maps each function of template.yaml (by LogicalId) to the handler
-// constructor its main.go starts, so that the local stack and the tests run exactly
-// the code that the Lambda runs. Each resource family keeps its entries in its own
-// file; APIs merges them.
+// Package routes is the registry of the service's Lambda functions, the one place an
+// operation is declared: its name (the LogicalId without "Function", whose kebab case
+// is its folder under functions/), its route, the handler constructor its main.go
+// starts and what it may do on the stack's resources (Access). From it, `go generate
+// ./shared/routes` (infra/stackgen) writes the template's functions, their shared IAM
+// roles and the HTTP API's routes, and every functions/<folder>/main.go; the local
+// stack and the tests read it too, so they run exactly the code the Lambdas run. Each
+// family of operations keeps its entries in its own file; Functions merges them.
 package routes
 
+//go:generate go run github.com/subsight/subsight/infra/stackgen
+
 import (
+	"context"
 	"fmt"
-	"maps"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/auth"
+	"github.com/subsight/subsight/shared/dashboard"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
@@ -21,41 +30,133 @@ import (
 // API builds an HTTP operation.
 type API = func(*api.Deps) apigw.Endpoint
 
-var foundationAPIs = map[string]API{
-	"PingFunction":             api.Ping,
-	"GetAccountFunction":       api.GetAccount,
-	"CreateDataSourceFunction": api.CreateDataSource,
-	"ListDataSourcesFunction":  api.ListDataSources,
-	"GetDataSourceFunction":    api.GetDataSource,
-	"DeleteDataSourceFunction": api.DeleteDataSource,
+// Scheduled builds the handler of a function invoked by an EventBridge schedule; the
+// event itself carries nothing the handler needs.
+type Scheduled = func(*workers.Deps) func(context.Context) error
+
+// Route is an HTTP API route: a method and a path with {parameters}.
+type Route struct{ Method, Path string }
+
+// Key is API Gateway's route key, "GET /v1/ping".
+func (r Route) Key() string { return r.Method + " " + r.Path }
+
+func get(path string) Route    { return Route{"GET", path} }
+func post(path string) Route   { return Route{"POST", path} }
+func put(path string) Route    { return Route{"PUT", path} }
+func patch(path string) Route  { return Route{"PATCH", path} }
+func delete(path string) Route { return Route{"DELETE", path} }
+
+// Operation is one HTTP API operation behind the API-key authorizer: its function's
+// name, its route, its handler and its access.
+type Operation struct {
+	Name    string
+	Route   Route
+	Handler API
+	Access  Access
 }
 
-// APIs are the HTTP API operations.
-var APIs = merge(foundationAPIs, customerAPIs, resourceAPIs, metricsAPIs, customerMetricsAPIs, importAPIs, crmAPIs, recordAPIs)
+// Function is one Lambda function of the template. Exactly one constructor is set;
+// it says how main.go starts the function (lambdaapp.API, Public, Worker, Scheduled
+// or Authorizer).
+type Function struct {
+	Name string
+	// Family names the operations' group (the API's invoke role is one per family).
+	Family string
+	// Routes are the function's HTTP API routes (an operation has one; a public
+	// function its pages).
+	Routes []Route
+	Access Access
+	// MemorySize (MB) and Timeout (seconds) override the template's Globals when set.
+	MemorySize, Timeout int
+	// Queue is the FIFO queue a worker reads; Schedule a scheduled function's rate.
+	Queue    *QueueSource
+	Schedule *Schedule
 
-// Workers are the SQS queue consumers.
-var Workers = map[string]func(*workers.Deps) sqsworker.Handler{
-	"ImportWorkerFunction": workers.Import,
-	"JobsWorkerFunction":   workers.Jobs,
+	API        API
+	Public     func() dashboard.Handler
+	Worker     func(*workers.Deps) sqsworker.Handler
+	Scheduled  Scheduled
+	Authorizer func(store.KeyResolver) auth.AuthorizerHandler
 }
 
-// Authorizers are the HTTP API Lambda authorizers.
-var Authorizers = map[string]func(store.KeyResolver) auth.AuthorizerHandler{
-	"AuthorizerFunction": auth.Authorizer,
+// QueueSource is a worker's SQS event source: Lambda delivers batches of at most
+// BatchSize messages, with partial batch responses, to at most MaxConcurrency
+// concurrent invocations.
+type QueueSource struct {
+	Queue                     string // LogicalId of the queue
+	BatchSize, MaxConcurrency int
 }
 
-func merge(parts ...map[string]API) map[string]API {
-	out := map[string]API{}
-	for _, p := range parts {
-		for id := range p {
-			if _, dup := out[id]; dup {
-				panic(fmt.Sprintf("routes: %s registered twice", id))
-			}
+// Schedule is an EventBridge schedule.
+type Schedule struct{ Rate, Description string }
+
+// LogicalID is the function's resource name in template.yaml.
+func (f Function) LogicalID() string { return f.Name + "Function" }
+
+// Folder is the function's folder under functions/ and under the build output.
+func (f Function) Folder() string { return Folder(f.LogicalID()) }
+
+// Functions are every function of the service, in the template's order: the
+// authorizer, the public pages, the operations family by family, the workers and the
+// scheduled functions.
+var Functions = func() []Function {
+	out := []Function{authorizer, dashboardPages}
+	for _, family := range []struct {
+		name string
+		ops  []Operation
+	}{{"Account", accountOperations}, {"Customers", customerOperations}, {"Crm", crmOperations},
+		{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}} {
+		for _, op := range family.ops {
+			out = append(out, Function{Name: op.Name, Family: family.name, Routes: []Route{op.Route}, API: op.Handler,
+				Access: op.Access})
 		}
-		maps.Copy(out, p)
+	}
+	out = append(out, backgroundFunctions...)
+	seen := map[string]bool{}
+	for _, f := range out {
+		if seen[f.Name] {
+			panic(fmt.Sprintf("routes: %s registered twice", f.Name))
+		}
+		seen[f.Name] = true
+	}
+	return out
+}()
+
+// Lookup returns the registered function of a LogicalId.
+func Lookup(logicalID string) (Function, bool) {
+	i := slices.IndexFunc(Functions, func(f Function) bool { return f.LogicalID() == logicalID })
+	if i < 0 {
+		return Function{}, false
+	}
+	return Functions[i], true
+}
+
+// The constructors by LogicalId, for the local stack and the tests.
+var (
+	// APIs are the HTTP API operations.
+	APIs = byKind(func(f Function) API { return f.API })
+	// Workers are the SQS queue consumers.
+	Workers = byKind(func(f Function) func(*workers.Deps) sqsworker.Handler { return f.Worker })
+	// Authorizers are the HTTP API Lambda authorizers.
+	Authorizers = byKind(func(f Function) func(store.KeyResolver) auth.AuthorizerHandler { return f.Authorizer })
+	// Schedules are the functions with Schedule events.
+	Schedules = byKind(func(f Function) Scheduled { return f.Scheduled })
+	// Public are the functions of routes without the authorizer: they get no account and
+	// no AWS client, and answer anyone.
+	Public = byKind(func(f Function) func() dashboard.Handler { return f.Public })
+)
+
+func byKind[C any](constructor func(Function) C) map[string]C {
+	out := map[string]C{}
+	for _, f := range Functions {
+		if c := constructor(f); !isNil(c) {
+			out[f.LogicalID()] = c
+		}
 	}
 	return out
 }
+
+func isNil(v any) bool { return reflect.ValueOf(v).IsNil() }
 
 var (
 	upperRun   = regexp.MustCompile(`([A-Z]+)([A-Z][a-z])`)

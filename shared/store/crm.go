@@ -14,25 +14,30 @@ type OpportunityFilter struct {
 	CloseFrom, CloseTo                           string
 }
 
-// Opportunities are the CRM opportunities, kept in their customer's partition.
+// CRMRecords are one kind of CRM record T (an opportunity, a task), kept in its
+// customer's partition with a locator, and listed with the filters F.
+type CRMRecords[T, F any] interface {
+	// Create stores a record and its locator, in one transaction that checks the
+	// customer exists.
+	Create(ctx context.Context, rec T) error
+	// Get reads a record by uuid (its locator, then the record).
+	Get(ctx context.Context, accountID, uuid string) (T, error)
+	// Update replaces a stored record; ErrNotFound when it is gone.
+	Update(ctx context.Context, rec T) error
+	// Delete removes a record and its locator.
+	Delete(ctx context.Context, rec T) error
+	// List reads one page of records, newest first: one customer's or the account's;
+	// the other filters are filter expressions.
+	List(ctx context.Context, accountID string, f F, limit int, start PageToken) (Page[T], error)
+	// OfCustomer reads every record of a customer (merges and unmerges move them).
+	OfCustomer(ctx context.Context, accountID, customerUUID string) ([]T, error)
+	// Move makes a record another customer's (a contact a task was about stays named).
+	Move(ctx context.Context, rec T, toCustomerUUID string) error
+}
+
+// Opportunities are the CRM opportunities.
 type Opportunities interface {
-	// CreateOpportunity stores an opportunity and its locator, in one transaction that
-	// checks the customer exists.
-	CreateOpportunity(ctx context.Context, o model.Opportunity) error
-	// GetOpportunity reads an opportunity by uuid (its locator, then the record).
-	GetOpportunity(ctx context.Context, accountID, uuid string) (model.Opportunity, error)
-	// UpdateOpportunity replaces a stored opportunity; ErrNotFound when it is gone.
-	UpdateOpportunity(ctx context.Context, o model.Opportunity) error
-	// DeleteOpportunity removes an opportunity and its locator.
-	DeleteOpportunity(ctx context.Context, o model.Opportunity) error
-	// ListOpportunities reads one page of opportunities, newest first: one customer's
-	// or the account's; the other filters are filter expressions.
-	ListOpportunities(ctx context.Context, accountID string, f OpportunityFilter, limit int, start PageToken) (Page[model.Opportunity], error)
-	// CustomerOpportunities reads every opportunity of a customer (merges and unmerges
-	// move them).
-	CustomerOpportunities(ctx context.Context, accountID, customerUUID string) ([]model.Opportunity, error)
-	// MoveOpportunity makes an opportunity another customer's.
-	MoveOpportunity(ctx context.Context, o model.Opportunity, toCustomerUUID string) error
+	Opportunities() CRMRecords[model.Opportunity, OpportunityFilter]
 }
 
 // TaskFilter narrows a task listing; empty fields do not filter. A contact's tasks are
@@ -45,24 +50,9 @@ type TaskFilter struct {
 	Completed                           *bool
 }
 
-// Tasks are the CRM tasks, kept in their customer's partition.
+// Tasks are the CRM tasks.
 type Tasks interface {
-	// CreateTask stores a task and its locator, in one transaction that checks the
-	// customer exists.
-	CreateTask(ctx context.Context, t model.Task) error
-	// GetTask reads a task by uuid (its locator, then the record).
-	GetTask(ctx context.Context, accountID, uuid string) (model.Task, error)
-	// UpdateTask replaces a stored task; ErrNotFound when it is gone.
-	UpdateTask(ctx context.Context, t model.Task) error
-	// DeleteTask removes a task and its locator.
-	DeleteTask(ctx context.Context, t model.Task) error
-	// ListTasks reads one page of tasks, newest first: one customer's or the account's;
-	// the other filters are filter expressions.
-	ListTasks(ctx context.Context, accountID string, f TaskFilter, limit int, start PageToken) (Page[model.Task], error)
-	// CustomerTasks reads every task of a customer (merges and unmerges move them).
-	CustomerTasks(ctx context.Context, accountID, customerUUID string) ([]model.Task, error)
-	// MoveTask makes a task another customer's (a contact it was about stays named).
-	MoveTask(ctx context.Context, t model.Task, toCustomerUUID string) error
+	Tasks() CRMRecords[model.Task, TaskFilter]
 }
 
 // PlanGroups are the account's plan groups; a group keeps its plans' references in

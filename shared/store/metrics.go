@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/timefmt"
@@ -230,17 +229,11 @@ type Merges interface {
 type Activities interface {
 	// ListActivities reads one page of the account's activities from GSI1 (all types) or
 	// GSI2 (one type), in date order: one Query.
-	ListActivities(ctx context.Context, accountID string, f ActivityFilter, limit int, start PageToken) (Page[accountseries.Activity], error)
+	ListActivities(ctx context.Context, accountID string, f ActivityFilter, limit int, start PageToken) (Page[Activity], error)
 	// ListCustomerActivities reads one page of a customer's activities, oldest first.
-	ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int, start PageToken) (Page[accountseries.Activity], error)
+	ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int, start PageToken) (Page[Activity], error)
 	// ActivityOrder finds an activity of the account by uuid and returns its place in
-	// the activity log (accountseries.Activity.Order), for start-after; ErrNotFound when
+	// the activity log (Activity.Order), for start-after; ErrNotFound when
 	// no activity of the account has that uuid.
 	ActivityOrder(ctx context.Context, accountID, activityUUID string) (string, error)
-}
-
-// SeriesStore hands out the storage of the account series.
-type SeriesStore interface {
-	// Series is the adapter of the account series on this store.
-	Series() accountseries.Storage
 }

@@ -52,5 +52,4 @@ type Store interface {
 	PlanGroups
 	Activities
 	ActivitiesExports
-	SeriesStore
 }

@@ -102,7 +102,7 @@ func ExportKey(accountID, exportID string) string {
 // ExportColumns are the export's CSV columns: the fields of an activity of GET
 // /v1/activities, in their order (activityview.Fields).
 func ExportColumns() []string {
-	fields := activityview.Fields(accountseries.Activity{}, "", time.UTC)
+	fields := activityview.Fields(store.Activity{}, "", time.UTC)
 	out := make([]string, len(fields))
 	for i, f := range fields {
 		out[i] = f.Key

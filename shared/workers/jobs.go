@@ -22,7 +22,7 @@ import (
 type Storage interface {
 	recompute.Storage
 	store.DataSources
-	store.SeriesStore
+	accountseries.SeriesStore
 	store.Activities
 	store.ActivitiesExports
 }

@@ -59,11 +59,7 @@ func (s *Store) CreateAccount(ctx context.Context, a model.Account) error {
 
 // GetAccount reads an account.
 func (s *Store) GetAccount(ctx context.Context, accountID string) (model.Account, error) {
-	var it accountItem
-	if err := s.get(ctx, keys.Account(accountID), &it); err != nil {
-		return model.Account{}, err
-	}
-	return it.account(), nil
+	return getOne(ctx, s, keys.Account(accountID), func(it accountItem) model.Account { return it.account() })
 }
 
 // UpdateSettings replaces the account's analytics settings.
@@ -196,11 +192,7 @@ func (s *Store) PutMember(ctx context.Context, m model.Member) error {
 
 // GetMember finds a team member by e-mail (case-insensitive).
 func (s *Store) GetMember(ctx context.Context, accountID, email string) (model.Member, error) {
-	var it memberItem
-	if err := s.get(ctx, keys.Member(accountID, email), &it); err != nil {
-		return model.Member{}, err
-	}
-	return it.member(), nil
+	return getOne(ctx, s, keys.Member(accountID, email), func(it memberItem) model.Member { return it.member() })
 }
 
 // ListMembers returns the account's team.

@@ -8,13 +8,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
-// activityItem is an activity of the account activity log (accountseries.Activity) as
+// activityItem is an activity of the account activity log (store.Activity) as
 // stored: in its customer's activity partition; GSI1 lists the account's activities by
 // date and GSI2 those of one type.
 type activityItem struct {
@@ -25,12 +24,12 @@ type activityItem struct {
 	GSI1SK string `dynamodbav:"GSI1SK"`
 	GSI2PK string `dynamodbav:"GSI2PK"`
 	GSI2SK string `dynamodbav:"GSI2SK"`
-	accountseries.Activity
+	store.Activity
 }
 
-func (it activityItem) activity() accountseries.Activity { return it.Activity }
+func (it activityItem) activity() store.Activity { return it.Activity }
 
-func activityAttrs(accountID string, a accountseries.Activity) (map[string]types.AttributeValue, error) {
+func activityAttrs(accountID string, a store.Activity) (map[string]types.AttributeValue, error) {
 	order := a.Order()
 	k := keys.Activity(accountID, a.CustomerUUID, order)
 	return attributevalue.MarshalMap(activityItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivity,
@@ -40,7 +39,7 @@ func activityAttrs(accountID string, a accountseries.Activity) (map[string]types
 
 // WriteActivities puts activities of a customer and deletes others by sort key (all
 // plain puts and deletes, so a repeat is harmless).
-func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customerUUID string, put []accountseries.Activity, drop []string) error {
+func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customerUUID string, put []store.Activity, drop []string) error {
 	s := ss.store
 	reqs := make([]types.WriteRequest, 0, len(put)+len(drop))
 	for _, a := range put {
@@ -60,7 +59,7 @@ func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customer
 // ListActivities reads one page of the account's activities from GSI1 (all types) or
 // GSI2 (one type), in date order: one Query per shard of the log.
 func (s *Store) ListActivities(ctx context.Context, accountID string, f store.ActivityFilter, limit int,
-	start store.PageToken) (store.Page[accountseries.Activity], error) {
+	start store.PageToken) (store.Page[store.Activity], error) {
 	index, pkAttr, skAttr, pks := keys.GSI1, keys.GSI1PK, keys.GSI1SK, keys.ActivitiesByAccountShards(accountID)
 	if f.Type != "" {
 		index, pkAttr, skAttr, pks = keys.GSI2, keys.GSI2PK, keys.GSI2SK, keys.ActivitiesByTypeShards(accountID, f.Type)
@@ -75,7 +74,7 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 		hi = timefmt.Nanos(f.To) + "~"
 	}
 	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
-		return store.Page[accountseries.Activity]{Items: []accountseries.Activity{}}, nil
+		return store.Page[store.Activity]{Items: []store.Activity{}}, nil
 	}
 	l := shardedListing{pks: pks, skAttr: skAttr, descending: f.Descending,
 		query: func(pk, after string) listQuery {
@@ -94,7 +93,7 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 
 // ListCustomerActivities reads one page of a customer's activities, oldest first.
 func (s *Store) ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int,
-	start store.PageToken) (store.Page[accountseries.Activity], error) {
+	start store.PageToken) (store.Page[store.Activity], error) {
 	q := prefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix)
 	return listPage(ctx, s, q, limit, start, activityItem.activity, nil)
 }

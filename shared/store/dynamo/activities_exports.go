@@ -58,11 +58,7 @@ func (s *Store) CreateActivitiesExport(ctx context.Context, e model.ActivitiesEx
 // GetActivitiesExport reads an export request; store.ErrNotFound when the account has none
 // with that id.
 func (s *Store) GetActivitiesExport(ctx context.Context, accountID, id string) (model.ActivitiesExport, error) {
-	var it activitiesExportItem
-	if err := s.get(ctx, keys.ActivitiesExport(accountID, id), &it); err != nil {
-		return model.ActivitiesExport{}, err
-	}
-	return it.export(accountID), nil
+	return getOne(ctx, s, keys.ActivitiesExport(accountID, id), func(it activitiesExportItem) model.ActivitiesExport { return it.export(accountID) })
 }
 
 // FinishActivitiesExport records the outcome of an export (its status, and its file

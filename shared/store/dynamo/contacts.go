@@ -166,11 +166,7 @@ func (s *Store) contactConflict(ctx context.Context, old *model.Contact, err err
 
 // GetContact reads a contact of the account.
 func (s *Store) GetContact(ctx context.Context, accountID, contactUUID string) (model.Contact, error) {
-	var it contactItem
-	if err := s.get(ctx, keys.Contact(accountID, contactUUID), &it); err != nil {
-		return model.Contact{}, err
-	}
-	return it.contact(), nil
+	return getOne(ctx, s, keys.Contact(accountID, contactUUID), func(it contactItem) model.Contact { return it.contact() })
 }
 
 // DeleteContact removes a contact and its e-mail reservation.

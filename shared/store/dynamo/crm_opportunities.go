@@ -57,9 +57,9 @@ func (it opportunityItem) opportunity() model.Opportunity {
 	return o
 }
 
-// CreateOpportunity stores a new opportunity; ErrCustomerNotFound when its customer
+// Create stores a new opportunity; ErrCustomerNotFound when its customer
 // does not exist.
-func (s *Store) CreateOpportunity(ctx context.Context, o model.Opportunity) error {
+func (s opportunityRecords) Create(ctx context.Context, o model.Opportunity) error {
 	it, err := newOpportunityItem(o)
 	if err != nil {
 		return err
@@ -67,15 +67,15 @@ func (s *Store) CreateOpportunity(ctx context.Context, o model.Opportunity) erro
 	return s.createRecord(ctx, keys.Opportunities, it.recordHead, it)
 }
 
-// GetOpportunity reads an opportunity by uuid (two consistent reads).
-func (s *Store) GetOpportunity(ctx context.Context, accountID, uuid string) (model.Opportunity, error) {
-	it, err := getRecord[opportunityItem](ctx, s, keys.Opportunities, accountID, uuid)
+// Get reads an opportunity by uuid (two consistent reads).
+func (s opportunityRecords) Get(ctx context.Context, accountID, uuid string) (model.Opportunity, error) {
+	it, err := getRecord[opportunityItem](ctx, s.Store, keys.Opportunities, accountID, uuid)
 	return it.opportunity(), err
 }
 
-// UpdateOpportunity writes an opportunity read earlier with its new fields;
+// Update writes an opportunity read earlier with its new fields;
 // store.ErrNotFound when it was deleted meanwhile.
-func (s *Store) UpdateOpportunity(ctx context.Context, o model.Opportunity) error {
+func (s opportunityRecords) Update(ctx context.Context, o model.Opportunity) error {
 	it, err := newOpportunityItem(o)
 	if err != nil {
 		return err
@@ -83,8 +83,8 @@ func (s *Store) UpdateOpportunity(ctx context.Context, o model.Opportunity) erro
 	return s.replaceRecord(ctx, it)
 }
 
-// DeleteOpportunity removes an opportunity; store.ErrNotFound when already gone.
-func (s *Store) DeleteOpportunity(ctx context.Context, o model.Opportunity) error {
+// Delete removes an opportunity; store.ErrNotFound when already gone.
+func (s opportunityRecords) Delete(ctx context.Context, o model.Opportunity) error {
 	it, err := newOpportunityItem(o)
 	if err != nil {
 		return err
@@ -92,26 +92,26 @@ func (s *Store) DeleteOpportunity(ctx context.Context, o model.Opportunity) erro
 	return s.deleteRecord(ctx, keys.Opportunities, it.recordHead)
 }
 
-// ListOpportunities reads one page of opportunities, newest first: one customer's
+// List reads one page of opportunities, newest first: one customer's
 // (GSI2) or the account's (GSI1); the other filters are filter expressions.
-func (s *Store) ListOpportunities(ctx context.Context, accountID string, f store.OpportunityFilter, limit int,
+func (s opportunityRecords) List(ctx context.Context, accountID string, f store.OpportunityFilter, limit int,
 	start store.PageToken) (store.Page[model.Opportunity], error) {
 	q := recordListing(keys.Opportunities, accountID, f.CustomerUUID)
 	q.whereEqual("owner_key", strings.ToLower(f.Owner))
 	q.whereEqual("pipeline", f.Pipeline)
 	q.whereEqual("pipeline_stage", f.PipelineStage)
 	q.whereBetween("close_date", f.CloseFrom, f.CloseTo)
-	return listPage(ctx, s, q, limit, start, opportunityItem.opportunity, nil)
+	return listPage(ctx, s.Store, q, limit, start, opportunityItem.opportunity, nil)
 }
 
-// CustomerOpportunities reads every opportunity of a customer (merges and unmerges
+// OfCustomer reads every opportunity of a customer (merges and unmerges
 // move them).
-func (s *Store) CustomerOpportunities(ctx context.Context, accountID, customerUUID string) ([]model.Opportunity, error) {
-	return customerRecords(ctx, s, keys.Opportunities, accountID, customerUUID, opportunityItem.opportunity)
+func (s opportunityRecords) OfCustomer(ctx context.Context, accountID, customerUUID string) ([]model.Opportunity, error) {
+	return customerRecords(ctx, s.Store, keys.Opportunities, accountID, customerUUID, opportunityItem.opportunity)
 }
 
-// MoveOpportunity makes an opportunity another customer's.
-func (s *Store) MoveOpportunity(ctx context.Context, o model.Opportunity, toCustomerUUID string) error {
+// Move makes an opportunity another customer's.
+func (s opportunityRecords) Move(ctx context.Context, o model.Opportunity, toCustomerUUID string) error {
 	from, err := newOpportunityItem(o)
 	if err != nil {
 		return err
@@ -122,4 +122,12 @@ func (s *Store) MoveOpportunity(ctx context.Context, o model.Opportunity, toCust
 		return err
 	}
 	return s.moveRecord(ctx, keys.Opportunities, from.recordHead, to.recordHead, to)
+}
+
+// opportunityRecords are the store's opportunities (store.CRMRecords).
+type opportunityRecords struct{ *Store }
+
+// Opportunities are the CRM opportunities.
+func (s *Store) Opportunities() store.CRMRecords[model.Opportunity, store.OpportunityFilter] {
+	return opportunityRecords{s}
 }

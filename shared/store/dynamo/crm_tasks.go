@@ -35,32 +35,32 @@ func (it taskItem) task() model.Task {
 		CompletedAt: it.CompletedAt}
 }
 
-// CreateTask stores a new task; ErrCustomerNotFound when its customer does not exist.
-func (s *Store) CreateTask(ctx context.Context, t model.Task) error {
+// Create stores a new task; ErrCustomerNotFound when its customer does not exist.
+func (s taskRecords) Create(ctx context.Context, t model.Task) error {
 	it := newTaskItem(t)
 	return s.createRecord(ctx, keys.Tasks, it.recordHead, it)
 }
 
-// GetTask reads a task by uuid (two consistent reads).
-func (s *Store) GetTask(ctx context.Context, accountID, uuid string) (model.Task, error) {
-	it, err := getRecord[taskItem](ctx, s, keys.Tasks, accountID, uuid)
+// Get reads a task by uuid (two consistent reads).
+func (s taskRecords) Get(ctx context.Context, accountID, uuid string) (model.Task, error) {
+	it, err := getRecord[taskItem](ctx, s.Store, keys.Tasks, accountID, uuid)
 	return it.task(), err
 }
 
-// UpdateTask writes a task read earlier with its new fields; store.ErrNotFound when it was
+// Update writes a task read earlier with its new fields; store.ErrNotFound when it was
 // deleted meanwhile.
-func (s *Store) UpdateTask(ctx context.Context, t model.Task) error {
+func (s taskRecords) Update(ctx context.Context, t model.Task) error {
 	return s.replaceRecord(ctx, newTaskItem(t))
 }
 
-// DeleteTask removes a task; store.ErrNotFound when already gone.
-func (s *Store) DeleteTask(ctx context.Context, t model.Task) error {
+// Delete removes a task; store.ErrNotFound when already gone.
+func (s taskRecords) Delete(ctx context.Context, t model.Task) error {
 	return s.deleteRecord(ctx, keys.Tasks, newTaskItem(t).recordHead)
 }
 
-// ListTasks reads one page of tasks, newest first: one customer's (GSI2) or the
+// List reads one page of tasks, newest first: one customer's (GSI2) or the
 // account's (GSI1); the other filters are filter expressions.
-func (s *Store) ListTasks(ctx context.Context, accountID string, f store.TaskFilter, limit int,
+func (s taskRecords) List(ctx context.Context, accountID string, f store.TaskFilter, limit int,
 	start store.PageToken) (store.Page[model.Task], error) {
 	q := recordListing(keys.Tasks, accountID, f.CustomerUUID)
 	q.whereEqual("contact_uuid", f.ContactUUID)
@@ -80,18 +80,24 @@ func (s *Store) ListTasks(ctx context.Context, accountID string, f store.TaskFil
 		}
 		q.where(cond, nil, nil)
 	}
-	return listPage(ctx, s, q, limit, start, taskItem.task, nil)
+	return listPage(ctx, s.Store, q, limit, start, taskItem.task, nil)
 }
 
-// CustomerTasks reads every task of a customer (merges and unmerges move them).
-func (s *Store) CustomerTasks(ctx context.Context, accountID, customerUUID string) ([]model.Task, error) {
-	return customerRecords(ctx, s, keys.Tasks, accountID, customerUUID, taskItem.task)
+// OfCustomer reads every task of a customer (merges and unmerges move them).
+func (s taskRecords) OfCustomer(ctx context.Context, accountID, customerUUID string) ([]model.Task, error) {
+	return customerRecords(ctx, s.Store, keys.Tasks, accountID, customerUUID, taskItem.task)
 }
 
-// MoveTask makes a task another customer's (a contact it was about stays named).
-func (s *Store) MoveTask(ctx context.Context, t model.Task, toCustomerUUID string) error {
+// Move makes a task another customer's (a contact it was about stays named).
+func (s taskRecords) Move(ctx context.Context, t model.Task, toCustomerUUID string) error {
 	from := newTaskItem(t)
 	t.CustomerUUID = toCustomerUUID
 	to := newTaskItem(t)
 	return s.moveRecord(ctx, keys.Tasks, from.recordHead, to.recordHead, to)
 }
+
+// taskRecords are the store's tasks (store.CRMRecords).
+type taskRecords struct{ *Store }
+
+// Tasks are the CRM tasks.
+func (s *Store) Tasks() store.CRMRecords[model.Task, store.TaskFilter] { return taskRecords{s} }

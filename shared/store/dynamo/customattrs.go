@@ -42,11 +42,7 @@ func (s *Store) DefineAttribute(ctx context.Context, d model.AttrDefinition) (mo
 	if !errors.Is(err, store.ErrConflict) {
 		return model.AttrDefinition{}, err
 	}
-	var it attrDefinitionItem
-	if err := s.get(ctx, k, &it); err != nil {
-		return model.AttrDefinition{}, err
-	}
-	return it.definition(), nil
+	return getOne(ctx, s, k, func(it attrDefinitionItem) model.AttrDefinition { return it.definition() })
 }
 
 // AttrDefinitions returns the account's definitions for an object type, by key.

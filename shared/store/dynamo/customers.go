@@ -217,11 +217,7 @@ func (s *Store) reserveExternalID(ctx context.Context, c model.Customer) error {
 
 // GetCustomer reads a customer of the account.
 func (s *Store) GetCustomer(ctx context.Context, accountID, customerUUID string) (model.Customer, error) {
-	var it customerItem
-	if err := s.get(ctx, keys.Customer(accountID, customerUUID), &it); err != nil {
-		return model.Customer{}, err
-	}
-	return it.customer(), nil
+	return getOne(ctx, s, keys.Customer(accountID, customerUUID), func(it customerItem) model.Customer { return it.customer() })
 }
 
 // SaveCustomer writes the new state of a customer read as old. It fails with

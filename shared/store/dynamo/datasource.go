@@ -39,11 +39,7 @@ func (s *Store) CreateDataSource(ctx context.Context, ds model.DataSource) error
 
 // GetDataSource reads a data source, including one being deleted.
 func (s *Store) GetDataSource(ctx context.Context, accountID, dsUUID string) (model.DataSource, error) {
-	var it dataSourceItem
-	if err := s.get(ctx, keys.DataSource(accountID, dsUUID), &it); err != nil {
-		return model.DataSource{}, err
-	}
-	return it.dataSource(), nil
+	return getOne(ctx, s, keys.DataSource(accountID, dsUUID), func(it dataSourceItem) model.DataSource { return it.dataSource() })
 }
 
 // ListDataSources returns every data source of the account in creation order

@@ -77,11 +77,7 @@ func (s *Store) CreateImport(ctx context.Context, imp model.Import) (model.Impor
 
 // GetImport reads an import by its external id.
 func (s *Store) GetImport(ctx context.Context, accountID, dsUUID, externalID string) (model.Import, error) {
-	var it importItem
-	if err := s.get(ctx, keys.Import(accountID, dsUUID, externalID), &it); err != nil {
-		return model.Import{}, err
-	}
-	return it.record(accountID), nil
+	return getOne(ctx, s, keys.Import(accountID, dsUUID, externalID), func(it importItem) model.Import { return it.record(accountID) })
 }
 
 // GetImportByID reads an import by the id the API returned.

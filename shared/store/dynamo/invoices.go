@@ -140,11 +140,7 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 
 // GetInvoice reads an invoice by uuid.
 func (s *Store) GetInvoice(ctx context.Context, accountID, invoiceUUID string) (model.Invoice, error) {
-	var it invoiceItem
-	if err := s.get(ctx, keys.Invoice(accountID, invoiceUUID), &it); err != nil {
-		return model.Invoice{}, err
-	}
-	return it.invoice(accountID), nil
+	return getOne(ctx, s, keys.Invoice(accountID, invoiceUUID), func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
 }
 
 // GetInvoices reads invoices by uuid (one BatchGetItem per 100); missing ones are
@@ -160,9 +156,16 @@ func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []strin
 // parallel). The result has one error per invoice (nil, ErrOwnedElsewhere or a
 // failure); a retry rewrites the same keys, so it never duplicates.
 func (s *Store) PutInvoices(ctx context.Context, invs []model.Invoice) []error {
-	errs := make([]error, len(invs))
-	parallel.For(len(invs), writeConcurrency, func(i int) {
-		errs[i] = s.ownedPut(ctx, newInvoiceItem(invs[i]), invs[i].CustomerUUID)
+	return putAllOwned(ctx, s, invs, func(inv model.Invoice) (any, string) { return newInvoiceItem(inv), inv.CustomerUUID })
+}
+
+// putAllOwned writes records (invoices, subscriptions) in parallel, each if it is new
+// or already its customer's (ownedPut); one error per record.
+func putAllOwned[T any](ctx context.Context, s *Store, recs []T, item func(T) (any, string)) []error {
+	errs := make([]error, len(recs))
+	parallel.For(len(recs), writeConcurrency, func(i int) {
+		it, customerUUID := item(recs[i])
+		errs[i] = s.ownedPut(ctx, it, customerUUID)
 	})
 	return errs
 }
@@ -188,11 +191,17 @@ func (s *Store) ownedPut(ctx context.Context, item any, customerUUID string) err
 
 // DeleteInvoiceItem removes an invoice item if it still belongs to the customer.
 func (s *Store) DeleteInvoiceItem(ctx context.Context, inv model.Invoice) error {
+	return s.ownedDelete(ctx, keys.Invoice(inv.AccountID, inv.UUID), inv.CustomerUUID)
+}
+
+// ownedDelete removes an item that carries customer_uuid if it is the customer's (or
+// already gone).
+func (s *Store) ownedDelete(ctx context.Context, k keys.Key, customerUUID string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Invoice(inv.AccountID, inv.UUID)),
+		Key:                       keyAttrs(k),
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(inv.CustomerUUID)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(customerUUID)},
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
 	return conflict(err)

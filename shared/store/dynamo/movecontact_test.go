@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )

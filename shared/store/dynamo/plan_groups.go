@@ -71,11 +71,7 @@ func (s *Store) SavePlanGroup(ctx context.Context, g model.PlanGroup, create boo
 
 // GetPlanGroup reads a plan group.
 func (s *Store) GetPlanGroup(ctx context.Context, accountID, uuid string) (model.PlanGroup, error) {
-	var it planGroupItem
-	if err := s.get(ctx, keys.PlanGroup(accountID, uuid), &it); err != nil {
-		return model.PlanGroup{}, err
-	}
-	return it.planGroup(), nil
+	return getOne(ctx, s, keys.PlanGroup(accountID, uuid), func(it planGroupItem) model.PlanGroup { return it.planGroup() })
 }
 
 // DeletePlanGroup removes a plan group; store.ErrNotFound when it does not exist.

@@ -131,11 +131,7 @@ func (s *Store) GetPlan(ctx context.Context, accountID, planUUID string) (model.
 
 // GetPlanInDataSource reads a plan whose data source is known (one read).
 func (s *Store) GetPlanInDataSource(ctx context.Context, accountID, dsUUID, planUUID string) (model.Plan, error) {
-	var it planItem
-	if err := s.get(ctx, keys.Plan(accountID, dsUUID, planUUID), &it); err != nil {
-		return model.Plan{}, err
-	}
-	return it.plan(), nil
+	return getOne(ctx, s, keys.Plan(accountID, dsUUID, planUUID), func(it planItem) model.Plan { return it.plan() })
 }
 
 // GetPlanByExternalID finds a plan of a data source by external id (two consistent

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/subsight/subsight/infra/testenv"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/store"
 )
 

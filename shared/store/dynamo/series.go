@@ -405,7 +405,7 @@ func (ss SeriesStorage) SeriesBucketExists(ctx context.Context, accountID, segme
 // for backfills and benchmarks, never concurrently with other writers of the
 // account's series.
 func (ss SeriesStorage) PutSeries(ctx context.Context, accountID string, records map[string]accountseries.Applied,
-	acts []accountseries.Activity, buckets []accountseries.BucketAdd) error {
+	acts []store.Activity, buckets []accountseries.BucketAdd) error {
 	s := ss.store
 	var reqs []types.WriteRequest
 	put := func(item map[string]types.AttributeValue) {

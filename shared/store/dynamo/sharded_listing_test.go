@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/testenv"
-	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -71,14 +70,14 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 
 	// Activities one minute apart, alternating two types.
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	var acts []accountseries.Activity
+	var acts []store.Activity
 	for i := range 19 {
 		typ := "new_biz"
 		if i%2 == 1 {
 			typ = "expansion"
 		}
 		at := base.Add(time.Duration(i) * time.Minute)
-		acts = append(acts, accountseries.Activity{UUID: fmt.Sprintf("act-%02d", i), Date: at, Type: typ,
+		acts = append(acts, store.Activity{UUID: fmt.Sprintf("act-%02d", i), Date: at, Type: typ,
 			CustomerUUID: "cus_shard_00"})
 	}
 	if err := db.Series().WriteActivities(ctx, acc, "cus_shard_00", acts, nil); err != nil {
@@ -95,13 +94,13 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 		name  string
 		f     store.ActivityFilter
 		limit int
-		keep  func(accountseries.Activity) bool
+		keep  func(store.Activity) bool
 	}{
 		{"ascending", store.ActivityFilter{}, 4, nil},
 		{"descending", store.ActivityFilter{Descending: true}, 3, nil},
-		{"one type, descending", store.ActivityFilter{Type: "expansion", Descending: true}, 2, func(a accountseries.Activity) bool { return a.Type == "expansion" }},
+		{"one type, descending", store.ActivityFilter{Type: "expansion", Descending: true}, 2, func(a store.Activity) bool { return a.Type == "expansion" }},
 		{"one type, ascending, after the third", store.ActivityFilter{Type: "new_biz", After: acts[2].Order()}, 2,
-			func(a accountseries.Activity) bool { return a.Type == "new_biz" && a.Date.After(acts[2].Date) }},
+			func(a store.Activity) bool { return a.Type == "new_biz" && a.Date.After(acts[2].Date) }},
 	}
 	for _, tc := range activityCases {
 		t.Run("activities "+tc.name, func(t *testing.T) {
@@ -114,9 +113,9 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 			if tc.f.Descending {
 				slices.Reverse(want)
 			}
-			uuids := walk(t, func(start store.PageToken) (store.Page[accountseries.Activity], error) {
+			uuids := walk(t, func(start store.PageToken) (store.Page[store.Activity], error) {
 				return db.ListActivities(ctx, acc, tc.f, tc.limit, start)
-			}, tc.limit, func(a accountseries.Activity) string { return a.UUID })
+			}, tc.limit, func(a store.Activity) string { return a.UUID })
 			if !slices.Equal(uuids, want) {
 				t.Errorf("uuids %v, want %v", uuids, want)
 			}

@@ -93,6 +93,16 @@ func (s *Store) get(ctx context.Context, k keys.Key, out any) error {
 	return attributevalue.UnmarshalMap(res.Item, out)
 }
 
+// getOne reads the item at k (store.ErrNotFound when there is none) and converts it.
+func getOne[I, T any](ctx context.Context, s *Store, k keys.Key, convert func(I) T) (T, error) {
+	var it I
+	if err := s.get(ctx, k, &it); err != nil {
+		var zero T
+		return zero, err
+	}
+	return convert(it), nil
+}
+
 // queryPrefix reads every item of a partition whose sort key starts with prefix.
 func (s *Store) queryPrefix(ctx context.Context, pk, prefix string, out any) error {
 	in := &dynamodb.QueryInput{

@@ -70,11 +70,7 @@ func (s *Store) GetSubscriptionEvents(ctx context.Context, accountID string, idL
 
 // GetSubscriptionEvent reads one event.
 func (s *Store) GetSubscriptionEvent(ctx context.Context, accountID string, id int64) (model.SubscriptionEvent, error) {
-	var it subscriptionEventItem
-	if err := s.get(ctx, keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10)), &it); err != nil {
-		return model.SubscriptionEvent{}, err
-	}
-	return it.event(accountID), nil
+	return getOne(ctx, s, keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10)), func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) })
 }
 
 // PutSubscriptionEvents writes events with BatchWriteItem (25 per request); their

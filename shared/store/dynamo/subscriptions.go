@@ -14,7 +14,6 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -56,11 +55,8 @@ func (it subscriptionItem) subscription(accountID string) model.Subscription {
 
 // GetSubscription reads a subscription by uuid.
 func (s *Store) GetSubscription(ctx context.Context, accountID, subUUID string) (model.Subscription, error) {
-	var it subscriptionItem
-	if err := s.get(ctx, keys.Subscription(accountID, subUUID), &it); err != nil {
-		return model.Subscription{}, err
-	}
-	return it.subscription(accountID), nil
+	return getOne(ctx, s, keys.Subscription(accountID, subUUID),
+		func(it subscriptionItem) model.Subscription { return it.subscription(accountID) })
 }
 
 // GetSubscriptions reads subscriptions by uuid; missing ones are absent from the map.
@@ -73,11 +69,7 @@ func (s *Store) GetSubscriptions(ctx context.Context, accountID string, uuids []
 // condition keeps a subscription external id unique in its data source); one error
 // per subscription, ErrOwnedElsewhere for a clash.
 func (s *Store) PutSubscriptions(ctx context.Context, subs []model.Subscription) []error {
-	errs := make([]error, len(subs))
-	parallel.For(len(subs), writeConcurrency, func(i int) {
-		errs[i] = s.ownedPut(ctx, newSubscriptionItem(subs[i]), subs[i].CustomerUUID)
-	})
-	return errs
+	return putAllOwned(ctx, s, subs, func(sub model.Subscription) (any, string) { return newSubscriptionItem(sub), sub.CustomerUUID })
 }
 
 // SetCancellationDates replaces a subscription's cancellation history.
@@ -114,14 +106,7 @@ func (s *Store) SetCancellationDates(ctx context.Context, sub model.Subscription
 
 // DeleteSubscriptionItem removes a subscription if it still belongs to the customer.
 func (s *Store) DeleteSubscriptionItem(ctx context.Context, sub model.Subscription) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Subscription(sub.AccountID, sub.UUID)),
-		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(sub.CustomerUUID)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-	})
-	return conflict(err)
+	return s.ownedDelete(ctx, keys.Subscription(sub.AccountID, sub.UUID), sub.CustomerUUID)
 }
 
 // ListCustomerSubscriptions is one page of a customer's subscriptions, oldest first

@@ -1,0 +1,271 @@
+package emulator
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/subsight/subsight/shared/awsclients"
+)
+
+// The tests below show motoserver.py's cost patches at work: the same requests cost the
+// emulator about the same CPU time whether the table or the queue around them is empty
+// or holds thousands of items. Plain moto's cost grows with the data (it copies or walks
+// it all), tens of times over at these sizes, so the bound (4x the cost on empty data,
+// plus 50 ms for the clock's 10 ms ticks) leaves room for a busy host on both sides.
+// CPU time, not wall time: the emulator runs one request at a time, so its CPU time is
+// the requests' cost, whatever else the host does.
+
+// flatCostRatio and flatCostSlack bound the CPU time of the requests on large data
+// against the same requests on empty data.
+const (
+	flatCostRatio = 4
+	flatCostSlack = 50 * time.Millisecond
+)
+
+// ownServer starts a moto for one test: its CPU time is then that test's requests'.
+func ownServer(t *testing.T) (*Server, awsclients.Clients) {
+	t.Helper()
+	bin := installedBinary(t)
+	s, err := Start(context.Background(), Options{Binary: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	cfg, err := s.AWSConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, Clients(cfg)
+}
+
+func usage(t *testing.T, s *Server) Usage {
+	t.Helper()
+	u, err := s.Usage()
+	if err != nil {
+		t.Skipf("the emulator's CPU time and memory are read from /proc: %v", err)
+	}
+	return u
+}
+
+// requireFlatCost measures the emulator's CPU time for each work, then fills the data
+// with fill and measures each again, and fails when one costs more than the bound.
+func requireFlatCost(t *testing.T, s *Server, fill func(), works map[string]func()) {
+	t.Helper()
+	cpu := func(work func()) time.Duration {
+		before := usage(t, s).CPU
+		work()
+		return usage(t, s).CPU - before
+	}
+	empty := map[string]time.Duration{}
+	for name, work := range works {
+		empty[name] = cpu(work)
+	}
+	fill()
+	for name, work := range works {
+		full := cpu(work)
+		t.Logf("%s: emulator CPU %v on empty data, %v on full", name, empty[name], full)
+		if full > flatCostRatio*empty[name]+flatCostSlack {
+			t.Errorf("%s cost the emulator %v among the data, %v without: the cost grows with the data", name, full, empty[name])
+		}
+	}
+}
+
+// costTable creates a table keyed as the service's (PK, SK) with the index GSI1 (GSI1PK,
+// GSI1SK).
+func costTable(t *testing.T, db *dynamodb.Client) string {
+	t.Helper()
+	table := fmt.Sprintf("cost-%d", time.Now().UnixNano())
+	key := func(name string, kt types.KeyType) types.KeySchemaElement {
+		return types.KeySchemaElement{AttributeName: aws.String(name), KeyType: kt}
+	}
+	var defs []types.AttributeDefinition
+	for _, a := range []string{"PK", "SK", "GSI1PK", "GSI1SK"} {
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+	}
+	if _, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: &table, BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: defs, KeySchema: []types.KeySchemaElement{key("PK", types.KeyTypeHash), key("SK", types.KeyTypeRange)},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("GSI1"),
+			KeySchema:  []types.KeySchemaElement{key("GSI1PK", types.KeyTypeHash), key("GSI1SK", types.KeyTypeRange)},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}); err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// fillTable writes n items of about 300 bytes into partitions of 100 items other than
+// the measured requests', each also in an index partition of 100 items.
+func fillTable(t *testing.T, db *dynamodb.Client, table string, n int) {
+	t.Helper()
+	for i := 0; i < n; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < min(i+25, n); j++ {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				"PK": str("fill#" + strconv.Itoa(j/100)), "SK": str(fmt.Sprintf("item#%06d", j)),
+				"GSI1PK": str("fill#" + strconv.Itoa(j%(n/100+1))), "GSI1SK": str(fmt.Sprintf("item#%06d", j)),
+				"data": str(fmt.Sprintf("%0250d", j)),
+			}}})
+		}
+		if _, err := db.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{table: reqs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestTransactionCostIsIndependentOfTheTable: plain moto deep-copies the table for every
+// item of a TransactWriteItems (to put it back if the transaction fails); with
+// dynamodb-transaction-items it saves the items it touches.
+func TestTransactionCostIsIndependentOfTheTable(t *testing.T) {
+	s, c := ownServer(t)
+	table := costTable(t, c.DynamoDB)
+	requireFlatCost(t, s, func() { fillTable(t, c.DynamoDB, table, 3000) }, map[string]func(){"10 transactions": func() {
+		for i := range 10 {
+			var items []types.TransactWriteItem
+			for j := range 5 {
+				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &table, Item: map[string]types.AttributeValue{
+					"PK": str("tx#" + strconv.Itoa(i)), "SK": str(strconv.Itoa(j)), "GSI1PK": str("tx"), "GSI1SK": str(strconv.Itoa(i*5 + j))}}})
+			}
+			if _, err := c.DynamoDB.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}})
+}
+
+// TestQueryCostIsIndependentOfTheTable: plain moto sorts every item of the table for a
+// Query on the table's key, and walks every item of the table for a Query on a global
+// secondary index, before it keeps the partition's; with dynamodb-query-partition and
+// dynamodb-index-partitions a query reads its partition.
+func TestQueryCostIsIndependentOfTheTable(t *testing.T) {
+	s, c := ownServer(t)
+	ctx := context.Background()
+	table := costTable(t, c.DynamoDB)
+	for j := range 3 {
+		if _, err := c.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+			"PK": str("queried"), "SK": str(strconv.Itoa(j)), "GSI1PK": str("queried"), "GSI1SK": str(strconv.Itoa(j))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := func(index *string, key string) func() {
+		return func() {
+			for range 30 {
+				out, err := c.DynamoDB.Query(ctx, &dynamodb.QueryInput{TableName: &table, IndexName: index,
+					KeyConditionExpression: aws.String(key + " = :pk"), ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("queried")}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(out.Items) != 3 {
+					t.Fatalf("query answered %d items, want 3", len(out.Items))
+				}
+			}
+		}
+	}
+	requireFlatCost(t, s, func() { fillTable(t, c.DynamoDB, table, 4000) }, map[string]func(){
+		"30 queries on the table's key": queries(nil, "PK"),
+		"30 queries on GSI1":            queries(aws.String("GSI1"), "GSI1PK"),
+	})
+}
+
+// TestQueueCostIsIndependentOfItsDepth: plain moto walks the queue's messages, reading the
+// clock for each, several times for every message sent or received, and for every delete;
+// with sqs-queue-depth a send, a receive and a delete cost the same with thousands of
+// messages waiting (as the import and jobs queues hold during a large import).
+func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
+	s, c := ownServer(t)
+	ctx := context.Background()
+	q, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("cost-%d.fifo", time.Now().UnixNano())),
+		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	send := func(n int) {
+		for i := 0; i < n; i += 10 {
+			var entries []sqstypes.SendMessageBatchRequestEntry
+			for j := i; j < min(i+10, n); j++ {
+				sent++
+				id := strconv.Itoa(sent)
+				entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String("message " + id),
+					MessageGroupId: aws.String("group-" + id), MessageDeduplicationId: aws.String(id)})
+			}
+			if _, err := c.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: q.QueueUrl, Entries: entries}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Each round sends, receives and deletes ten messages: the queue keeps its depth.
+	requireFlatCost(t, s, func() { send(1000) }, map[string]func(){"10 rounds of 10 messages": func() {
+		for range 10 {
+			send(10)
+			out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var entries []sqstypes.DeleteMessageBatchRequestEntry
+			for i, m := range out.Messages {
+				entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle})
+			}
+			if len(entries) != 10 {
+				t.Fatalf("received %d messages, want 10", len(entries))
+			}
+			if _, err := c.SQS.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: q.QueueUrl, Entries: entries}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}})
+}
+
+// TestAnswersCostLittlePerAttribute: plain moto writes every attribute value of an answer
+// through its generic serializer, which tries each of AttributeValue's ten members on it
+// (about a tenth of a millisecond per attribute): writing a page of 100 items of 32
+// attributes costs it many times the query itself. With dynamodb-answers the same query
+// answering its items costs little more than answering their count (Select COUNT, which
+// does everything else the same).
+func TestAnswersCostLittlePerAttribute(t *testing.T) {
+	s, c := ownServer(t)
+	ctx := context.Background()
+	table := costTable(t, c.DynamoDB)
+	for i := 0; i < 100; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < i+25; j++ {
+			it := map[string]types.AttributeValue{"PK": str("wide"), "SK": str(strconv.Itoa(j))}
+			for a := range 30 {
+				it[fmt.Sprintf("attribute%02d", a)] = str("value")
+			}
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+		if _, err := c.DynamoDB.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	query := func(sel types.Select) time.Duration {
+		before := usage(t, s).CPU
+		for range 10 {
+			out, err := c.DynamoDB.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: aws.String("PK = :pk"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("wide")}, Select: sel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Count != 100 {
+				t.Fatalf("query counted %d items, want 100", out.Count)
+			}
+		}
+		return usage(t, s).CPU - before
+	}
+	counted, answered := query(types.SelectCount), query(types.SelectAllAttributes)
+	t.Logf("emulator CPU for 10 queries of 100 items of 32 attributes: %v answering their count, %v answering the items", counted, answered)
+	if answered > flatCostRatio*counted+flatCostSlack {
+		t.Errorf("answering the items cost the emulator %v, their count %v: writing the attribute values costs too much", answered, counted)
+	}
+}

@@ -1,0 +1,3 @@
+package apitest
+
+const UnmergesRoute = "/v1/customers/unmerges"

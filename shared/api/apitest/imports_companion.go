@@ -1,0 +1,32 @@
+package apitest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/api/jsonimports"
+	"github.com/subsight/subsight/shared/apigw/apigwtest"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// ImportedCustomer imports customer c00 of fiftyCustomers (two invoices with line
+// items and payments, one subscription, one cancellation event) and returns its uuid.
+func ImportedCustomer(t *testing.T, env *testenv.Env, accountID string) (string, model.DataSource) {
+	t.Helper()
+	ds := model.NewDataSource(accountID, "Billing", env.Deps.Now())
+	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	p := FiftyCustomers("one")
+	for k, n := range map[string]int{"customers": 1, "invoices": 2, "line_items": 2, "transactions": 2, "subscription_events": 1} {
+		p[k] = p[k].([]any)[:n]
+	}
+	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: ImportsRoute,
+		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: p, AccountID: accountID}); status != http.StatusOK {
+		t.Fatalf("import: %d %v", status, body)
+	}
+	RunImportWorker(t, env)
+	return CustomerByExternalID(t, env, accountID, ds.UUID, "c00"), ds
+}

@@ -1,0 +1,28 @@
+package apitest
+
+import (
+	"github.com/subsight/subsight/shared/api/crm"
+)
+
+const (
+	NotesRoute = "/v1/customer_notes"
+	NoteRoute  = "/v1/customer_notes/{note_uuid}"
+)
+
+func FamilyA(code int, message, param string) map[string]any {
+	return map[string]any{"code": float64(code), "message": message, "param": param}
+}
+
+func (e *ResourceEnv) CreateNote(accountID string, body map[string]any) map[string]any {
+	e.t.Helper()
+	status, note := e.Do(accountID, crm.CreateCustomerNote, "POST", NotesRoute, nil, nil, body)
+	if status != 201 {
+		e.t.Fatalf("create note: %d %v", status, note)
+	}
+	return note
+}
+
+func (e *ResourceEnv) GetNote(accountID, uuid string) (int, map[string]any) {
+	e.t.Helper()
+	return e.Do(accountID, crm.GetCustomerNote, "GET", NoteRoute, map[string]string{"note_uuid": uuid}, nil, nil)
+}

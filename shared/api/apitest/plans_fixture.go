@@ -1,0 +1,101 @@
+package apitest
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/apigw/apigwtest"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// ResourceEnv is a fresh table with two accounts: acc (two data sources, a team
+// member, customers made on demand) and other (its own data source), for the plan and
+// note tests.
+type ResourceEnv struct {
+	t        testing.TB
+	Env      *testenv.Env
+	D        *api.Deps
+	Acc      string
+	Other    string
+	DS       model.DataSource
+	DS2      model.DataSource
+	OtherDS  model.DataSource
+	Member   model.Member
+	Ctx      context.Context
+	Customer string
+}
+
+func NewResourceEnv(t testing.TB) *ResourceEnv {
+	t.Helper()
+	env := testenv.New(t)
+	e := &ResourceEnv{t: t, Env: env, D: env.API, Ctx: context.Background()}
+	e.Acc, e.Other = e.account("Acme"), e.account("Other Co")
+	e.DS, e.DS2 = e.DataSource(e.Acc, "Billing"), e.DataSource(e.Acc, "Second")
+	e.OtherDS = e.DataSource(e.Other, "Theirs")
+	e.Member = model.Member{AccountID: e.Acc, Email: "Ann.Author@example.com", Name: "Ann Author"}
+	if err := e.D.Store.PutMember(e.Ctx, e.Member); err != nil {
+		t.Fatal(err)
+	}
+	e.Customer = e.NewCustomer(e.Acc, e.DS)
+	return e
+}
+
+func (e *ResourceEnv) account(name string) string {
+	e.t.Helper()
+	a := model.Account{ID: model.NewAccountID(), Name: name, Currency: "USD", TimeZone: "UTC",
+		WeekStartOn: "monday", Settings: model.DefaultSettings()}
+	if err := e.D.Store.CreateAccount(e.Ctx, a); err != nil {
+		e.t.Fatal(err)
+	}
+	return a.ID
+}
+
+func (e *ResourceEnv) DataSource(accountID, name string) model.DataSource {
+	e.t.Helper()
+	ds := model.NewDataSource(accountID, name, e.D.Now())
+	if err := e.D.Store.CreateDataSource(e.Ctx, ds); err != nil {
+		e.t.Fatal(err)
+	}
+	return ds
+}
+
+// NewCustomer stores a minimal customer through the customers store.
+func (e *ResourceEnv) NewCustomer(accountID string, ds model.DataSource) string {
+	e.t.Helper()
+	id, err := e.D.Store.NextCustomerID(e.Ctx, accountID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	uuid := model.NewCustomerUUID()
+	ext := "ext-" + uuid
+	c := model.Customer{AccountID: accountID, ID: id, UUID: uuid, DataSourceUUID: ds.UUID,
+		DataSourceUUIDs: []string{ds.UUID}, ExternalID: ext, ExternalIDs: []string{ext},
+		Systems: []string{ds.System}, Name: "Customer " + uuid, Status: model.StatusNewLead,
+		Tags: []string{}, BillingSystemType: model.BillingSystemCustom, Currency: "USD",
+		CreatedAt: e.D.Now(), UpdatedAt: e.D.Now()}
+	if err := e.D.Store.CreateCustomer(e.Ctx, c); err != nil {
+		e.t.Fatal(err)
+	}
+	return uuid
+}
+
+// Do calls an endpoint as the given account.
+func (e *ResourceEnv) Do(accountID string, ep func(*api.Deps) apigw.Endpoint, method, route string,
+	params map[string]string, query url.Values, body any) (int, map[string]any) {
+	e.t.Helper()
+	return apigwtest.Do(e.t, ep(e.D), apigwtest.Call{Method: method, Route: route, PathParams: params,
+		Query: query, Body: body, AccountID: accountID})
+}
+
+// Raw calls an endpoint and returns the raw body, for key-order checks.
+func (e *ResourceEnv) Raw(accountID string, ep func(*api.Deps) apigw.Endpoint, method, route string,
+	params map[string]string, body any) (int, string) {
+	e.t.Helper()
+	resp := apigwtest.Raw(e.t, ep(e.D), apigwtest.Call{Method: method, Route: route, PathParams: params,
+		Body: body, AccountID: accountID})
+	return resp.StatusCode, resp.Body
+}

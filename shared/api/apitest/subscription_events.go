@@ -1,0 +1,3 @@
+package apitest
+
+const EventsRoute = "/v1/subscription_events"

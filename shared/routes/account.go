@@ -1,0 +1,14 @@
+package routes
+
+import "github.com/subsight/subsight/shared/api/account"
+
+// accountOperations are the connectivity check, the account and its data sources. A
+// data source's deletion purges its records on the jobs queue.
+var accountOperations = []Operation{
+	{"Ping", get("/v1/ping"), account.Ping, none},
+	{"GetAccount", get("/v1/account"), account.GetAccount, tableRead},
+	{"CreateDataSource", post("/v1/data_sources"), account.CreateDataSource, tableCrud},
+	{"ListDataSources", get("/v1/data_sources"), account.ListDataSources, tableRead},
+	{"GetDataSource", get("/v1/data_sources/{uuid}"), account.GetDataSource, tableRead},
+	{"DeleteDataSource", delete("/v1/data_sources/{uuid}"), account.DeleteDataSource, access(tableCrud, sendJobs)},
+}

@@ -1,0 +1,58 @@
+package routes
+
+import (
+	"strings"
+
+	"github.com/subsight/subsight/shared/auth"
+	"github.com/subsight/subsight/shared/dashboard"
+	"github.com/subsight/subsight/shared/workers"
+)
+
+// authorizer guards every operation. It never denies (docs/architecture.md): it looks
+// the key's hash up in GSI1 and reads the account.
+var authorizer = Function{Name: "Authorizer", Authorizer: auth.Authorizer,
+	Access: access(table("GetItem"), index("GSI1", "Query"))}
+
+// dashboardPages are the web dashboard's page and content-hashed assets, embedded in the
+// binary. No authorizer: the page asks the person for an API key and calls the API with
+// it; the function reads nothing and needs no permission.
+var dashboardPages = Function{Name: "Dashboard", Family: "Dashboard", Public: dashboard.New, Routes: []Route{get("/"), get("/assets/{file}")},
+	Access: none, MemorySize: 128, Timeout: 5}
+
+// backgroundFunctions are the queue workers and the scheduled sweeper. The queues'
+// visibility timeout is six times the workers' timeout.
+var backgroundFunctions = []Function{
+	// The import worker applies each customer's records of a json_import, read from the
+	// bucket, and enqueues the customer's recomputation.
+	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60,
+		Queue:  &QueueSource{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 10},
+		Access: access(tableCrud, bucketRead, sendJobs)},
+	// The jobs worker recomputes customers, purges, merges and writes activities exports
+	// under exports/ (the bucket's lifecycle keeps them 7 days).
+	{Name: "JobsWorker", Worker: workers.Jobs, MemorySize: 1024, Timeout: 60,
+		Queue:  &QueueSource{Queue: "JobsQueue", BatchSize: 10, MaxConcurrency: 5},
+		Access: access(tableCrud, objects("exports/", "PutObject"), sendJobs)},
+	// The sweeper enqueues the recomputations that fall due by the passage of time (a
+	// service period ends, a scheduled cancellation or auto-churn takes effect): one GSI2
+	// query per hour bucket, then one recompute_customer job per due customer. SQS FIFO
+	// has no per-message delay, hence this.
+	{Name: "MetricsSweeper", Scheduled: workers.MetricsWakeSweeper, Timeout: 60,
+		Schedule: &Schedule{Rate: "rate(5 minutes)", Description: "Enqueue the metrics recomputations that are due."},
+		Access:   access(index("GSI2", "Query"), sendJobs)},
+}
+
+// receive is what Lambda's event source needs of the queue a worker reads (SAM's
+// AWSLambdaSQSQueueExecutionRole, on that queue only).
+func receive(queue string) Access {
+	return Access{{Name: "Receive" + strings.TrimSuffix(queue, "Queue"), Resources: []string{queue},
+		Actions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}}}
+}
+
+// Needs is everything the function's role must grant: its Access and, for a worker, the
+// reading of its queue.
+func (f Function) Needs() Access {
+	if f.Queue == nil {
+		return f.Access
+	}
+	return access(f.Access, receive(f.Queue.Queue))
+}
