@@ -116,6 +116,8 @@ func runImportBenchmark(b *testing.B, customers int) {
 
 	b.StartTimer()
 	start, cpuStart, motoStart := time.Now(), processCPU(b), emulatorUsage(b, s)
+	stopProgress := printBenchProgress(s, start, reader)
+	defer stopProgress()
 	type sent struct {
 		id        string
 		customers int
@@ -169,6 +171,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	}
 	// The whole run: the import and, unless left out, the recomputations.
 	total, moto := time.Since(start), emulatorUsage(b, s)
+	stopProgress()
 	b.ReportMetric(float64(total.Milliseconds())/float64(customers), "ms/customer")
 	b.ReportMetric(float64((moto.CPU-motoStart.CPU).Milliseconds())/float64(customers), "emulator_CPU_ms/customer")
 	b.ReportMetric(float64(moto.PeakRSS>>20), "emulator_peak_MB")
@@ -336,6 +339,37 @@ func statusPollWait(customers int, details map[string]json.RawMessage) time.Dura
 }
 
 // emulatorUsage is the emulator's CPU time and memory so far.
+// printBenchProgress prints a line a minute until stopped: the time since start, the
+// emulator's memory and CPU time, and the reads answered so far, so that a long run stopped
+// before its end still tells how far it went.
+func printBenchProgress(s *stack, start time.Time, reader *benchReader) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(time.Minute)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			line := fmt.Sprintf("progress %v:", time.Since(start).Round(time.Second))
+			if u, err := s.moto.Usage(); err == nil {
+				line += fmt.Sprintf(" emulator memory %d MB, at most %d MB, CPU %v;", u.RSS>>20, u.PeakRSS>>20, u.CPU.Round(time.Second))
+			}
+			if reader != nil {
+				all := reader.Report().all()
+				line += fmt.Sprintf(" reads %d, p50 %v, p99 %v, max %v, over 1 s %d, over 10 s %d, 5xx %d, no answer %d",
+					all.n, all.p50.Round(time.Millisecond), all.p99.Round(time.Millisecond), all.max.Round(time.Millisecond),
+					all.over1s, all.over10s, all.status5xx, all.noAnswer)
+			}
+			fmt.Println(line)
+		}
+	})
+	return sync.OnceFunc(func() { close(done); wg.Wait() })
+}
+
 func emulatorUsage(b testing.TB, s *stack) emulator.Usage {
 	u, err := s.moto.Usage()
 	if err != nil {

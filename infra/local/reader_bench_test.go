@@ -115,6 +115,11 @@ func (r *benchReader) read(kind string) {
 func (r *benchReader) Stop() readReport {
 	close(r.stop)
 	r.wg.Wait()
+	return r.Report()
+}
+
+// Report is the reads answered so far.
+func (r *benchReader) Report() readReport {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return newReadReport(r.samples)
