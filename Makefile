@@ -1,6 +1,7 @@
 # Subsight: the single entry point for developers, CI (.ci/run) and `sam build`.
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
+#   make demo    a generated account of CUSTOMERS customers into the running make run
 #   make check   the fast tier: make lint and the unit tests, without emulators (under 2 min)
 #   make test    make lint first, then unit + integration + Lambda-parity tests, sam build, both
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
@@ -10,7 +11,7 @@
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
-#   make fault-test  the import under injected DynamoDB faults at 64 customers
+#   make fault-test  the import under injected DynamoDB faults at 1,000 customers
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -104,7 +105,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run test lint lint-go lint-template check unit-test fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -199,6 +200,13 @@ $(RIE_STAMP):
 
 run: venv $(DASHBOARD_STAMP)
 	MOTO_SERVER=$(MOTO_SERVER) $(GO) run ./infra/local
+
+# A generated account of CUSTOMERS customers (default 1,000) loaded into the running `make
+# run` (its .local/stack.json) through the HTTP API, with a progress line until the
+# metrics have settled (docs/local-stack.md).
+CUSTOMERS ?= 1000
+demo:
+	$(GO) run ./infra/local demo -customers $(CUSTOMERS)
 
 # ------------------------------------------------------------------ sam local
 
@@ -319,23 +327,26 @@ endif
 # it at 50 customers): 1,000 customers imported and recomputed with 10 % of the DynamoDB
 # request attempts failing, against the same import without faults (docs/benchmarks.md).
 fault-test: venv
-	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-64} \
-	  $(GO) test -count=1 -timeout 40m -v -run '^TestImportUnderFaults$$' ./infra/local
+	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-1000} \
+	  $(GO) test -count=1 -timeout 60m -v -run '^TestImportUnderFaults$$' ./infra/local
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \
 	  METRICS_BENCH_SIZES=$${METRICS_BENCH_SIZES:-100,1000} \
 	  $(GO) test -count=1 -timeout 60m -run '^$$' -bench . -benchmem ./...
 
-# The import benchmark: 64 customers x 12 invoices (IMPORT_BENCH_CUSTOMERS) by HTTP through
+# The import benchmark: 1,000 customers x 12 invoices (IMPORT_BENCH_CUSTOMERS) by HTTP through
 # the local stack (json_imports, S3, SQS FIFO, import worker) with the customers'
 # recomputations (IMPORT_BENCH_RECOMPUTE=0 leaves them out): write units and requests per
 # record against the minimum, CPU per record, the heat meter's hottest keys and projected
-# customers per second per account on DynamoDB, the cost of a million records, and the
-# emulator's raw BatchWriteItem throughput for information (docs/benchmarks.md).
+# customers per second per account on DynamoDB, the cost of a million records, the time per
+# customer with the emulator's CPU time and memory, and the emulator's raw BatchWriteItem
+# throughput for information (docs/benchmarks.md). IMPORT_BENCH_READER_RPS=10 reads the
+# account beside the import and reports the reads' latency; IMPORT_BENCH_TIMEOUT bounds the
+# run (10,000 customers take most of an hour on two cores).
 bench-import: venv
-	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-64} \
-	  $(GO) test -count=1 -run '^$$' -bench ImportThroughLocalStack -benchtime 1x -timeout 60m ./infra/local
+	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-1000} \
+	  $(GO) test -count=1 -run '^$$' -bench ImportThroughLocalStack -benchtime 1x -timeout $${IMPORT_BENCH_TIMEOUT:-180m} ./infra/local
 
 # The Metrics API benchmark at full size: every endpoint x interval over two years, by
 # HTTP through the local stack (router, authorizer, handlers, moto), for 1,000 and 10,000

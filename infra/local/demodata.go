@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
+	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -51,15 +50,16 @@ var demoCustomers = []demoCustomer{
 	{"vandelay", "Vandelay Industries", "art@vandelay.example", "US", []demoSub{{"starter", -1, 1, 1}}},
 }
 
-// demoPayload builds the json_import body: one invoice per service period, each paid.
-func demoPayload(now time.Time) map[string]any {
+// demoPayload builds a json_import body of the customers: one invoice per service period,
+// each paid.
+func demoPayload(now time.Time, externalID string, customers []demoCustomer) map[string]any {
 	month := func(k int) time.Time {
 		return time.Date(now.Year(), now.Month()+time.Month(k), 1, 0, 0, 0, 0, time.UTC)
 	}
 	iso := func(t time.Time) string { return t.Format(time.RFC3339) }
-	var customers, invoices, lines, txs []map[string]any
-	for _, c := range demoCustomers {
-		customers = append(customers, map[string]any{"external_id": c.id, "name": c.name, "email": c.email, "country": c.country})
+	var records, invoices, lines, txs []map[string]any
+	for _, c := range customers {
+		records = append(records, map[string]any{"external_id": c.id, "name": c.name, "email": c.email, "country": c.country})
 		for si, s := range c.subs {
 			sub := fmt.Sprintf("%s-sub-%d", c.id, si)
 			if si > 0 && c.subs[si-1].to == s.from {
@@ -90,46 +90,94 @@ func demoPayload(now time.Time) map[string]any {
 			}
 		}
 	}
-	return map[string]any{"external_id": "demo-" + now.Format("20060102"), "plans": demoPlans, "customers": customers,
+	return map[string]any{"external_id": externalID, "plans": demoPlans, "customers": records,
 		"invoices": invoices, "line_items": lines, "transactions": txs}
 }
 
 // seedDemoData creates the "Demo billing" data source and sends the import, through the
 // running stack's API; the pollers apply it within seconds. It returns the import's path.
 func seedDemoData(ctx context.Context, baseURL, apiKey string, now time.Time) (string, error) {
-	call := func(method, path string, body any, out any) error {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		req, err := http.NewRequestWithContext(ctx, method, baseURL+path, bytes.NewReader(b))
-		if err != nil {
-			return err
-		}
-		req.SetBasicAuth(apiKey, "")
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode >= 300 {
-			return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
-		}
-		return json.Unmarshal(raw, out)
-	}
+	api := &demoClient{base: baseURL, key: apiKey, http: http.DefaultClient}
 	var ds struct {
 		UUID string `json:"uuid"`
 	}
-	if err := call(http.MethodPost, "/v1/data_sources", map[string]any{"name": "Demo billing"}, &ds); err != nil {
+	if err := api.call(ctx, http.MethodPost, "/v1/data_sources", map[string]any{"name": "Demo billing"}, &ds); err != nil {
 		return "", fmt.Errorf("demo data source: %w", err)
 	}
 	var imp struct {
 		ID string `json:"id"`
 	}
-	if err := call(http.MethodPost, "/v1/data_sources/"+ds.UUID+"/json_imports", demoPayload(now), &imp); err != nil {
+	body := demoPayload(now, "demo-"+now.Format("20060102"), demoCustomers)
+	if err := api.call(ctx, http.MethodPost, "/v1/data_sources/"+ds.UUID+"/json_imports", body, &imp); err != nil {
 		return "", fmt.Errorf("demo import: %w", err)
 	}
 	return ds.UUID + "/" + imp.ID, nil
+}
+
+// generatedCustomers draws the customers numbered first to first+n-1 of a generated
+// account (make demo): the demo portfolio's plans and kinds of movement, in proportions
+// a subscription business sees, over the last two years. Each customer comes from its
+// own number, so an account of any size is the same whatever the chunks it is sent in.
+func generatedCustomers(first, n int) []demoCustomer {
+	out := make([]demoCustomer, 0, n)
+	for i := first; i < first+n; i++ {
+		rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+		name := fmt.Sprintf("%s %s %d", pickWeighted(rng, generatedNames), pickWeighted(rng, generatedKinds), i)
+		slug := strings.ToLower(strings.ReplaceAll(name, " ", "-"))
+		c := demoCustomer{id: fmt.Sprintf("gen-%06d", i), name: name, email: "billing@" + slug + ".example",
+			country: pickWeighted(rng, generatedCountries)}
+		plan, quantity := pickWeighted(rng, generatedPlans), 1
+		if rng.IntN(10) == 0 {
+			quantity = 2 + rng.IntN(4)
+		}
+		from := -rng.IntN(24)
+		switch r := rng.IntN(100); {
+		case r < 15 && from < -1: // churned: cancelled after a few periods
+			c.subs = []demoSub{{plan, from, from + 1 + rng.IntN(-from), quantity}}
+		case r < 30 && from < -2 && plan != "growth-annual": // another plan or quantity, same subscription
+			at := from + 1 + rng.IntN(-from-1)
+			next, nextQuantity := pickWeighted(rng, generatedPlans), quantity
+			if next == plan || next == "growth-annual" {
+				next, nextQuantity = plan, quantity+1
+			}
+			c.subs = []demoSub{{plan, from, at, quantity}, {next, at, 1, nextQuantity}}
+		case r < 35 && from < -4 && plan != "growth-annual": // churned, then back on a new subscription
+			gone := from + 1 + rng.IntN(-from/2)
+			back := gone + 1 + rng.IntN(-gone)
+			c.subs = []demoSub{{plan, from, gone, quantity}, {plan, back, 1, quantity}}
+		default: // still subscribed
+			c.subs = []demoSub{{plan, from, 1, quantity}}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+type weighted struct {
+	value  string
+	weight int
+}
+
+var (
+	generatedPlans     = []weighted{{"starter", 45}, {"growth", 30}, {"business", 10}, {"growth-annual", 15}}
+	generatedCountries = []weighted{{"US", 40}, {"GB", 15}, {"DE", 12}, {"FR", 8}, {"CA", 8}, {"AU", 5}, {"NL", 4}, {"ES", 4}, {"IT", 4}}
+	generatedNames     = []weighted{{"Northwind", 1}, {"Blue Harbor", 1}, {"Copperfield", 1}, {"Evergreen", 1}, {"Foxglove", 1},
+		{"Granite", 1}, {"Helix", 1}, {"Juniper", 1}, {"Kestrel", 1}, {"Lumen", 1}, {"Meridian", 1}, {"Oakridge", 1}}
+	generatedKinds = []weighted{{"Analytics", 1}, {"Labs", 1}, {"Logistics", 1}, {"Studio", 1}, {"Health", 1}, {"Foods", 1},
+		{"Software", 1}, {"Partners", 1}}
+)
+
+func pickWeighted(rng *rand.Rand, ws []weighted) string {
+	total := 0
+	for _, w := range ws {
+		total += w.weight
+	}
+	n := rng.IntN(total)
+	for _, w := range ws {
+		if n < w.weight {
+			return w.value
+		}
+		n -= w.weight
+	}
+	return ws[len(ws)-1].value
 }

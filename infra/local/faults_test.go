@@ -35,7 +35,7 @@ const faultRate = 0.10
 // of items of every kind (no record lost or written twice), nothing in either
 // dead-letter queue, and the series checker finds no difference in the second.
 //
-// make test runs it at 50 customers; make fault-test at 64 (FAULT_TEST_CUSTOMERS).
+// make test runs it at 50 customers; make fault-test at 1,000 (FAULT_TEST_CUSTOMERS).
 func TestImportUnderFaults(t *testing.T) {
 	customers := 50
 	if v, err := strconv.Atoi(os.Getenv("FAULT_TEST_CUSTOMERS")); err == nil && v > 0 {

@@ -1,7 +1,9 @@
 // Command local runs the whole service on one machine (`make run`): moto with the
 // resources of template.yaml, a demo account, the HTTP API on 127.0.0.1:${PORT:-3000}
 // routed to the same handlers the Lambdas run, with the authorizer in front, and
-// pollers feeding the SQS queues to the workers. See docs/local-stack.md.
+// pollers feeding the SQS queues to the workers. `local demo -customers N` (`make demo`)
+// loads a generated account of N customers into the running stack. See
+// docs/local-stack.md.
 package main
 
 import (
@@ -27,6 +29,15 @@ func main() {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	if len(os.Args) > 1 && os.Args[1] == "demo" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := runDemo(ctx, os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "\nmake demo:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "local stack:", err)
 		os.Exit(1)

@@ -32,8 +32,9 @@ import (
 // end (docs/benchmarks.md, "Metrics API").
 //
 // The series are stored with accountseries.Series.Seed, which leaves what Series.Apply
-// leaves for each customer (TestSeedEqualsApply) without moto's per-transaction table
-// copies; the import and recompute chain has benchmarks of its own.
+// leaves for each customer (TestSeedEqualsApply) with BatchWriteItem instead of a
+// transaction per customer change, much faster on the emulator; the import and recompute
+// chain has benchmarks of its own.
 func BenchmarkMetricsHTTP(b *testing.B) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	var rows []metricsBenchRow
@@ -117,10 +118,10 @@ func startMetricsBench(b *testing.B, customers int) *metricsBench {
 	}
 	s := mb.stack
 	mb.client = benchClient{base: s.baseURL, key: s.apiKey, http: &http.Client{Timeout: 5 * time.Minute}}
-	// moto answers a GSI Query by scanning the whole table (seconds at 10,000 customers),
-	// and a filtered request sends several: possibly beyond the functions' 10 s timeout
-	// in the emulator, a fraction of a second on DynamoDB. The benchmark measures it
-	// rather than the cut.
+	// moto serves a filtered request's dozens of queries one after another, each a few
+	// milliseconds plus its answer's items: possibly beyond the functions' 10 s timeout
+	// in the emulator on a busy host, a fraction of a second on DynamoDB. The benchmark
+	// measures it rather than the cut.
 	for _, r := range s.router.routes {
 		r.timeout = max(r.timeout, 2*time.Minute)
 	}

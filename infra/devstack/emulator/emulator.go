@@ -286,13 +286,43 @@ func (s *Server) AWSConfig(ctx context.Context) (aws.Config, error) {
 
 // Clients builds the service's SDK clients for an emulator configuration. DynamoDB
 // skips the CRC32 response check: emulators do not always send X-Amz-Crc32, and the
-// SDK then logs a warning for every response.
+// SDK then logs a warning for every response. Its requests go to the emulator a few at a
+// time (inTurn).
 func Clients(cfg aws.Config) awsclients.Clients {
+	turns := inTurn{next: cfg.HTTPClient, slots: make(chan struct{}, dynamoDBInFlight)}
 	return awsclients.Clients{
-		Config:   cfg,
-		DynamoDB: dynamodb.NewFromConfig(cfg, awsclients.RetryConflicts, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true }),
-		SQS:      sqs.NewFromConfig(cfg),
+		Config: cfg,
+		DynamoDB: dynamodb.NewFromConfig(cfg, awsclients.RetryConflicts, func(o *dynamodb.Options) {
+			o.DisableValidateResponseChecksum = true
+			o.HTTPClient = turns
+		}),
+		SQS: sqs.NewFromConfig(cfg),
 	}
+}
+
+// dynamoDBInFlight is how many DynamoDB requests of one set of clients the emulator has
+// at once. It serves them one at a time (motoserver.py's dynamodb-serial); more would
+// only wait inside it, each on a thread of its own that takes its share of the Python
+// interpreter from the requests being served (an import's intake among them), and in no
+// particular order.
+const dynamoDBInFlight = 4
+
+// inTurn lets a few requests at a time through to the emulator; the others wait for a
+// slot in the order they came (a channel's waiting senders are served first in, first
+// out).
+type inTurn struct {
+	next  aws.HTTPClient
+	slots chan struct{}
+}
+
+func (c inTurn) Do(r *http.Request) (*http.Response, error) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+	defer func() { <-c.slots }()
+	return c.next.Do(r)
 }
 
 // S3 builds an S3 client for an emulator configuration, in path style: an emulator

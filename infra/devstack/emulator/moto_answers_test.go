@@ -216,7 +216,14 @@ func item(rng *rand.Rand, table string, k map[string]any) map[string]any {
 		it["LSK"] = n(rng.IntN(20))
 	}
 	if rng.IntN(5) == 0 {
-		it["doc"] = map[string]any{"M": map[string]any{"list": map[string]any{"L": []any{n(1), s("two")}}, "flag": map[string]any{"BOOL": true}}}
+		it["doc"] = map[string]any{"M": map[string]any{"list": map[string]any{"L": []any{n(1), s("two"), map[string]any{"NULL": true}}},
+			"flag": map[string]any{"BOOL": rng.IntN(2) == 0}, "bin": map[string]any{"B": "AAEC"}, "empty": s("")}}
+	}
+	if rng.IntN(5) == 0 {
+		it["sets"] = map[string]any{"M": map[string]any{"ss": map[string]any{"SS": []any{"a", "b"}}, "ns": map[string]any{"NS": []any{"1", "2.5"}},
+			"bs": map[string]any{"BS": []any{"AAE=", "AgM="}}}}
+		it["bin"] = map[string]any{"B": "3q2+7w=="}
+		it["tags"] = map[string]any{"SS": []any{"x", "y"}}
 	}
 	return it
 }
