@@ -315,7 +315,7 @@ describe('dashboard in Chromium', () => {
     await page.reload();
     await page.waitForSelector('#movements-chart svg');
     const reached = [];
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 45; i++) {
       await page.keyboard.press('Tab');
       reached.push(await page.evaluate(() => {
         const el = document.activeElement;
