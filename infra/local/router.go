@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/provision"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/shared/apigw"
@@ -153,6 +154,8 @@ func (s *statusWriter) WriteHeader(code int) {
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// A caller waits for the answer: its DynamoDB requests go before the workers'.
+	r = r.WithContext(emulator.Interactive(r.Context()))
 	requestID := newRequestID()
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	routeKey := "-"

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -287,14 +288,14 @@ func (s *Server) AWSConfig(ctx context.Context) (aws.Config, error) {
 // Clients builds the service's SDK clients for an emulator configuration. DynamoDB
 // skips the CRC32 response check: emulators do not always send X-Amz-Crc32, and the
 // SDK then logs a warning for every response. Its requests go to the emulator a few at a
-// time (inTurn).
+// time (turns).
 func Clients(cfg aws.Config) awsclients.Clients {
-	turns := inTurn{next: cfg.HTTPClient, slots: make(chan struct{}, dynamoDBInFlight)}
+	t := &turns{next: cfg.HTTPClient, free: dynamoDBInFlight}
 	return awsclients.Clients{
 		Config: cfg,
 		DynamoDB: dynamodb.NewFromConfig(cfg, awsclients.RetryConflicts, func(o *dynamodb.Options) {
 			o.DisableValidateResponseChecksum = true
-			o.HTTPClient = turns
+			o.HTTPClient = t
 		}),
 		SQS: sqs.NewFromConfig(cfg),
 	}
@@ -303,26 +304,82 @@ func Clients(cfg aws.Config) awsclients.Clients {
 // dynamoDBInFlight is how many DynamoDB requests of one set of clients the emulator has
 // at once. It serves them one at a time (motoserver.py's dynamodb-serial); more would
 // only wait inside it, each on a thread of its own that takes its share of the Python
-// interpreter from the requests being served (an import's intake among them), and in no
-// particular order.
+// interpreter from the requests being served, and in no particular order.
 const dynamoDBInFlight = 4
 
-// inTurn lets a few requests at a time through to the emulator; the others wait for a
-// slot in the order they came (a channel's waiting senders are served first in, first
-// out).
-type inTurn struct {
-	next  aws.HTTPClient
-	slots chan struct{}
+type interactiveKey struct{}
+
+// Interactive marks a context as a caller's request waiting for its answer (the local
+// stack's HTTP API): its DynamoDB requests go to the emulator before those of background
+// work (the queues' workers), which on AWS do not share a server with it.
+func Interactive(ctx context.Context) context.Context {
+	return context.WithValue(ctx, interactiveKey{}, true)
 }
 
-func (c inTurn) Do(r *http.Request) (*http.Response, error) {
-	select {
-	case c.slots <- struct{}{}:
-	case <-r.Context().Done():
-		return nil, r.Context().Err()
+// turns lets a few requests at a time through to the emulator; the others wait for a
+// slot in the order they came, the interactive ones (Interactive) before the others.
+type turns struct {
+	next aws.HTTPClient
+
+	mu      sync.Mutex
+	free    int
+	waiting [2][]chan struct{} // interactive, background
+}
+
+func (t *turns) Do(r *http.Request) (*http.Response, error) {
+	if err := t.acquire(r.Context()); err != nil {
+		return nil, err
 	}
-	defer func() { <-c.slots }()
-	return c.next.Do(r)
+	defer t.release()
+	return t.next.Do(r)
+}
+
+func (t *turns) acquire(ctx context.Context) error {
+	t.mu.Lock()
+	if t.free > 0 {
+		t.free--
+		t.mu.Unlock()
+		return nil
+	}
+	q := 1
+	if ctx.Value(interactiveKey{}) != nil {
+		q = 0
+	}
+	turn := make(chan struct{})
+	t.waiting[q] = append(t.waiting[q], turn)
+	t.mu.Unlock()
+	select {
+	case <-turn:
+		return nil
+	case <-ctx.Done():
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if i := slices.Index(t.waiting[q], turn); i >= 0 {
+			t.waiting[q] = slices.Delete(t.waiting[q], i, i+1)
+			return ctx.Err()
+		}
+		// The slot came with the cancellation: pass it on.
+		t.handOn()
+		return ctx.Err()
+	}
+}
+
+func (t *turns) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.handOn()
+}
+
+// handOn gives a free slot to the first waiter, interactive ones first. t.mu is held.
+func (t *turns) handOn() {
+	for q, w := range t.waiting {
+		if len(w) > 0 {
+			close(w[0])
+			t.waiting[q] = w[1:]
+			return
+		}
+	}
+	t.free++
 }
 
 // S3 builds an S3 client for an emulator configuration, in path style: an emulator
