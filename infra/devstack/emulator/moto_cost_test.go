@@ -177,6 +177,69 @@ func TestQueryCostIsIndependentOfTheTable(t *testing.T) {
 	})
 }
 
+// TestLimitedQueryCostIsIndependentOfThePartition: a page of a large partition (a
+// listing of thousands of customers, Limit per_page+1, after a cursor) costs the emulator
+// its page, whatever the partition holds: with dynamodb-sorted-partitions a partition
+// keeps its order from its first query on; without, each query sorts the partition anew.
+func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
+	s, c := ownServer(t)
+	ctx := context.Background()
+	table := costTable(t, c.DynamoDB)
+	put := func(sk string) {
+		if _, err := c.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+			"PK": str("listed"), "SK": str(sk), "GSI1PK": str("listed"), "GSI1SK": str(sk), "data": str(fmt.Sprintf("%0250d", 0))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for j := range 40 {
+		put(fmt.Sprintf("a#%03d", j))
+	}
+	pages := func(index *string, pk, sk string) func() {
+		return func() {
+			for i := range 30 {
+				in := &dynamodb.QueryInput{TableName: &table, IndexName: index, Limit: aws.Int32(11),
+					KeyConditionExpression: aws.String(pk + " = :pk"), ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str("listed")}}
+				if i%2 == 1 { // the second page, after a cursor
+					in.ExclusiveStartKey = map[string]types.AttributeValue{"PK": str("listed"), "SK": str("a#009")}
+					if index != nil {
+						in.ExclusiveStartKey[pk], in.ExclusiveStartKey[sk] = str("listed"), str("a#009")
+					}
+				}
+				out, err := c.DynamoDB.Query(ctx, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := "a#000"
+				if i%2 == 1 {
+					first = "a#010"
+				}
+				if len(out.Items) != 11 || out.Items[0]["SK"].(*types.AttributeValueMemberS).Value != first {
+					t.Fatalf("page %d answered %d items from %v, want 11 from %s", i, len(out.Items), out.Items[0]["SK"], first)
+				}
+			}
+		}
+	}
+	// The partition's later items, 8,000 of them, after the pages' and written after the
+	// first queries (as a listing grows), so each is put in its place in the kept order.
+	fill := func() {
+		for j := 0; j < 8000; j += 25 {
+			var reqs []types.WriteRequest
+			for k := j; k < j+25; k++ {
+				sk := fmt.Sprintf("b#%05d", k)
+				reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+					"PK": str("listed"), "SK": str(sk), "GSI1PK": str("listed"), "GSI1SK": str(sk), "data": str(fmt.Sprintf("%0250d", k))}}})
+			}
+			if _, err := c.DynamoDB.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	requireFlatCost(t, s, fill, map[string]func(){
+		"30 pages of the table's partition": pages(nil, "PK", "SK"),
+		"30 pages of the GSI1 partition":    pages(aws.String("GSI1"), "GSI1PK", "GSI1SK"),
+	})
+}
+
 // TestQueueCostIsIndependentOfItsDepth: plain moto walks the queue's messages, reading the
 // clock for each, several times for every message sent or received, and for every delete;
 // with sqs-queue-depth a send, a receive and a delete cost the same with thousands of

@@ -6,6 +6,7 @@ each: the moto behaviour it changes, and the test in infra/devstack/emulator tha
 - dynamodb-transaction-items: TransactWriteItems saves and restores the items it touches, not copies of the tables it names (TestTransactionCostIsIndependentOfTheTable)
 - dynamodb-query-partition: a Query on the table's key reads its partition, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - dynamodb-index-partitions: a Query on a secondary index reads its partition from a map kept on every write, not every item of the table (TestQueryCostIsIndependentOfTheTable)
+- dynamodb-sorted-partitions: a Query keeps each partition it has read in its order, so one with a Limit reads as many items as it answers, not its whole partition sorted anew (TestLimitedQueryCostIsIndependentOfThePartition)
 - dynamodb-answers: an answer's attribute values are written from the member they have, not by trying each of AttributeValue's ten members (TestAnswersCostLittlePerAttribute)
 - sqs-queue-depth: a send, receive, delete or visibility change does not walk the queue's messages (TestQueueCostIsIndependentOfItsDepth)
 - weak-instances: moto's registry of every model instance it made holds them weakly, not for as long as the server runs (TestMemoryStaysFlatWhileRequestsRepeat)
@@ -34,6 +35,7 @@ if _installed != MOTO_VERSION:
     sys.exit(f"motoserver.py: its patches are written for moto {MOTO_VERSION}, but moto {_installed} "
              "is installed: check each patch against the new version (docs/local-stack.md) before moving the pin")
 
+import bisect  # noqa: E402
 import collections  # noqa: E402
 import copy  # noqa: E402
 import types  # noqa: E402
@@ -161,6 +163,7 @@ class _IndexPartitions:
         self.attrs = [k["AttributeName"] for k in index.schema if k["KeyType"] == "HASH"]
         self.partitions = {}
         self.where = {}
+        self.sorted = {}  # partition -> _SortedPartition, for the partitions queried so far
         for found in table.items.values():
             for item in found.values() if table.has_range_key else [found]:
                 self.update((item.hash_key, item.range_key), item)
@@ -172,16 +175,21 @@ class _IndexPartitions:
             if any(v is None for v in new):
                 new = None
         old = self.where.get(key)
+        if old is not None and old in self.sorted:
+            self.sorted[old].discard(key)
         if old is not None and old != new:
             partition = self.partitions[old]
             del partition[key]
             if not partition:
                 del self.partitions[old]
+                self.sorted.pop(old, None)
         if new is None:
             self.where.pop(key, None)
         else:
             self.partitions.setdefault(new, {})[key] = item
             self.where[key] = new
+            if new in self.sorted:
+                self.sorted[new].put(key, item)
 
 
 def _index_partitions(table, index):
@@ -195,13 +203,20 @@ def _index_partitions(table, index):
 
 
 def _changed(table, hash_key, range_key):
-    """Brings the index partitions built so far up to date with what is now stored under
-    the key."""
+    """Brings the index partitions and the sorted partitions built so far up to date with
+    what is now stored under the key."""
     built = table.__dict__.get("_index_partitions")
-    if built:
+    in_order = table.__dict__.get("_sorted_partitions", {}).get(hash_key)
+    if built or in_order is not None:
         item = _stored(table, hash_key, range_key)
-        for partitions in built.values():
+        for partitions in (built or {}).values():
             partitions.update((hash_key, range_key), item)
+        if in_order is not None:
+            in_order.discard((hash_key, range_key))
+            if item is not None:
+                in_order.put((hash_key, range_key), item)
+            elif hash_key not in table.items:
+                del table._sorted_partitions[hash_key]
 
 
 # dynamodb-transaction-items
@@ -332,14 +347,17 @@ Table.delete_item = _delete_item
 DynamoDBBackend.update_item = _update_item
 
 
-# dynamodb-query-partition and dynamodb-index-partitions
+# dynamodb-query-partition, dynamodb-index-partitions and dynamodb-sorted-partitions
 #
 # Table.query takes its candidates from all_items(), every item of the table sorted by
 # table key, and keeps the queried partition's. For the query's duration all_items()
 # answers the partition's items alone (from table.items, or from the index's partitions),
 # already in the order the query sorts them in (sorting sorted items is one pass), without
 # the items before an ExclusiveStartKey, which the query would skip one by one, and, when
-# every item is a result, without those past its Limit; the query itself is moto's.
+# every item is a result, without those past its Limit; the query itself is moto's. The
+# order of a partition is kept from its first query on (_SortedPartition), so that a page
+# of a large partition (a listing of thousands of customers) costs its page, not a sort of
+# the partition.
 
 _all_items = Table.all_items
 _table_query = Table.query
@@ -370,14 +388,86 @@ def _order(value):
     return value.value if value.type == "S" else value.cast_value
 
 
-def _query_items(table, hash_key, index_name, hash_key_conditions, start_key, forward):
-    """The items the query can return, in its order, or None to leave it to moto."""
+class _SortedPartition:
+    """A partition's items in the order a query sorts them in: by the attributes `attrs`
+    (the query leaves out items without them), compared as DynamoType compares them
+    (cast_value; a string's is the string). Kept up to date item by item by _changed, so
+    a query does not sort its partition again."""
+
+    def __init__(self, attrs, items):
+        self.attrs = attrs
+        self.order = {}  # table key -> its sort values
+        entries = []
+        for key, item in items:
+            values = self._values(item)
+            if values is not None:
+                self.order[key] = values
+                entries.append((values, key, item))
+        entries.sort(key=lambda e: e[0])
+        self.values = [e[0] for e in entries]
+        self.keys = [e[1] for e in entries]
+        self.items = [e[2] for e in entries]
+
+    def _values(self, item):
+        if not all(a in item.attrs for a in self.attrs):
+            return None
+        return tuple(_order(item.attrs[a]) for a in self.attrs)
+
+    def _position(self, key, values):
+        i = bisect.bisect_left(self.values, values)
+        while self.keys[i] != key:  # among equal values (the table key makes them unique)
+            i += 1
+        return i
+
+    def discard(self, key):
+        values = self.order.pop(key, None)
+        if values is not None:
+            i = self._position(key, values)
+            del self.values[i], self.keys[i], self.items[i]
+
+    def put(self, key, item):
+        values = self._values(item)
+        if values is not None:
+            i = bisect.bisect_right(self.values, values)
+            self.values.insert(i, values)
+            self.keys.insert(i, key)
+            self.items.insert(i, item)
+            self.order[key] = values
+
+
+def _in_order(table, index, hash_key, partitions, partition):
+    """The queried partition's _SortedPartition, built on its first query."""
+    if index is None:
+        built = table.__dict__.setdefault("_sorted_partitions", {})
+        found = table.items.get(hash_key)
+        key = hash_key
+    else:
+        built = partitions.sorted
+        found = partitions.partitions.get(partition)
+        key = partition
+    if found is None or (isinstance(found, dict) and not found):
+        return None
+    in_order = built.get(key)
+    if in_order is None:
+        hash_attrs, range_attrs = _sort_keys(table, index)
+        attrs = table._generate_attr_to_sort_by(hash_attrs, range_attrs)
+        if index is not None:
+            pairs = found.items()
+        elif table.has_range_key:
+            pairs = (((hash_key, r), item) for r, item in found.items())
+        else:
+            pairs = [((hash_key, None), found)]
+        in_order = built[key] = _SortedPartition(attrs, pairs)
+    return in_order
+
+
+def _query_items(table, hash_key, index_name, hash_key_conditions, start_key, forward, take):
+    """The items the query can return, in its order (at most `take` of them when it is not
+    None), or None to leave it to moto."""
     if not index_name:
         if hash_key is None:
             return None
-        found = table.items.get(hash_key)
-        items = [] if found is None else list(found.values()) if table.has_range_key else [found]
-        index = None
+        index = partitions = partition = None
     else:
         index = next((i for i in table.all_indexes() if i.name == index_name), None)
         conditions = dict(hash_key_conditions or [])
@@ -386,40 +476,41 @@ def _query_items(table, hash_key, index_name, hash_key_conditions, start_key, fo
         partitions = _index_partitions(table, index)
         if set(conditions) != set(partitions.attrs):
             return None
-        items = list(partitions.partitions.get(tuple(conditions[a] for a in partitions.attrs), {}).values())
-    hash_attrs, range_attrs = _sort_keys(table, index)
-    attrs = table._generate_attr_to_sort_by(hash_attrs, range_attrs)
-    # The query sorts by these attributes and leaves out items without them; cast_value
-    # orders values as DynamoType's comparisons do.
-    items = [i for i in items if all(a in i.attrs for a in attrs)]
-    items.sort(key=lambda i: tuple(_order(i.attrs[a]) for a in attrs))
+        partition = tuple(conditions[a] for a in partitions.attrs)
+    in_order = _in_order(table, index, hash_key, partitions, partition)
+    if in_order is None:
+        return []
+    items = in_order.items
+    lo, hi = 0, len(items)
     if start_key is not None and items:
+        hash_attrs, range_attrs = _sort_keys(table, index)
         # The items the query skips are those at or before the start key in its
         # direction: a prefix of the sorted items going forward, a suffix going back.
         def skipped(i):
             return table._item_comes_before_dct(items[i], start_key, hash_attrs, range_attrs, forward)
 
-        lo, hi = 0, len(items)
         while lo < hi:
             mid = (lo + hi) // 2
             if skipped(mid) == forward:
                 lo = mid + 1
             else:
                 hi = mid
-        items = items[lo:] if forward else items[:lo]
-    return items
+        lo, hi = (lo, len(items)) if forward else (0, lo)
+    if take is not None:
+        lo, hi = (lo, min(hi, lo + take)) if forward else (max(lo, hi - take), hi)
+    return items[lo:hi]
 
 
 def _query(self, hash_key, range_comparison, range_objs, limit, exclusive_start_key, scan_index_forward,
            projection_expressions, index_name=None, consistent_read=False, filter_expression=None,
            hash_key_conditions=None, range_key_conditions=None, **filter_kwargs):
     forward = scan_index_forward is not False
-    items = _query_items(self, hash_key, index_name, hash_key_conditions, exclusive_start_key, forward)
-    if items is not None and limit and not range_key_conditions and range_comparison is None and not filter_kwargs:
+    take = None
+    if limit and not range_key_conditions and range_comparison is None and not filter_kwargs:
         # Every item is a result then, and the query looks at one past its Limit (to
         # answer LastEvaluatedKey) and no further.
-        items = items[: limit + 1] if forward else items[-(limit + 1):]
-    self._query_items = items
+        take = limit + 1
+    self._query_items = _query_items(self, hash_key, index_name, hash_key_conditions, exclusive_start_key, forward, take)
     try:
         return _table_query(self, hash_key, range_comparison, range_objs, limit, exclusive_start_key,
                             scan_index_forward, projection_expressions, index_name, consistent_read,
