@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -287,6 +288,60 @@ func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 			}
 		}
 	}})
+}
+
+// TestWaitingReceivesCostNothingBehindABusyGroup: pollers long-polling a FIFO queue whose
+// one message group is in flight (a series fold holding its account's group while that
+// account's later folds wait behind it) find nothing deliverable. Each receive walks the
+// waiting messages once to find that out; while it then waits, plain moto walks them again
+// and again, and so did the patched server, 50 times a second per receive, so that a few
+// pollers behind a thousand messages kept the emulator busy. With sqs-receive-waits a
+// receive waits for the queue to change: waiting 2 s costs what a receive that does not
+// wait costs.
+func TestWaitingReceivesCostNothingBehindABusyGroup(t *testing.T) {
+	s, c := ownServer(t)
+	ctx := context.Background()
+	q, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("busy-%d.fifo", time.Now().UnixNano())),
+		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1001; i += 10 {
+		var entries []sqstypes.SendMessageBatchRequestEntry
+		for j := i; j < min(i+10, 1001); j++ {
+			id := strconv.Itoa(j)
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String("fold " + id),
+				MessageGroupId: aws.String("account"), MessageDeduplicationId: aws.String(id)})
+		}
+		if _, err := c.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: q.QueueUrl, Entries: entries}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The group's first batch goes in flight; the other 991 messages wait behind it.
+	if out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10}); err != nil || len(out.Messages) != 10 {
+		t.Fatalf("received %v (%v), want the group's first ten messages", out, err)
+	}
+	receives := func(wait int32) time.Duration {
+		before := usage(t, s).CPU
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: wait})
+				if err != nil {
+					t.Error(err)
+				} else if len(out.Messages) != 0 {
+					t.Errorf("received %d messages of a group in flight", len(out.Messages))
+				}
+			})
+		}
+		wg.Wait()
+		return usage(t, s).CPU - before
+	}
+	atOnce, waiting := receives(0), receives(2)
+	t.Logf("3 receives behind 991 messages of a group in flight: emulator CPU %v not waiting, %v waiting 2 s", atOnce, waiting)
+	if waiting > flatCostRatio*atOnce+flatCostSlack {
+		t.Errorf("waiting 2 s cost the emulator %v, not waiting %v: a waiting receive walks the queue again and again", waiting, atOnce)
+	}
 }
 
 // TestAnswersCostLittlePerAttribute: plain moto writes every attribute value of an answer

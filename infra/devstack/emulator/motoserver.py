@@ -8,6 +8,7 @@ each: the moto behaviour it changes, and the test in infra/devstack/emulator tha
 - dynamodb-index-partitions: a Query on a secondary index reads its partition from a map kept on every write, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - dynamodb-sorted-partitions: a Query keeps each partition it has read in its order, so one with a Limit reads as many items as it answers, not its whole partition sorted anew (TestLimitedQueryCostIsIndependentOfThePartition)
 - dynamodb-answers: an answer's attribute values are written from the member they have, not by trying each of AttributeValue's ten members (TestAnswersCostLittlePerAttribute)
+- sqs-receive-waits: a long poll that finds nothing deliverable waits for a send, a delete or a visibility change, not 20 ms, before it walks the queue again (TestWaitingReceivesCostNothingBehindABusyGroup)
 - sqs-queue-depth: a send, receive, delete or visibility change does not walk the queue's messages (TestQueueCostIsIndependentOfItsDepth)
 - gc-frozen-data: after each full pass of Python's cycle collector what the server holds is frozen, so the next full pass walks what came since, not every object of the data held (TestFullCollectionsWalkWhatCameSince)
 - weak-instances: moto's registry of every model instance it made holds them weakly, not for as long as the server runs (TestMemoryStaysFlatWhileRequestsRepeat)
@@ -775,6 +776,35 @@ def _change_message_visibility_mapped(self, queue_name, receipt_handle, visibili
 
 sqs_models.SQSBackend.change_message_visibility = _change_message_visibility_mapped
 
+# sqs-receive-waits
+#
+# A queue counts its changes that can make a message deliverable (a send, a delete, a
+# visibility change: one may free a FIFO group) and tells its waiting receives of each
+# (below).
+
+def _notifying(change, queue_of):
+    @functools.wraps(change)
+    def call(*args, **kwargs):
+        try:
+            return change(*args, **kwargs)
+        finally:
+            try:
+                queue = queue_of(*args)
+            except Exception:  # no such queue: moto has answered so
+                queue = None
+            if queue is not None:
+                with queue._messages_lock:
+                    queue.__dict__["_changes"] = queue.__dict__.get("_changes", 0) + 1
+                    queue._messages_lock.notify_all()
+
+    return call
+
+
+Queue.add_message = _notifying(Queue.add_message, lambda queue, *args: queue)
+Queue.delete_message = _notifying(Queue.delete_message, lambda queue, *args: queue)
+sqs_models.SQSBackend.change_message_visibility = _notifying(
+    sqs_models.SQSBackend.change_message_visibility, lambda backend, queue_name, *args: backend.get_queue(queue_name))
+
 # sqs-serial
 _sqs_receive = sqs_models.SQSBackend.receive_message
 _sqs_lock = _serialize_backend(sqs_models.SQSBackend)
@@ -786,18 +816,18 @@ def _receive_message(self, queue_name, count, wait_seconds_timeout, visibility_t
     deadline = time.time() + wait_seconds_timeout
     while True:
         with _sqs_lock:
+            queue = self.get_queue(queue_name)
+            seen = queue.__dict__.get("_changes", 0)
             result = _sqs_receive(self, queue_name, count, 0, visibility_timeout, message_attribute_names)
         remaining = deadline - time.time()
         if result or remaining <= 0:
             return result
-        started = time.time()
-        # No wake-up is lost: the wait checks for deliverable messages under the
-        # queue's condition before it sleeps, and a send notifies under it.
-        self.get_queue(queue_name).wait_for_messages(remaining)
-        if time.time() - started < 0.01:
-            # Messages are visible but not deliverable (their FIFO groups are in
-            # flight): wait a little instead of spinning.
-            time.sleep(min(remaining, 0.02))
+        # sqs-receive-waits: nothing deliverable; wait for a change of the queue until the
+        # poll ends (a visibility timeout running out notifies no one: as in moto, the
+        # next poll finds the message). No change is missed: changes happen under the
+        # lock held above, and count under the condition.
+        with queue._messages_lock:
+            queue._messages_lock.wait_for(lambda: queue.__dict__.get("_changes", 0) != seen, timeout=remaining)
 
 
 sqs_models.SQSBackend.receive_message = _receive_message
