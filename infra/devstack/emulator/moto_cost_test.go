@@ -241,6 +241,33 @@ func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
 	})
 }
 
+// fifoQueue creates a FIFO queue whose received messages stay in flight for the whole test.
+func fifoQueue(t *testing.T, c awsclients.Clients, name string) *string {
+	t.Helper()
+	q, err := c.SQS.CreateQueue(context.Background(), &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("%s-%d.fifo", name, time.Now().UnixNano())),
+		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q.QueueUrl
+}
+
+// sendBatches sends messages from..to-1 in batches of ten, each in the group that group names for its id.
+func sendBatches(t *testing.T, c awsclients.Clients, url *string, from, to int, group func(id string) string) {
+	t.Helper()
+	for i := from; i < to; i += 10 {
+		var entries []sqstypes.SendMessageBatchRequestEntry
+		for j := i; j < min(i+10, to); j++ {
+			id := strconv.Itoa(j)
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String("message " + id),
+				MessageGroupId: aws.String(group(id)), MessageDeduplicationId: aws.String(id)})
+		}
+		if _, err := c.SQS.SendMessageBatch(context.Background(), &sqs.SendMessageBatchInput{QueueUrl: url, Entries: entries}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestQueueCostIsIndependentOfItsDepth: plain moto walks the queue's messages, reading the
 // clock for each, several times for every message sent or received, and for every delete;
 // with sqs-queue-depth a send, a receive and a delete cost the same with thousands of
@@ -248,31 +275,17 @@ func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
 func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 	s, c := ownServer(t)
 	ctx := context.Background()
-	q, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("cost-%d.fifo", time.Now().UnixNano())),
-		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url := fifoQueue(t, c, "cost")
 	sent := 0
 	send := func(n int) {
-		for i := 0; i < n; i += 10 {
-			var entries []sqstypes.SendMessageBatchRequestEntry
-			for j := i; j < min(i+10, n); j++ {
-				sent++
-				id := strconv.Itoa(sent)
-				entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String("message " + id),
-					MessageGroupId: aws.String("group-" + id), MessageDeduplicationId: aws.String(id)})
-			}
-			if _, err := c.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: q.QueueUrl, Entries: entries}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		sendBatches(t, c, url, sent, sent+n, func(id string) string { return "group-" + id })
+		sent += n
 	}
 	// Each round sends, receives and deletes ten messages: the queue keeps its depth.
 	requireFlatCost(t, s, func() { send(1000) }, map[string]func(){"10 rounds of 10 messages": func() {
 		for range 10 {
 			send(10)
-			out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10})
+			out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,7 +296,7 @@ func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 			if len(entries) != 10 {
 				t.Fatalf("received %d messages, want 10", len(entries))
 			}
-			if _, err := c.SQS.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: q.QueueUrl, Entries: entries}); err != nil {
+			if _, err := c.SQS.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: url, Entries: entries}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -301,24 +314,10 @@ func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 func TestWaitingReceivesCostNothingBehindABusyGroup(t *testing.T) {
 	s, c := ownServer(t)
 	ctx := context.Background()
-	q, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("busy-%d.fifo", time.Now().UnixNano())),
-		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 1001; i += 10 {
-		var entries []sqstypes.SendMessageBatchRequestEntry
-		for j := i; j < min(i+10, 1001); j++ {
-			id := strconv.Itoa(j)
-			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String("fold " + id),
-				MessageGroupId: aws.String("account"), MessageDeduplicationId: aws.String(id)})
-		}
-		if _, err := c.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: q.QueueUrl, Entries: entries}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	url := fifoQueue(t, c, "busy")
+	sendBatches(t, c, url, 0, 1001, func(string) string { return "account" })
 	// The group's first batch goes in flight; the other 991 messages wait behind it.
-	if out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10}); err != nil || len(out.Messages) != 10 {
+	if out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10}); err != nil || len(out.Messages) != 10 {
 		t.Fatalf("received %v (%v), want the group's first ten messages", out, err)
 	}
 	receives := func(wait int32) time.Duration {
@@ -326,7 +325,7 @@ func TestWaitingReceivesCostNothingBehindABusyGroup(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {
-				out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: wait})
+				out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: wait})
 				if err != nil {
 					t.Error(err)
 				} else if len(out.Messages) != 0 {

@@ -460,29 +460,31 @@ class _SortedPartition:
             self.order[key] = values
 
 
-def _in_order(table, index, hash_key, partitions, partition):
-    """The queried partition's _SortedPartition, built on its first query."""
-    if index is None:
-        built = table.__dict__.setdefault("_sorted_partitions", {})
-        found = table.items.get(hash_key)
-        key = hash_key
-    else:
-        built = partitions.sorted
-        found = partitions.partitions.get(partition)
-        key = partition
-    if found is None or (isinstance(found, dict) and not found):
+def _table_partition_in_order(table, hash_key):
+    """The table partition's _SortedPartition, built on its first query; None if it is empty."""
+    found = table.items.get(hash_key)
+    if not found:
         return None
+    if table.has_range_key:
+        pairs = (((hash_key, r), item) for r, item in found.items())
+    else:
+        pairs = [((hash_key, None), found)]
+    return _kept_in_order(table.__dict__.setdefault("_sorted_partitions", {}), hash_key, table, None, pairs)
+
+
+def _index_partition_in_order(table, index, partitions, partition):
+    """The index partition's _SortedPartition, built on its first query; None if it is empty."""
+    found = partitions.partitions.get(partition)
+    if not found:
+        return None
+    return _kept_in_order(partitions.sorted, partition, table, index, found.items())
+
+
+def _kept_in_order(built, key, table, index, pairs):
     in_order = built.get(key)
     if in_order is None:
         hash_attrs, range_attrs = _sort_keys(table, index)
-        attrs = table._generate_attr_to_sort_by(hash_attrs, range_attrs)
-        if index is not None:
-            pairs = found.items()
-        elif table.has_range_key:
-            pairs = (((hash_key, r), item) for r, item in found.items())
-        else:
-            pairs = [((hash_key, None), found)]
-        in_order = built[key] = _SortedPartition(attrs, pairs)
+        in_order = built[key] = _SortedPartition(table._generate_attr_to_sort_by(hash_attrs, range_attrs), pairs)
     return in_order
 
 
@@ -492,7 +494,8 @@ def _query_items(table, hash_key, index_name, hash_key_conditions, start_key, fo
     if not index_name:
         if hash_key is None:
             return None
-        index = partitions = partition = None
+        index = None
+        in_order = _table_partition_in_order(table, hash_key)
     else:
         index = next((i for i in table.all_indexes() if i.name == index_name), None)
         conditions = dict(hash_key_conditions or [])
@@ -501,8 +504,7 @@ def _query_items(table, hash_key, index_name, hash_key_conditions, start_key, fo
         partitions = _index_partitions(table, index)
         if set(conditions) != set(partitions.attrs):
             return None
-        partition = tuple(conditions[a] for a in partitions.attrs)
-    in_order = _in_order(table, index, hash_key, partitions, partition)
+        in_order = _index_partition_in_order(table, index, partitions, tuple(conditions[a] for a in partitions.attrs))
     if in_order is None:
         return []
     items = in_order.items
