@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"testing"
@@ -241,11 +242,14 @@ func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
 	})
 }
 
-// fifoQueue creates a FIFO queue whose received messages stay in flight for the whole test.
-func fifoQueue(t *testing.T, c awsclients.Clients, name string) *string {
+// fifoQueue creates a FIFO queue whose received messages stay in flight for the whole test;
+// more adds to or overrides its attributes.
+func fifoQueue(t *testing.T, c awsclients.Clients, name string, more map[string]string) *string {
 	t.Helper()
+	attributes := map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}
+	maps.Copy(attributes, more)
 	q, err := c.SQS.CreateQueue(context.Background(), &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("%s-%d.fifo", name, time.Now().UnixNano())),
-		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "300"}})
+		Attributes: attributes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +279,7 @@ func sendBatches(t *testing.T, c awsclients.Clients, url *string, from, to int, 
 func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 	s, c := ownServer(t)
 	ctx := context.Background()
-	url := fifoQueue(t, c, "cost")
+	url := fifoQueue(t, c, "cost", nil)
 	sent := 0
 	send := func(n int) {
 		sendBatches(t, c, url, sent, sent+n, func(id string) string { return "group-" + id })
@@ -314,7 +318,7 @@ func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 func TestWaitingReceivesCostNothingBehindABusyGroup(t *testing.T) {
 	s, c := ownServer(t)
 	ctx := context.Background()
-	url := fifoQueue(t, c, "busy")
+	url := fifoQueue(t, c, "busy", nil)
 	sendBatches(t, c, url, 0, 1001, func(string) string { return "account" })
 	// The group's first batch goes in flight; the other 991 messages wait behind it.
 	if out, err := c.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10}); err != nil || len(out.Messages) != 10 {
@@ -340,6 +344,27 @@ func TestWaitingReceivesCostNothingBehindABusyGroup(t *testing.T) {
 	t.Logf("3 receives behind 991 messages of a group in flight: emulator CPU %v not waiting, %v waiting 2 s", atOnce, waiting)
 	if waiting > flatCostRatio*atOnce+flatCostSlack {
 		t.Errorf("waiting 2 s cost the emulator %v, not waiting %v: a waiting receive walks the queue again and again", waiting, atOnce)
+	}
+}
+
+// TestLongPollWakesWhenADelayEnds: a long poll answers when a delayed message becomes
+// deliverable, as SQS's does (the series fold queue delays every fold a second). No send,
+// delete or visibility change marks that moment, so a receive that waits for one
+// (sqs-receive-waits) would wait out its whole poll unless it also knows when the delay ends.
+func TestLongPollWakesWhenADelayEnds(t *testing.T) {
+	c := sharedClients(t)
+	url := fifoQueue(t, c, "delayed", map[string]string{"DelaySeconds": "1"})
+	sendBatches(t, c, url, 0, 1, func(string) string { return "account" })
+	start := time.Now()
+	out, err := c.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 20})
+	took := time.Since(start)
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("received %v (%v), want the delayed message", out, err)
+	}
+	t.Logf("a 20 s long poll answered the message delayed 1 s after %v", took.Round(time.Millisecond))
+	// Far from both: the delay is 1 s, the poll 20 s.
+	if took > 10*time.Second {
+		t.Errorf("the long poll answered after %v, though its message was deliverable after 1 s", took)
 	}
 }
 

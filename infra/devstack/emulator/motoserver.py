@@ -8,7 +8,7 @@ each: the moto behaviour it changes, and the test in infra/devstack/emulator tha
 - dynamodb-index-partitions: a Query on a secondary index reads its partition from a map kept on every write, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - dynamodb-sorted-partitions: a Query keeps each partition it has read in its order, so one with a Limit reads as many items as it answers, not its whole partition sorted anew (TestLimitedQueryCostIsIndependentOfThePartition)
 - dynamodb-answers: an answer's attribute values are written from the member they have, not by trying each of AttributeValue's ten members (TestAnswersCostLittlePerAttribute)
-- sqs-receive-waits: a long poll that finds nothing deliverable waits for a send, a delete or a visibility change, not 20 ms, before it walks the queue again (TestWaitingReceivesCostNothingBehindABusyGroup)
+- sqs-receive-waits: a long poll that finds nothing deliverable waits for a send, a delete, a visibility change or the end of a message's delay, not 20 ms, before it walks the queue again (TestWaitingReceivesCostNothingBehindABusyGroup, TestLongPollWakesWhenADelayEnds)
 - sqs-queue-depth: a send, receive, delete or visibility change does not walk the queue's messages (TestQueueCostIsIndependentOfItsDepth)
 - gc-frozen-data: after each full pass of Python's cycle collector what the server holds is frozen, so the next full pass walks what came since, not every object of the data held (TestFullCollectionsWalkWhatCameSince)
 - weak-instances: moto's registry of every model instance it made holds them weakly, not for as long as the server runs (TestMemoryStaysFlatWhileRequestsRepeat)
@@ -40,6 +40,7 @@ if _installed != MOTO_VERSION:
 import bisect  # noqa: E402
 import collections  # noqa: E402
 import gc  # noqa: E402
+import heapq  # noqa: E402
 import copy  # noqa: E402
 import types  # noqa: E402
 import weakref  # noqa: E402
@@ -782,7 +783,8 @@ sqs_models.SQSBackend.change_message_visibility = _change_message_visibility_map
 #
 # A queue counts its changes that can make a message deliverable (a send, a delete, a
 # visibility change: one may free a FIFO group) and tells its waiting receives of each
-# (below).
+# (below). It also remembers when its delayed messages become deliverable (a queue's
+# DelaySeconds), which no change announces, so that a receive waits no longer than that.
 
 def _notifying(change, queue_of):
     @functools.wraps(change)
@@ -802,7 +804,25 @@ def _notifying(change, queue_of):
     return call
 
 
-Queue.add_message = _notifying(Queue.add_message, lambda queue, *args: queue)
+_add_message = Queue.add_message
+
+
+def _add_message_remembering_its_delay(queue, message):
+    _add_message(queue, message)
+    if message.delayed_until > _now_ms():
+        with queue._messages_lock:
+            heapq.heappush(queue.__dict__.setdefault("_delay_ends", []), message.delayed_until)
+
+
+def _until_next_delay_ends(queue):
+    """Seconds until the queue's next delayed message becomes deliverable, or None."""
+    ends, now = queue.__dict__.get("_delay_ends"), _now_ms()
+    while ends and ends[0] <= now:
+        heapq.heappop(ends)
+    return (ends[0] - now) / 1000 if ends else None
+
+
+Queue.add_message = _notifying(_add_message_remembering_its_delay, lambda queue, *args: queue)
 Queue.delete_message = _notifying(Queue.delete_message, lambda queue, *args: queue)
 sqs_models.SQSBackend.change_message_visibility = _notifying(
     sqs_models.SQSBackend.change_message_visibility, lambda backend, queue_name, *args: backend.get_queue(queue_name))
@@ -825,13 +845,16 @@ def _receive_message(self, queue_name, count, wait_seconds_timeout, visibility_t
         if result or remaining <= 0:
             return result
         # sqs-receive-waits: nothing deliverable; wait for a change of the queue until the
-        # poll ends (a visibility timeout running out notifies no one: as in moto, the
-        # next poll finds the message). No change is missed: changes happen under the
-        # lock held above, and count under the condition. After a change, 20 ms more, as
-        # this loop always waited between its walks: the changes of a busy queue come
-        # one by one, and a receive then takes the messages they freed in one batch.
+        # poll ends or a delayed message becomes deliverable (a visibility timeout running
+        # out notifies no one: as in moto, the next poll finds the message). No change is
+        # missed: changes happen under the lock held above, and count under the condition.
+        # After a change, 20 ms more, as this loop always waited between its walks: the
+        # changes of a busy queue come one by one, and a receive then takes the messages
+        # they freed in one batch.
         with queue._messages_lock:
-            queue._messages_lock.wait_for(lambda: queue.__dict__.get("_changes", 0) != seen, timeout=remaining)
+            delay_ends = _until_next_delay_ends(queue)
+            timeout = remaining if delay_ends is None else min(remaining, delay_ends)
+            queue._messages_lock.wait_for(lambda: queue.__dict__.get("_changes", 0) != seen, timeout=timeout)
         time.sleep(max(0.0, min(deadline - time.time(), 0.02)))
 
 
