@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -177,6 +178,35 @@ func TestQueryCostIsIndependentOfTheTable(t *testing.T) {
 		"30 queries on the table's key": queries(nil, "PK"),
 		"30 queries on GSI1":            queries(aws.String("GSI1"), "GSI1PK"),
 	})
+}
+
+// TestScanPageCostIsIndependentOfTheTable: plain moto sorts every item of the table for
+// each page of a Scan; with dynamodb-scan-pages the table's order is kept from page to
+// page, and reading 300 items in pages of 10 costs the same beside 4,000 other items.
+func TestScanPageCostIsIndependentOfTheTable(t *testing.T) {
+	s, c := ownServer(t)
+	ctx := context.Background()
+	table := costTable(t, c.DynamoDB)
+	for i := range 310 {
+		// "a-…" sorts before the fill's "fill#…": the pages read these items only.
+		if _, err := c.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
+			"PK": str(fmt.Sprintf("a-scanned#%03d", i/10)), "SK": str(strconv.Itoa(i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requireFlatCost(t, s, func() { fillTable(t, c.DynamoDB, table, 4000) }, map[string]func(){"30 scan pages of 10 items": func() {
+		var start map[string]types.AttributeValue
+		for page := range 30 {
+			out, err := c.DynamoDB.Scan(ctx, &dynamodb.ScanInput{TableName: &table, Limit: aws.Int32(10), ExclusiveStartKey: start})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Items) != 10 || out.LastEvaluatedKey == nil || !strings.HasPrefix(out.Items[0]["PK"].(*types.AttributeValueMemberS).Value, "a-") {
+				t.Fatalf("page %d answered %d items (last key %v), want 10 of the scanned items", page, len(out.Items), out.LastEvaluatedKey)
+			}
+			start = out.LastEvaluatedKey
+		}
+	}})
 }
 
 // TestLimitedQueryCostIsIndependentOfThePartition: a page of a large partition (a

@@ -7,6 +7,7 @@ each: the moto behaviour it changes, and the test in infra/devstack/emulator tha
 - dynamodb-query-partition: a Query on the table's key reads its partition, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - dynamodb-index-partitions: a Query on a secondary index reads its partition from a map kept on every write, not every item of the table (TestQueryCostIsIndependentOfTheTable)
 - dynamodb-sorted-partitions: a Query keeps each partition it has read in its order, so one with a Limit reads as many items as it answers, not its whole partition sorted anew (TestLimitedQueryCostIsIndependentOfThePartition)
+- dynamodb-scan-pages: a Scan of the table keeps the table's order from page to page while nothing is written, so a page costs its items, not a sort of the table (TestScanPageCostIsIndependentOfTheTable)
 - dynamodb-answers: an answer's attribute values are written from the member they have, not by trying each of AttributeValue's ten members (TestAnswersCostLittlePerAttribute)
 - sqs-receive-waits: a long poll that finds nothing deliverable waits for a send, a delete, a visibility change or the end of a message's delay, not 20 ms, before it walks the queue again (TestWaitingReceivesCostNothingBehindABusyGroup, TestLongPollWakesWhenADelayEnds)
 - sqs-queue-depth: a send, receive, delete or visibility change does not walk the queue's messages (TestQueueCostIsIndependentOfItsDepth)
@@ -230,7 +231,8 @@ def _index_partitions(table, index):
 
 def _changed(table, hash_key, range_key):
     """Brings the index partitions and the sorted partitions built so far up to date with
-    what is now stored under the key."""
+    what is now stored under the key, and forgets the table's order kept for scans."""
+    table.__dict__.pop("_sorted_table", None)  # dynamodb-scan-pages
     built = table.__dict__.get("_index_partitions")
     in_order = table.__dict__.get("_sorted_partitions", {}).get(hash_key)
     if built or in_order is not None:
@@ -550,6 +552,48 @@ def _query(self, hash_key, range_comparison, range_objs, limit, exclusive_start_
 
 Table.all_items = _all_items_of_the_query
 Table.query = _query
+
+# dynamodb-scan-pages
+#
+# Table.scan sorts every item of the table (all_items()) for each page and then walks past
+# the items before its ExclusiveStartKey: reading a table page by page costs a sort of the
+# table per page. Here a scan of the table (not of an index) keeps the table's order from
+# one page to the next while nothing is written (_changed drops it), and all_items()
+# answers the items after the start key; the scan itself is moto's.
+
+_table_scan = Table.scan
+
+
+def _scan_items(table, start_key):
+    """The table's items after start_key (all of them without one), in all_items() order."""
+    attrs = [table.hash_key_attr] + ([table.range_key_attr] if table.has_range_key else [])
+    kept = table.__dict__.get("_sorted_table")
+    if kept is None:
+        entries = sorted(((tuple(_order(item.attrs[a]) for a in attrs), item)
+                          for found in table.items.values()
+                          for item in (found.values() if table.has_range_key else [found])),
+                         key=lambda entry: entry[0])
+        kept = table._sorted_table = ([e[0] for e in entries], [e[1] for e in entries])
+    values, items = kept
+    if start_key is None:
+        return items
+    if not all(a in start_key for a in attrs):
+        return None  # moto answers the malformed key
+    return items[bisect.bisect_right(values, tuple(_order(DynamoType(start_key[a])) for a in attrs)):]
+
+
+def _scan(self, filters, limit, exclusive_start_key, filter_expression=None, index_name=None,
+          consistent_read=False, projection_expression=None, segments=(None, None)):
+    if not index_name:
+        self._query_items = _scan_items(self, exclusive_start_key)
+    try:
+        return _table_scan(self, filters, limit, exclusive_start_key, filter_expression, index_name,
+                           consistent_read, projection_expression, segments=segments)
+    finally:
+        self._query_items = None
+
+
+Table.scan = _scan
 
 # dynamodb-answers
 #
