@@ -106,6 +106,13 @@ func costTable(t *testing.T, db *dynamodb.Client) string {
 
 func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
+func putItem(t *testing.T, db *dynamodb.Client, table string, item map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // fillTable writes n items of about 300 bytes into partitions of 100 items other than
 // the measured requests', each also in an index partition of 100 items.
 func fillTable(t *testing.T, db *dynamodb.Client, table string, n int) {
@@ -155,10 +162,8 @@ func TestQueryCostIsIndependentOfTheTable(t *testing.T) {
 	ctx := context.Background()
 	table := costTable(t, c.DynamoDB)
 	for j := range 3 {
-		if _, err := c.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
-			"PK": str("queried"), "SK": str(strconv.Itoa(j)), "GSI1PK": str("queried"), "GSI1SK": str(strconv.Itoa(j))}}); err != nil {
-			t.Fatal(err)
-		}
+		putItem(t, c.DynamoDB, table, map[string]types.AttributeValue{
+			"PK": str("queried"), "SK": str(strconv.Itoa(j)), "GSI1PK": str("queried"), "GSI1SK": str(strconv.Itoa(j))})
 	}
 	queries := func(index *string, key string) func() {
 		return func() {
@@ -189,10 +194,7 @@ func TestScanPageCostIsIndependentOfTheTable(t *testing.T) {
 	table := costTable(t, c.DynamoDB)
 	for i := range 310 {
 		// "a-…" sorts before the fill's "fill#…": the pages read these items only.
-		if _, err := c.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
-			"PK": str(fmt.Sprintf("a-scanned#%03d", i/10)), "SK": str(strconv.Itoa(i))}}); err != nil {
-			t.Fatal(err)
-		}
+		putItem(t, c.DynamoDB, table, map[string]types.AttributeValue{"PK": str(fmt.Sprintf("a-scanned#%03d", i/10)), "SK": str(strconv.Itoa(i))})
 	}
 	requireFlatCost(t, s, func() { fillTable(t, c.DynamoDB, table, 4000) }, map[string]func(){"30 scan pages of 10 items": func() {
 		var start map[string]types.AttributeValue
@@ -218,10 +220,8 @@ func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
 	ctx := context.Background()
 	table := costTable(t, c.DynamoDB)
 	put := func(sk string) {
-		if _, err := c.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
-			"PK": str("listed"), "SK": str(sk), "GSI1PK": str("listed"), "GSI1SK": str(sk), "data": str(fmt.Sprintf("%0250d", 0))}}); err != nil {
-			t.Fatal(err)
-		}
+		putItem(t, c.DynamoDB, table, map[string]types.AttributeValue{
+			"PK": str("listed"), "SK": str(sk), "GSI1PK": str("listed"), "GSI1SK": str(sk), "data": str(fmt.Sprintf("%0250d", 0))})
 	}
 	for j := range 40 {
 		put(fmt.Sprintf("a#%03d", j))
