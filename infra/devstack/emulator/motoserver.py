@@ -155,6 +155,12 @@ def _stored(table, hash_key, range_key):
     return found.get(range_key)
 
 
+def _every_item(table):
+    """Every item stored in the table, in no particular order."""
+    for found in table.items.values():
+        yield from found.values() if table.has_range_key else [found]
+
+
 def _place(table, hash_key, range_key, item):
     """Stores item under the key, or removes what is there when item is None."""
     if item is not None:
@@ -191,9 +197,8 @@ class _IndexPartitions:
         self.partitions = {}
         self.where = {}
         self.sorted = {}  # partition -> _SortedPartition, for the partitions queried so far
-        for found in table.items.values():
-            for item in found.values() if table.has_range_key else [found]:
-                self.update((item.hash_key, item.range_key), item)
+        for item in _every_item(table):
+            self.update((item.hash_key, item.range_key), item)
 
     def update(self, key, item):
         new = None
@@ -391,8 +396,8 @@ _all_items = Table.all_items
 _table_query = Table.query
 
 
-def _all_items_of_the_query(self):
-    narrowed = self.__dict__.get("_query_items")
+def _all_items_of_the_request(self):
+    narrowed = self.__dict__.get("_narrowed_items")
     return narrowed if narrowed is not None else _all_items(self)
 
 
@@ -540,17 +545,17 @@ def _query(self, hash_key, range_comparison, range_objs, limit, exclusive_start_
         # Every item is a result then, and the query looks at one past its Limit (to
         # answer LastEvaluatedKey) and no further.
         take = limit + 1
-    self._query_items = _query_items(self, hash_key, index_name, hash_key_conditions, exclusive_start_key, forward, take)
+    self._narrowed_items = _query_items(self, hash_key, index_name, hash_key_conditions, exclusive_start_key, forward, take)
     try:
         return _table_query(self, hash_key, range_comparison, range_objs, limit, exclusive_start_key,
                             scan_index_forward, projection_expressions, index_name, consistent_read,
                             filter_expression, hash_key_conditions=hash_key_conditions,
                             range_key_conditions=range_key_conditions, **filter_kwargs)
     finally:
-        self._query_items = None
+        self._narrowed_items = None
 
 
-Table.all_items = _all_items_of_the_query
+Table.all_items = _all_items_of_the_request
 Table.query = _query
 
 # dynamodb-scan-pages
@@ -569,9 +574,7 @@ def _scan_items(table, start_key):
     attrs = [table.hash_key_attr] + ([table.range_key_attr] if table.has_range_key else [])
     kept = table.__dict__.get("_sorted_table")
     if kept is None:
-        entries = sorted(((tuple(_order(item.attrs[a]) for a in attrs), item)
-                          for found in table.items.values()
-                          for item in (found.values() if table.has_range_key else [found])),
+        entries = sorted(((tuple(_order(item.attrs[a]) for a in attrs), item) for item in _every_item(table)),
                          key=lambda entry: entry[0])
         kept = table._sorted_table = ([e[0] for e in entries], [e[1] for e in entries])
     values, items = kept
@@ -585,12 +588,12 @@ def _scan_items(table, start_key):
 def _scan(self, filters, limit, exclusive_start_key, filter_expression=None, index_name=None,
           consistent_read=False, projection_expression=None, segments=(None, None)):
     if not index_name:
-        self._query_items = _scan_items(self, exclusive_start_key)
+        self._narrowed_items = _scan_items(self, exclusive_start_key)
     try:
         return _table_scan(self, filters, limit, exclusive_start_key, filter_expression, index_name,
                            consistent_read, projection_expression, segments=segments)
     finally:
-        self._query_items = None
+        self._narrowed_items = None
 
 
 Table.scan = _scan
