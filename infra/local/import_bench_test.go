@@ -221,9 +221,19 @@ func runImportBenchmark(b *testing.B, customers int) {
 		b.ReportMetric(report.Projected, "projected_customers/s")
 		fmt.Printf("Heat of the import and its recomputations: %s\n", report.Table(12))
 		fmt.Printf("Write units by entity type:\n\n%s\n", report.EntityTable())
-		model := importStageModel(b, s, &calls, meter.Snapshot(), report, stages, customers, len(imports))
-		fmt.Printf("Stage model of a first import:\n\n%s\n", model.Table())
+		in := importStageModel(b, s, &calls, meter.Snapshot(), report, stages, customers, len(imports))
+		warmed := warmedTable(b, root)
+		model := in.Model(stagemodel.CallLatency, warmed)
+		fmt.Printf("Stage model of a first import (%v a request, the %s):\n\n%s\n", stagemodel.CallLatency, warmed.Name, model.Table())
+		fmt.Printf("Stage model on a real table, end to end:\n\n%s\n",
+			in.Grid([]stagemodel.Table{stagemodel.NewTable, warmed, stagemodel.DefaultQuotas}, stagemodel.Latencies))
+		slow := in.Model(importTargetLatency, warmed)
+		needs := in.Needs(1_000_000, importTarget)
+		all := stagemodel.Total(needs)
+		fmt.Printf("At %v a request on the %s:\n\n%s\nA million customers in %v take %.0f WCU and %.0f RCU a second: %+v.\n",
+			importTargetLatency, warmed.Name, slow.Table(), importTarget, all.Write, all.Read, needs)
 		b.ReportMetric(model.Rate(), "model_customers/s")
+		b.ReportMetric(slow.Time(1_000_000).Minutes(), "model_1M_min_at_15ms")
 	}
 	// Measured again after the import. The machine's speed drifts by up to half
 	// between two measurements a few seconds apart, and the import, one long
@@ -275,6 +285,14 @@ func runImportBenchmark(b *testing.B, customers int) {
 		b.Log(line)
 	}
 }
+
+// importTarget is the longest a first import of a million customers may take on the
+// warmed table at importTargetLatency a request (docs/benchmarks.md, "Stage model on a
+// real table").
+const (
+	importTarget        = 20 * time.Minute
+	importTargetLatency = 15 * time.Millisecond
+)
 
 // requestLatency is what each AWS request adds to a function's billed duration on
 // AWS: DynamoDB answers in single-digit milliseconds, SQS and S3 in about as much.

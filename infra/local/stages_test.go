@@ -2,9 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
@@ -24,12 +29,13 @@ func (c stageCPU) without(idle float64, walls stageCPU) stageCPU {
 }
 
 // importStageModel is the stage model of a first import from what the benchmark
-// measured: per function, the AWS requests one invocation makes in sequence and its
-// CPU time; per queue, the messages a customer sends and how many a batch carried; the
-// template's batch sizes, maximum concurrencies and queue modes; the heat meter's
-// projection of DynamoDB's per-key limits.
+// measured: per function, the AWS requests one invocation makes in sequence (the
+// transactions and batch writes among them) and its CPU time; per queue, the messages
+// a customer sends and how many a batch carried; the template's batch sizes, maximum
+// concurrencies and queue modes; the heat meter's projection of DynamoDB's per-key
+// limits and the write and read units of a customer.
 func importStageModel(b testing.TB, s *stack, calls *ddbmeter.Calls, snap ddbmeter.Snapshot, heat ddbmeter.HeatReport,
-	cpu stageCPU, customers, requests int) stagemodel.Model {
+	cpu stageCPU, customers, requests int) stagemodel.Import {
 	fns := calls.Functions()
 	mappings := map[string]samtemplate.SQSMapping{}
 	for _, m := range s.template.SQSMappings() {
@@ -41,18 +47,30 @@ func importStageModel(b testing.TB, s *stack, calls *ddbmeter.Calls, snap ddbmet
 			b.Fatalf("stage model: no invocation of %s was measured", name)
 		}
 		_, seq := f.PerInvocation()
+		heavy := 0
+		for op, n := range f.SequentialByOperation {
+			if stagemodel.HeavyOperations[op] {
+				heavy += n
+			}
+		}
 		fn, _, _ := strings.Cut(name, ":")
-		return stagemodel.Function{Calls: seq, CPU: cpu / time.Duration(f.Invocations), MemoryMB: s.template.Functions[fn].MemorySize,
-			Customers: float64(customers) / float64(f.Invocations)}, f
+		return stagemodel.Function{Calls: seq, HeavyCalls: float64(heavy) / float64(f.Invocations), CPU: cpu / time.Duration(f.Invocations),
+			MemoryMB: s.template.Functions[fn].MemorySize, Customers: float64(customers) / float64(f.Invocations)}, f
 	}
 	intake, _ := function("CreateJsonImportFunction", cpu.intake)
-	// The one assumption on the client: it keeps two json_imports in flight (ChartMogul's
-	// clients may keep twenty connections).
-	model := stagemodel.Model{Stages: stagemodel.Intake{Function: intake, InFlight: 2}.Stages()}
-	model.Stages = append(model.Stages, stagemodel.S3(float64(snap.Requests["PutObject"])/float64(customers),
-		float64(snap.Requests["GetObject"])/float64(customers)))
-	perCustomer := map[string]stagemodel.Function{"intake": intake}
-	lane := func(label, queue string, cpu time.Duration) {
+	// The one assumption on the client: it keeps importClientInFlight json_imports in
+	// flight (ChartMogul's clients may keep twenty connections).
+	model := stagemodel.Import{Intake: stagemodel.Intake{Function: intake, InFlight: importClientInFlight},
+		S3:          stagemodel.S3(float64(snap.Requests["PutObject"])/float64(customers), float64(snap.Requests["GetObject"])/float64(customers)),
+		Concurrency: stagemodel.LambdaAccountConcurrency, Units: map[string]stagemodel.Units{}}
+	for _, p := range heat.Partitions {
+		part, _, _ := strings.Cut(p.Partition, " ") // "table <PK>", "GSI1 <GSI1PK>"
+		u := model.Units[part]
+		u.Write += p.WCU / float64(customers)
+		u.Read += p.RCU / float64(customers)
+		model.Units[part] = u
+	}
+	lane := func(label, queue string, cpu time.Duration, groups int) {
 		worker := "JobsWorkerFunction"
 		if queue == "ImportQueue" {
 			worker = "ImportWorkerFunction"
@@ -65,29 +83,92 @@ func importStageModel(b testing.TB, s *stack, calls *ddbmeter.Calls, snap ddbmet
 			mode, callsPerSecond = "high-throughput", stagemodel.FIFOHighThroughputCallsPerSecond
 		}
 		sent := float64(calls.Sent(s.resources.Queues[queue].URL))
-		model.Stages = append(model.Stages,
-			stagemodel.Queue{Name: queue + " (SQS FIFO)", CallsPerSecond: callsPerSecond, Mode: mode,
+		if groups > 0 {
+			// One group: with a backlog every batch is full, each fold taking BatchSize
+			// messages' customers.
+			fn.Customers = float64(m.BatchSize) * float64(customers) / sent
+		}
+		model.Lanes = append(model.Lanes, stagemodel.Lane{
+			Queue: stagemodel.Queue{Name: queue + " (SQS FIFO)", CallsPerSecond: callsPerSecond, Mode: mode,
 				Batch:               min(float64(stagemodel.FIFOBatch), sent/max(float64(fnInvocations(fns, queue)), 1)),
-				MessagesPerCustomer: sent / float64(customers)}.Stage(),
-			stagemodel.Mapping{Name: label, BatchSize: m.BatchSize, MaximumConcurrency: m.MaximumConcurrency, Function: fn}.Stage())
-		perCustomer[label] = fn
+				MessagesPerCustomer: sent / float64(customers)},
+			Mapping: stagemodel.Mapping{Name: label, BatchSize: m.BatchSize, MaximumConcurrency: m.MaximumConcurrency, Groups: groups, Function: fn}})
 	}
-	lane("import worker (ImportQueue mapping)", "ImportQueue", cpu.importWorker)
+	lane("import worker (ImportQueue mapping)", "ImportQueue", cpu.importWorker, 0)
 	recomputes := "RecomputeQueue"
 	if _, ok := mappings[recomputes]; !ok {
 		recomputes = "JobsQueue" // one lane for every recomputation
 	}
-	lane(fmt.Sprintf("recomputations (%s mapping)", recomputes), recomputes, cpu.recompute)
+	lane(fmt.Sprintf("recomputations (%s mapping)", recomputes), recomputes, cpu.recompute, 0)
 	if _, ok := mappings["SeriesFoldQueue"]; ok {
-		lane("series folds (SeriesFoldQueue mapping)", "SeriesFoldQueue", cpu.fold)
+		// An account's folds are one message group (docs/architecture.md, "Lanes").
+		lane("series folds (SeriesFoldQueue mapping)", "SeriesFoldQueue", cpu.fold, 1)
 	}
-	model.Stages = append(model.Stages, stagemodel.Concurrency(stagemodel.LambdaAccountConcurrency, perCustomer))
 	bound := "nothing"
 	if len(heat.Limits) > 0 {
 		bound = heat.Limits[0].What
 	}
-	model.Stages = append(model.Stages, stagemodel.DynamoDB(heat.Projected, bound))
+	model.Keys = stagemodel.DynamoDB(heat.Projected, bound)
 	return model
+}
+
+// importClientInFlight is how many json_imports the model's client keeps in flight.
+const importClientInFlight = 2
+
+// raisedTableQuota is the per-table quota the warmed table is modelled with: the
+// quota increase a deployment asks for before it pre-warms the table (README, "Deploy").
+var raisedTableQuota = stagemodel.Units{Write: 80_000, Read: 80_000}
+
+// warmedTable is the table state the template declares: the WarmThroughput of the
+// Table and of each of its indexes, read from its properties and the parameters'
+// defaults, with the per-table quotas raised to raisedTableQuota.
+func warmedTable(b testing.TB, root string) stagemodel.Table {
+	raw, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	type warm struct {
+		ReadUnitsPerSecond  samtemplate.Value `yaml:"ReadUnitsPerSecond"`
+		WriteUnitsPerSecond samtemplate.Value `yaml:"WriteUnitsPerSecond"`
+	}
+	var doc struct {
+		Parameters map[string]struct {
+			Default string `yaml:"Default"`
+		} `yaml:"Parameters"`
+		Resources struct {
+			Table struct {
+				Properties struct {
+					WarmThroughput         warm `yaml:"WarmThroughput"`
+					GlobalSecondaryIndexes []struct {
+						IndexName      string `yaml:"IndexName"`
+						WarmThroughput warm   `yaml:"WarmThroughput"`
+					} `yaml:"GlobalSecondaryIndexes"`
+				} `yaml:"Properties"`
+			} `yaml:"Table"`
+		} `yaml:"Resources"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		b.Fatal(err)
+	}
+	number := func(v samtemplate.Value) float64 {
+		lit := v.Lit
+		if v.Fn == samtemplate.FnRef {
+			lit = doc.Parameters[v.Target].Default
+		}
+		n, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			b.Fatalf("template.yaml: the Table's WarmThroughput %v: %v", v, err)
+		}
+		return n
+	}
+	units := func(w warm) stagemodel.Units {
+		return stagemodel.Units{Write: number(w.WriteUnitsPerSecond), Read: number(w.ReadUnitsPerSecond)}
+	}
+	parts := map[string]stagemodel.Units{"table": units(doc.Resources.Table.Properties.WarmThroughput)}
+	for _, g := range doc.Resources.Table.Properties.GlobalSecondaryIndexes {
+		parts[g.IndexName] = units(g.WarmThroughput)
+	}
+	return stagemodel.Warmed(parts, raisedTableQuota)
 }
 
 // fnInvocations is how many batches of the queue a worker ran.

@@ -44,6 +44,11 @@ func Files(root string, fns []routes.Function) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range Parameters(fns) {
+		if !bytes.Contains(tpl[:begin], []byte("\n  "+p+":\n")) {
+			return nil, fmt.Errorf("template.yaml: the registry refers to parameter %s, which its Parameters do not declare", p)
+		}
+	}
 	var b bytes.Buffer
 	b.Write(tpl[:begin])
 	b.WriteString(beginMarker)
@@ -195,7 +200,13 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
     Type: AWS::Serverless::HttpApi
     Properties:
       FailOnWarnings: true
-      DefinitionBody:
+      # Throttling below Lambda's concurrency (docs/architecture.md, "Guard rails"): each
+      # route at most %[4]sThrottleRate requests a second (bursts of %[4]sThrottleBurst), the routes
+      # below at their own; a request over it is a 429, which clients retry.
+      DefaultRouteSettings:
+        ThrottlingRateLimit: !Ref %[4]sThrottleRate
+        ThrottlingBurstLimit: !Ref %[4]sThrottleBurst
+%[5]s      DefinitionBody:
         openapi: "3.0.1"
         info:
           title: !Ref AWS::StackName
@@ -205,20 +216,20 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
             # Never denies (docs/architecture.md): the account id it resolves, empty for a
             # bad key, reaches the functions in the request context; API Gateway caches
             # its answer 60 s per Authorization header.
-            %s:
+            %[1]s:
               type: apiKey
               name: Authorization
               in: header
               x-amazon-apigateway-authorizer:
                 type: request
                 identitySource: $request.header.Authorization
-                authorizerUri: %s
-                authorizerCredentials: !GetAtt %s.Arn
+                authorizerUri: %[2]s
+                authorizerCredentials: !GetAtt %[3]s.Arn
                 authorizerPayloadFormatVersion: "2.0"
                 authorizerResultTtlInSeconds: 60
                 enableSimpleResponses: true
         paths:
-`, authorizerName, invocationURI(*auth), InvokeRole(*auth))
+`, authorizerName, invocationURI(*auth), InvokeRole(*auth), defaultThrottle, routeSettings(fns))
 	for _, path := range slices.Sorted(maps.Keys(paths)) {
 		fmt.Fprintf(b, "          %s:\n", path)
 		for _, method := range slices.Sorted(maps.Keys(paths[path])) {
@@ -246,6 +257,44 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
 		}
 	}
 	return nil
+}
+
+// defaultThrottle is the prefix of the template parameters of the stage's default
+// route throttle.
+const defaultThrottle = "Api"
+
+// routeSettings are the HTTP API's RouteSettings: the route-level throttles of the
+// functions that have one, by route key.
+func routeSettings(fns []routes.Function) string {
+	var b strings.Builder
+	for _, f := range fns {
+		if f.Throttle == "" {
+			continue
+		}
+		for _, r := range f.Routes {
+			fmt.Fprintf(&b, "        %q:\n          ThrottlingRateLimit: !Ref %sThrottleRate\n          ThrottlingBurstLimit: !Ref %sThrottleBurst\n",
+				r.Key(), f.Throttle, f.Throttle)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "      RouteSettings:\n" + b.String()
+}
+
+// Parameters are the template parameters the generated part refers to: the throttles'
+// and the reserved concurrencies'.
+func Parameters(fns []routes.Function) []string {
+	out := []string{defaultThrottle + "ThrottleRate", defaultThrottle + "ThrottleBurst"}
+	for _, f := range fns {
+		if f.Throttle != "" && !slices.Contains(out, f.Throttle+"ThrottleRate") {
+			out = append(out, f.Throttle+"ThrottleRate", f.Throttle+"ThrottleBurst")
+		}
+		if f.ReservedConcurrency != "" {
+			out = append(out, f.ReservedConcurrency)
+		}
+	}
+	return out
 }
 
 func pathParams(path string) []string {
@@ -372,6 +421,9 @@ func function(b *strings.Builder, f routes.Function) {
 	}
 	if f.Timeout > 0 {
 		fmt.Fprintf(b, "      Timeout: %d\n", f.Timeout)
+	}
+	if f.ReservedConcurrency != "" {
+		fmt.Fprintf(b, "      ReservedConcurrentExecutions: !Ref %s\n", f.ReservedConcurrency)
 	}
 	switch {
 	case len(f.Queues) > 0:

@@ -9,7 +9,10 @@ import (
 )
 
 // authorizer guards every operation. It never denies (docs/architecture.md): it looks
-// the key's hash up in GSI1 and reads the account.
+// the key's hash up in GSI1 and reads the account. No reserved concurrency: a
+// reservation is a ceiling too, and a throttled authorizer fails the request the stage
+// let through with a 5xx; it runs in the pool that the stage's throttle bounds
+// (docs/architecture.md, "Guard rails").
 var authorizer = Function{Name: "Authorizer", Authorizer: auth.Authorizer,
 	Access: access(table("GetItem"), index("GSI1", "Query"))}
 
@@ -20,12 +23,16 @@ var dashboardPages = Function{Name: "Dashboard", Family: "Dashboard", Public: da
 	Access: none, MemorySize: 128, Timeout: 5}
 
 // backgroundFunctions are the queue workers and the scheduled sweeper. The queues'
-// visibility timeout is six times the workers' timeout.
+// visibility timeout is six times the workers' timeout. Each worker has its reserved
+// concurrency, at least the sum of its mappings' MaximumConcurrency (else Lambda
+// throttles the mappings' own invocations), so that API traffic cannot starve the
+// workers nor the workers the API; the sweeper runs a few seconds every 5 minutes
+// in the unreserved pool.
 var backgroundFunctions = []Function{
 	// The import worker applies each customer's records of a json_import, read from the
 	// bucket, and enqueues the customer's recomputation in the recompute queue.
-	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60,
-		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 30}},
+	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60, ReservedConcurrency: "ImportWorkerReservedConcurrency",
+		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 40}},
 		Access: access(tableCrud, bucketRead, sendRecomputes)},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
 	// merges and writes activities exports under exports/ (the bucket's lifecycle keeps
@@ -34,7 +41,7 @@ var backgroundFunctions = []Function{
 	// through the API, account-level jobs), the recompute queue (the recomputations that
 	// imports, purges and the sweeper ask for: an import of a million customers waits
 	// there behind nobody's API change) and the series fold queue.
-	{Name: "JobsWorker", Worker: workers.Jobs, MemorySize: 1024, Timeout: 60,
+	{Name: "JobsWorker", Worker: workers.Jobs, MemorySize: 1024, Timeout: 60, ReservedConcurrency: "JobsWorkerReservedConcurrency",
 		Queues: []QueueSource{
 			{Queue: "JobsQueue", BatchSize: 10, MaxConcurrency: 10},
 			{Event: "Recomputes", Queue: "RecomputeQueue", BatchSize: 10, MaxConcurrency: 60},

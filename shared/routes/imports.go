@@ -16,3 +16,8 @@ var importOperations = []Operation{
 // keeps a request of 250 customers around a third of a second (docs/benchmarks.md, "One
 // account at scale").
 var operationMemory = map[string]int{"CreateJsonImport": 1769}
+
+// operationThrottle are the operations with a route-level throttle of their own, below
+// the stage's default: the json_imports intake parses up to 5 MB a request and fans
+// out to the bulk lanes (docs/architecture.md, "Guard rails").
+var operationThrottle = map[string]string{"CreateJsonImport": "Import"}

@@ -68,6 +68,15 @@ type Function struct {
 	Access Access
 	// MemorySize (MB) and Timeout (seconds) override the template's Globals when set.
 	MemorySize, Timeout int
+	// ReservedConcurrency names the template parameter of the function's reserved
+	// concurrency, a floor and a ceiling at once: what the rest of the account cannot
+	// take from it, and all it may take (docs/architecture.md, "Guard rails"). Empty:
+	// none, the function shares the account's unreserved pool.
+	ReservedConcurrency string
+	// Throttle names the route-level throttle of the function's routes: the template
+	// parameters <Throttle>ThrottleRate and <Throttle>ThrottleBurst. Empty: the stage's
+	// default (ApiThrottleRate, ApiThrottleBurst).
+	Throttle string
 	// Queues are the FIFO queues a worker reads, each an event source of its own (a
 	// lane, with its own concurrency); Schedule a scheduled function's rate.
 	Queues   []QueueSource
@@ -119,7 +128,7 @@ var Functions = func() []Function {
 		{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}} {
 		for _, op := range family.ops {
 			out = append(out, Function{Name: op.Name, Family: family.name, Routes: []Route{op.Route}, API: op.Handler,
-				Access: op.Access, MemorySize: operationMemory[op.Name]})
+				Access: op.Access, MemorySize: operationMemory[op.Name], Throttle: operationThrottle[op.Name]})
 		}
 	}
 	out = append(out, backgroundFunctions...)

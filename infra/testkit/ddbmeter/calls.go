@@ -98,8 +98,10 @@ type FunctionCalls struct {
 	// invocation the most requests that ran one after the other (each starting after
 	// the previous one ended); requests sent at once count once.
 	Sequential int
-	// ByOperation counts the requests per operation name.
-	ByOperation map[string]int
+	// ByOperation counts the requests per operation name; SequentialByOperation the
+	// requests in sequence per operation name (what the chain is made of: a transaction
+	// or a batch write takes longer than a single-item request).
+	ByOperation, SequentialByOperation map[string]int
 }
 
 // PerInvocation is the mean requests and requests in sequence of one invocation.
@@ -116,31 +118,36 @@ func (c *Calls) Functions() map[string]FunctionCalls {
 	for inv, spans := range c.calls {
 		f := out[inv.function]
 		if f.ByOperation == nil {
-			f.ByOperation = map[string]int{}
+			f.ByOperation, f.SequentialByOperation = map[string]int{}, map[string]int{}
 		}
 		f.Invocations++
 		f.Requests += len(spans)
-		f.Sequential += inSequence(spans)
+		chain := sequence(spans)
+		f.Sequential += len(chain)
 		for _, s := range spans {
 			f.ByOperation[s.op]++
+		}
+		for _, s := range chain {
+			f.SequentialByOperation[s.op]++
 		}
 		out[inv.function] = f
 	}
 	return out
 }
 
-// inSequence is the largest number of the spans that do not overlap: taking, again and
-// again, the span that ends first among those starting after the last one taken.
-func inSequence(spans []span) int {
+// inSequence is the largest number of the spans that do not overlap.
+func inSequence(spans []span) int { return len(sequence(spans)) }
+
+// sequence is a largest chain of spans that do not overlap: taking, again and again,
+// the span that ends first among those starting after the last one taken.
+func sequence(spans []span) []span {
 	sorted := slices.Clone(spans)
 	slices.SortFunc(sorted, func(a, b span) int { return a.end.Compare(b.end) })
-	n := 0
-	var last time.Time
+	var chain []span
 	for _, s := range sorted {
-		if n == 0 || !s.start.Before(last) {
-			n++
-			last = s.end
+		if len(chain) == 0 || !s.start.Before(chain[len(chain)-1].end) {
+			chain = append(chain, s)
 		}
 	}
-	return n
+	return chain
 }

@@ -1,9 +1,10 @@
 // Package stagemodel is the stage-by-stage throughput model of an account's first
-// import: every stage a customer passes from the client to DynamoDB, how many
-// customers per second each can pass, and which one binds. Its inputs are measured
-// (requests and CPU of each function, from the import benchmark) or published (AWS's
-// limits and latencies); nothing in it is tuned (docs/benchmarks.md, "One account at
-// scale").
+// import: every stage a customer passes from the client to DynamoDB, the table's own
+// throughput included, how many customers per second each can pass, and which one
+// binds, at a given time per AWS request and a given state of the table. Its inputs
+// are measured (requests, units and CPU of each function, from the import benchmark)
+// or published (AWS's limits and latencies); nothing in it is tuned
+// (docs/benchmarks.md, "One account at scale" and "Stage model on a real table").
 package stagemodel
 
 import (
@@ -33,13 +34,27 @@ const (
 	// key prefix.
 	S3PutsPerPrefixPerSecond = 3_500
 	S3GetsPerPrefixPerSecond = 5_500
-	// CallLatency is what one AWS request adds to a function's time: DynamoDB answers in
-	// single-digit milliseconds; SQS and S3 requests are counted at the same figure.
+	// CallLatency is what one AWS request adds to a function's time at best: DynamoDB
+	// answers in single-digit milliseconds; SQS and S3 requests are counted at the same
+	// figure. Latencies are the figures the model is shown at.
 	CallLatency = 5 * time.Millisecond
+	// HeavyRequestFactor is how many single-item requests' time a transaction or a
+	// batch write takes (HeavyOperations): the model's assumption, since DynamoDB
+	// prepares and commits a transaction on every item's partition, and a batch write
+	// of up to 25 items waits for its slowest partition.
+	HeavyRequestFactor = 2
 	// FullVCPUMemoryMB is the memory size at which a function has one whole vCPU; below
 	// it, its share of one.
 	FullVCPUMemoryMB = 1769
 )
+
+// Latencies are the times per request the model is shown at: DynamoDB's single-digit
+// milliseconds at best, 15 ms a usual figure end to end from a Lambda function, 25 ms
+// a slow day.
+var Latencies = []time.Duration{5 * time.Millisecond, 15 * time.Millisecond, 25 * time.Millisecond}
+
+// HeavyOperations are the requests priced at HeavyRequestFactor single-item requests.
+var HeavyOperations = map[string]bool{"TransactWriteItems": true, "TransactGetItems": true, "BatchWriteItem": true}
 
 // Stage is one step a customer passes and the rate it can pass them at.
 type Stage struct {
@@ -95,8 +110,9 @@ func (m Model) Table() string {
 // Function is the measured cost of one invocation of a function.
 type Function struct {
 	// Calls is the AWS requests of one invocation that run one after the other (its
-	// critical path: requests sent at once count once).
-	Calls float64
+	// critical path: requests sent at once count once); HeavyCalls how many of them are
+	// transactions or batch writes (HeavyOperations).
+	Calls, HeavyCalls float64
 	// CPU is the invocation's own processing time, measured on one core.
 	CPU time.Duration
 	// MemoryMB is the function's memory size (its share of a vCPU); 0 counts one vCPU.
@@ -105,10 +121,25 @@ type Function struct {
 	Customers float64
 }
 
-// Duration is one invocation's time: its requests in sequence at CallLatency each,
-// plus its CPU on its share of a vCPU.
-func (f Function) Duration() time.Duration {
-	return time.Duration(f.Calls*float64(CallLatency)) + f.lambdaCPU()
+// Duration is one invocation's time when a single-item request takes latency: its
+// requests in sequence (a transaction or batch write HeavyRequestFactor times as
+// long), plus its CPU on its share of a vCPU.
+func (f Function) Duration(latency time.Duration) time.Duration {
+	return time.Duration(f.requests()*float64(latency)) + f.lambdaCPU()
+}
+
+// requests is the invocation's requests in sequence in single-item requests' time.
+func (f Function) requests() float64 {
+	return f.Calls + (HeavyRequestFactor-1)*f.HeavyCalls
+}
+
+// calls renders the requests in sequence, the heavy ones apart.
+func (f Function) calls(latency time.Duration) string {
+	if f.HeavyCalls == 0 {
+		return fmt.Sprintf("%.1f requests in sequence × %v", f.Calls, latency)
+	}
+	return fmt.Sprintf("%.1f requests in sequence × %v, %.1f of them transactions or batch writes × %d", f.Calls, latency,
+		f.HeavyCalls, HeavyRequestFactor)
 }
 
 // lambdaCPU is the CPU time on the function's share of a vCPU.
@@ -121,8 +152,8 @@ func (f Function) lambdaCPU() time.Duration {
 
 // PerCustomer is the function time one customer takes (Lambda's concurrency is spent
 // in these units: concurrency = rate × seconds per customer).
-func (f Function) PerCustomer() time.Duration {
-	return time.Duration(float64(f.Duration()) / max(f.Customers, 1e-9))
+func (f Function) PerCustomer(latency time.Duration) time.Duration {
+	return time.Duration(float64(f.Duration(latency)) / max(f.Customers, 1e-9))
 }
 
 // Mapping is an SQS event source mapping: batches of up to BatchSize messages, at
@@ -131,17 +162,36 @@ type Mapping struct {
 	Name               string
 	BatchSize          int
 	MaximumConcurrency int
-	Function           Function
+	// Groups is how many message groups of one account the lane has, when fewer than
+	// MaximumConcurrency (0: one per customer, never fewer): Lambda runs one batch of
+	// a FIFO message group at a time, so an account whose work is one group (its
+	// series folds) gets one invocation at a time, however many the mapping allows
+	// across accounts.
+	Groups   int
+	Function Function
 }
 
-// Stage is the mapping's rate: MaximumConcurrency batches at once, each of
+// Concurrency is how many of the lane's batches one account gets at once.
+func (m Mapping) Concurrency() int {
+	if m.Groups > 0 {
+		return min(m.Groups, m.MaximumConcurrency)
+	}
+	return m.MaximumConcurrency
+}
+
+// Stage is the mapping's rate: Concurrency batches at once, each of
 // Function.Customers customers in Function.Duration.
-func (m Mapping) Stage() Stage {
-	d := m.Function.Duration()
+func (m Mapping) Stage(latency time.Duration) Stage {
+	d := m.Function.Duration(latency)
+	at := fmt.Sprintf("%d at once", m.Concurrency())
+	if m.Concurrency() < m.MaximumConcurrency {
+		at = fmt.Sprintf("%d at once (one account's %d message group%s; MaximumConcurrency %d across accounts)",
+			m.Concurrency(), m.Groups, map[bool]string{true: "", false: "s"}[m.Groups == 1], m.MaximumConcurrency)
+	}
 	return Stage{Name: m.Name,
-		Rate: float64(m.MaximumConcurrency) * m.Function.Customers / d.Seconds(),
-		Basis: fmt.Sprintf("%d at once × %.1f customers a batch (batch size %d) / %s a batch (%.1f requests in sequence × %v + %s CPU%s)",
-			m.MaximumConcurrency, m.Function.Customers, m.BatchSize, round(d), m.Function.Calls, CallLatency, round(m.Function.lambdaCPU()),
+		Rate: float64(m.Concurrency()) * m.Function.Customers / d.Seconds(),
+		Basis: fmt.Sprintf("%s × %.1f customers a batch (batch size %d) / %s a batch (%s + %s CPU%s)",
+			at, m.Function.Customers, m.BatchSize, round(d), m.Function.calls(latency), round(m.Function.lambdaCPU()),
 			m.Function.share())}
 }
 
@@ -170,25 +220,25 @@ type Intake struct {
 }
 
 // Stages are API Gateway's and the intake function's rates.
-func (in Intake) Stages() []Stage {
-	d := in.Function.Duration()
+func (in Intake) Stages(latency time.Duration) []Stage {
+	d := in.Function.Duration(latency)
 	return []Stage{
 		{Name: "API Gateway (HTTP API)", Rate: HTTPAPIRequestsPerSecond * in.Function.Customers,
 			Basis: fmt.Sprintf("%s requests/s × %.0f customers a json_import", thousands(HTTPAPIRequestsPerSecond), in.Function.Customers)},
 		{Name: "intake function (POST json_imports)", Rate: float64(in.InFlight) * in.Function.Customers / d.Seconds(),
-			Basis: fmt.Sprintf("%d requests in flight × %.0f customers / %s a request (%.1f requests in sequence × %v + %s CPU%s)",
-				in.InFlight, in.Function.Customers, round(d), in.Function.Calls, CallLatency, round(in.Function.lambdaCPU()), in.Function.share())},
+			Basis: fmt.Sprintf("%d requests in flight × %.0f customers / %s a request (%s + %s CPU%s)",
+				in.InFlight, in.Function.Customers, round(d), in.Function.calls(latency), round(in.Function.lambdaCPU()), in.Function.share())},
 	}
 }
 
 // Concurrency is Lambda's account concurrency shared by the functions that run per
 // customer: at rate r, each uses r × its seconds per customer at once.
-func Concurrency(available int, fns map[string]Function) Stage {
+func Concurrency(available int, fns map[string]Function, latency time.Duration) Stage {
 	total := 0.0
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(fns)) {
-		total += fns[name].PerCustomer().Seconds()
-		parts = append(parts, fmt.Sprintf("%s %s", name, round(fns[name].PerCustomer())))
+		total += fns[name].PerCustomer(latency).Seconds()
+		parts = append(parts, fmt.Sprintf("%s %s", name, round(fns[name].PerCustomer(latency))))
 	}
 	return Stage{Name: "Lambda account concurrency", Rate: float64(available) / total,
 		Basis: fmt.Sprintf("%s executions / %s of function time a customer (%s)", thousands(float64(available)),

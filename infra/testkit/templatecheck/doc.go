@@ -17,7 +17,12 @@
 //     each such queue has a dead-letter queue of its kind and a visibility timeout of
 //     six times its worker's timeout;
 //   - one on-demand table with the keys shared/keys builds;
-//   - every function gets the variables shared/config reads.
+//   - every function gets the variables shared/config reads;
+//   - the concurrency budget (docs/architecture.md, "Guard rails"): every worker
+//     reserves at least the sum of its mappings' MaximumConcurrency, the HTTP API's
+//     stage is throttled and every route-level throttle is below it, and the
+//     reservations, the API's executions at its throttles and Lambda's 100 unreserved
+//     fit the AccountConcurrency parameter.
 //
 // Every function's Lambda-parity case is infra/testkit/rie's rule (TestLambdaParity).
 package templatecheck

@@ -164,14 +164,21 @@ func TestTemplateRules(t *testing.T) {
 	}
 }
 
-// TestTemplateRulesCatchTheirBreach breaks template.yaml once for every rule: each
-// must then report a violation.
-func TestTemplateRulesCatchTheirBreach(t *testing.T) {
+// templateSource is the repository's template.yaml as written.
+func templateSource(t *testing.T) []byte {
+	t.Helper()
 	root, _ := testenv.RepoTemplate(t)
 	src, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src
+}
+
+// TestTemplateRulesCatchTheirBreach breaks template.yaml once for every rule: each
+// must then report a violation.
+func TestTemplateRulesCatchTheirBreach(t *testing.T) {
+	src := templateSource(t)
 	tests := []struct {
 		rule, old, new string
 	}{
