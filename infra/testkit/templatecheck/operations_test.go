@@ -222,6 +222,16 @@ func parseOpsDoc(t *testing.T, src []byte) *opsDoc {
 	return &d
 }
 
+// breach is template.yaml's source with the first old replaced by new.
+func breach(t *testing.T, src, old, new string) []byte {
+	t.Helper()
+	if !strings.Contains(src, old) {
+		t.Fatalf("template.yaml has no %q", old)
+	}
+	return []byte(strings.Replace(src, old, new, 1))
+}
+
+// templateSource is template.yaml as it is.
 func templateSource(t *testing.T) []byte {
 	t.Helper()
 	root, _ := testenv.RepoTemplate(t)
@@ -262,10 +272,7 @@ func TestOperationsRulesCatchTheirBreach(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.rule+": "+strings.TrimSpace(tc.new), func(t *testing.T) {
-			if !strings.Contains(src, tc.old) {
-				t.Fatalf("template.yaml has no %q", tc.old)
-			}
-			d := parseOpsDoc(t, []byte(strings.Replace(src, tc.old, tc.new, 1)))
+			d := parseOpsDoc(t, breach(t, src, tc.old, tc.new))
 			if v := opsRules[tc.rule](d); len(v) == 0 {
 				t.Errorf("no violation reported")
 			}
