@@ -14,16 +14,16 @@
 //     same, every execution role adds the basic execution and X-Ray write policies only,
 //     and API Gateway may invoke exactly the functions behind routes and the
 //     authorizer, each route with a role that may invoke its function;
-//   - workers read FIFO queues in batches of at most 10 with partial batch responses;
-//     each such queue has a dead-letter queue of its kind and a visibility timeout of
-//     six times its worker's timeout;
-//   - one on-demand table with the keys shared/keys builds;
-//   - every function gets the variables shared/config reads;
 //   - operations (docs/operations.md): every dead-letter queue has an alarm on its depth
 //     and every work queue one on its oldest message's age, every alarm notifies the
 //     alarm topic, every function and the API's access log write to log groups with a
 //     retention (the access log with the fields docs/operations.md lists), every
-//     function traces actively and its execution role may write traces.
+//     function traces actively and its execution role may write traces;
+//   - workers read FIFO queues in batches of at most 10 with partial batch responses;
+//     each such queue has a dead-letter queue of its kind and a visibility timeout of
+//     six times its worker's timeout;
+//   - one on-demand table with the keys shared/keys builds;
+//   - every function gets the variables shared/config reads.
 //
 // Every function's Lambda-parity case is infra/testkit/rie's rule (TestLambdaParity).
 package templatecheck

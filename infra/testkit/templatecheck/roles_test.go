@@ -3,6 +3,8 @@ package templatecheck
 import (
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/routes"
 )
 
@@ -52,8 +55,13 @@ type roleDoc struct {
 
 func readRoleDoc(t *testing.T) roleDoc {
 	t.Helper()
+	root, _ := testenv.RepoTemplate(t)
+	b, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var doc roleDoc
-	if err := yaml.Unmarshal(templateSource(t), &doc); err != nil {
+	if err := yaml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc
