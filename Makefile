@@ -7,7 +7,8 @@
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
 #   make sam-local  sam local start-api (Docker) against a running make run
 #   make lint    gofmt, go vet, go mod tidy drift, staticcheck, the generated files' staleness
-#                (go generate ./shared/routes), the stack's resource count, cfn-lint, sam validate
+#                (go generate ./shared/routes), the stack's resource count, cfn-lint (with the
+#                serverless rules), sam validate
 #   make build   the dashboard's assets (web/), then every function's arm64 bootstrap, in one
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
@@ -372,9 +373,11 @@ lint-go: $(STATICCHECK_STAMP)
 	$(STATICCHECK) ./...
 	$(GO) run ./infra/stackgen -check
 
+# cfn-lint with its own rules and the serverless rules (cfn-lint-serverless); template.yaml
+# names the rules it declines with their reasons (cfn-lint Metadata ignore_checks).
 lint-template: venv
 	$(VENV)/bin/python infra/stacksize.py $(MAX_STACK_RESOURCES) template.yaml
-	$(CFN_LINT) template.yaml
+	$(CFN_LINT) template.yaml --append-rules cfn_lint_serverless.rules
 	$(SAM) validate --lint --template template.yaml --region us-east-1
 
 # ------------------------------------------------------------------ fast tier

@@ -199,6 +199,11 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
   HttpApi:
     Type: AWS::Serverless::HttpApi
     Properties:
+      # One JSON line per request (docs/operations.md, "Logs"): no IP address or query
+      # string, which may hold personal data.
+      AccessLogSettings:
+        DestinationArn: !GetAtt ApiAccessLogGroup.Arn
+        Format: '{"requestId":"$context.requestId","requestTime":"$context.requestTime","accountId":"$context.authorizer.accountId","routeKey":"$context.routeKey","status":"$context.status","responseLength":"$context.responseLength","responseLatency":"$context.responseLatency","integrationLatency":"$context.integrationLatency","integrationStatus":"$context.integrationStatus","integrationError":"$context.integrationErrorMessage","authorizerError":"$context.authorizer.error"}'
       FailOnWarnings: true
       # Throttling below Lambda's concurrency (docs/architecture.md, "Guard rails"): each
       # route at most %[4]sThrottleRate requests a second (bursts of %[4]sThrottleBurst), the routes
@@ -357,6 +362,12 @@ func roleHead(b *strings.Builder, name, service string) {
 `, name, service)
 }
 
+// XRayWritePolicy is the managed policy that lets a traced function send its segments
+// (xray:PutTraceSegments, xray:PutTelemetryRecords and the sampling rules): every
+// function runs with Tracing: Active (template.yaml's Globals), and SAM adds the policy
+// only to the roles it creates itself.
+const XRayWritePolicy = "AWSXrayWriteOnlyAccess"
+
 // executionRoles writes one execution role per distinct set of grants.
 func executionRoles(b *strings.Builder, fns []routes.Function) error {
 	roles := map[string]routes.Access{}
@@ -371,6 +382,7 @@ func executionRoles(b *strings.Builder, fns []routes.Function) error {
 		roleHead(b, name, "lambda.amazonaws.com")
 		b.WriteString(`      ManagedPolicyArns:
         - !Sub "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+        - !Sub "arn:${AWS::Partition}:iam::aws:policy/` + XRayWritePolicy + `"
 `)
 		grants := roles[name].Sorted()
 		if len(grants) == 0 {
@@ -413,9 +425,19 @@ func function(b *strings.Builder, f routes.Function) {
     Type: AWS::Serverless::Function
     Metadata:
       BuildMethod: makefile
-    Properties:
+`, f.LogicalID())
+	if f.Schedule != nil {
+		// ES1007 (an on-failure destination for asynchronous invocations): a failed
+		// scheduled run is redone by the next one, and shows in the function-error alarm.
+		b.WriteString(`      cfn-lint:
+        config:
+          ignore_checks:
+            - ES1007
+`)
+	}
+	fmt.Fprintf(b, `    Properties:
       Role: !GetAtt %s.Arn
-`, f.LogicalID(), f.Needs().RoleName())
+`, f.Needs().RoleName())
 	if f.MemorySize > 0 {
 		fmt.Fprintf(b, "      MemorySize: %d\n", f.MemorySize)
 	}
@@ -448,6 +470,13 @@ func function(b *strings.Builder, f routes.Function) {
             Schedule: %s
             Description: %s
             Enabled: true
+            # A run that EventBridge cannot hand to Lambda within four minutes is left to
+            # the next one; what it could not deliver lands in the dead-letter queue.
+            RetryPolicy:
+              MaximumRetryAttempts: 3
+              MaximumEventAgeInSeconds: 240
+            DeadLetterConfig:
+              Arn: !GetAtt ScheduleDeadLetterQueue.Arn
 `, f.Schedule.Rate, f.Schedule.Description)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonbody"
+	"github.com/subsight/subsight/shared/logsafe"
 )
 
 // AuthorizerAccountKey is the key of the account id in the Lambda authorizer's context.
@@ -76,10 +77,10 @@ func Wrap(ep Endpoint) LambdaHandler {
 		out, err := ep.Handler(ctx, &Request{Event: ev, AccountID: account})
 		if err != nil {
 			if e, ok := apperr.As(err); ok {
-				log.InfoContext(ctx, "client error", "status", e.Status, "message", e.Message, "param", e.Param)
+				log.InfoContext(ctx, "client error", "account_id", account, "status", e.Status, "param", e.Param, "message", logsafe.Text(e.Message))
 				return render(e, ep.Family), nil
 			}
-			log.ErrorContext(ctx, "handler failed", "account_id", account, "error", err.Error())
+			log.ErrorContext(ctx, "handler failed", "account_id", account, "error", logsafe.Text(err.Error()))
 			return render(internalError(), ep.Family), nil
 		}
 		return encode(out.Status, out.Body), nil

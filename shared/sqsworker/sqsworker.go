@@ -8,6 +8,8 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/subsight/subsight/shared/logsafe"
 )
 
 // Handler is the Lambda signature of an SQS worker with partial batch responses.
@@ -23,7 +25,7 @@ func FIFO(apply MessageFunc) Handler {
 		for i, msg := range ev.Records {
 			if err := apply(ctx, msg); err != nil {
 				slog.ErrorContext(ctx, "message failed", "message_id", msg.MessageId,
-					"group", msg.Attributes["MessageGroupId"], "error", err.Error(),
+					"group", msg.Attributes["MessageGroupId"], "error", logsafe.Text(err.Error()),
 					"later_failed", len(ev.Records)-i-1)
 				for _, rest := range ev.Records[i:] {
 					resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rest.MessageId})

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/imports"
+	"github.com/subsight/subsight/shared/logsafe"
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 
@@ -55,7 +56,7 @@ func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 				m, err := imports.DecodeMessage(msg.Body)
 				if err != nil {
 					// Nothing to mark: it goes to the dead-letter queue as it is.
-					logImportFailure(ctx, msg, err, len(g)-round-1)
+					logImportFailure(ctx, "", msg, err, len(g)-round-1)
 					failedAt[gi] = round
 					continue
 				}
@@ -73,11 +74,11 @@ func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 						"import_id", batch[i].ImportID, "customer_external_id", batch[i].CustomerExternalID)
 					continue
 				}
-				logImportFailure(ctx, msg, err, len(groups[gi])-round-1)
+				logImportFailure(ctx, batch[i].AccountID, msg, err, len(groups[gi])-round-1)
 				failedAt[gi] = round
 				if receiveCount(msg) >= maxReceives {
 					if merr := p.MarkFailed(ctx, batch[i].Message); merr != nil {
-						slog.ErrorContext(ctx, "could not mark the customer failed", "error", merr.Error())
+						slog.ErrorContext(ctx, "could not mark the customer failed", "account_id", batch[i].AccountID, "error", logsafe.Text(merr.Error()))
 					}
 				}
 			}
@@ -91,7 +92,7 @@ func receiveCount(msg events.SQSMessage) int {
 	return n
 }
 
-func logImportFailure(ctx context.Context, msg events.SQSMessage, err error, laterInGroup int) {
-	slog.ErrorContext(ctx, "import message failed", "message_id", msg.MessageId,
-		"receive_count", msg.Attributes["ApproximateReceiveCount"], "error", err.Error(), "later_failed", laterInGroup)
+func logImportFailure(ctx context.Context, accountID string, msg events.SQSMessage, err error, laterInGroup int) {
+	slog.ErrorContext(ctx, "import message failed", "account_id", accountID, "message_id", msg.MessageId,
+		"receive_count", msg.Attributes["ApproximateReceiveCount"], "error", logsafe.Text(err.Error()), "later_failed", laterInGroup)
 }

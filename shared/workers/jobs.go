@@ -16,6 +16,7 @@ import (
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/logsafe"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
@@ -103,7 +104,7 @@ func Jobs(d *Deps) sqsworker.Handler {
 				if err != nil {
 					gi := from[i]
 					slog.ErrorContext(ctx, "message failed", "message_id", msgs[i].MessageId, "group", msgs[i].Attributes["MessageGroupId"],
-						"error", err.Error(), "later_failed", len(groups[gi])-round-1)
+						"error", logsafe.Text(err.Error()), "later_failed", len(groups[gi])-round-1)
 					failedAt[gi] = round
 				}
 			}
@@ -132,7 +133,7 @@ func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool
 	}
 	d.Recomputer()
 	if err := d.series.Fold(ctx, account, parts); err != nil {
-		slog.ErrorContext(ctx, "series fold failed", "account_id", account, "folds", len(group), "error", err.Error())
+		slog.ErrorContext(ctx, "series fold failed", "account_id", account, "folds", len(group), "error", logsafe.Text(err.Error()))
 		return true, err
 	}
 	return true, nil

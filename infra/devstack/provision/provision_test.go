@@ -151,7 +151,11 @@ func checkQueues(t *testing.T, tpl *samtemplate.Template, res *Resources) {
 			t.Fatal(err)
 		}
 		a := out.Attributes
-		if pq.ARN != a["QueueArn"] || pq.Name != PhysicalName(res.Prefix, id)+".fifo" {
+		name := PhysicalName(res.Prefix, id)
+		if q.FifoQueue {
+			name += ".fifo"
+		}
+		if pq.ARN != a["QueueArn"] || pq.Name != name {
 			t.Errorf("%s: %+v vs %v", id, pq, a["QueueArn"])
 		}
 		want := QueueAttributes(q, "")

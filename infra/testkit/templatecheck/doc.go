@@ -11,8 +11,14 @@
 //   - routes are on the template's one HttpApi in payload format 2.0;
 //   - every execution role grants exactly what the registry says its functions need
 //     (a public function nothing), functions share a role exactly when they need the
-//     same, and API Gateway may invoke exactly the functions behind routes and the
+//     same, every execution role adds the basic execution and X-Ray write policies only,
+//     and API Gateway may invoke exactly the functions behind routes and the
 //     authorizer, each route with a role that may invoke its function;
+//   - operations (docs/operations.md): every dead-letter queue has an alarm on its depth
+//     and every work queue one on its oldest message's age, every alarm notifies the
+//     alarm topic, every function and the API's access log write to log groups with a
+//     retention (the access log with the fields docs/operations.md lists), every
+//     function traces actively and its execution role may write traces;
 //   - workers read FIFO queues in batches of at most 10 with partial batch responses;
 //     each such queue has a dead-letter queue of its kind and a visibility timeout of
 //     six times its worker's timeout;

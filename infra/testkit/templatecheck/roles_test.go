@@ -100,8 +100,12 @@ func grantsOf(a routes.Access) []string {
 	return out
 }
 
+// executionPolicies are the managed policies of every execution role: the basic
+// execution policy (logs) and the X-Ray writes of the functions' active tracing.
+var executionPolicies = []string{"service-role/AWSLambdaBasicExecutionRole", "AWSXrayWriteOnlyAccess"}
+
 // TestEveryRoleGrantsExactlyItsFunctionsNeeds: each function's execution role trusts
-// Lambda only, adds only the basic execution policy (logs), and grants exactly what the
+// Lambda only, adds only the executionPolicies (logs, traces), and grants exactly what the
 // registry says the function needs, statement by statement; functions share a role
 // exactly when they need the same.
 func TestEveryRoleGrantsExactlyItsFunctionsNeeds(t *testing.T) {
@@ -130,8 +134,13 @@ func TestEveryRoleGrantsExactlyItsFunctionsNeeds(t *testing.T) {
 			if len(p.AssumeRolePolicyDocument.Statement) != 1 || p.AssumeRolePolicyDocument.Statement[0].Principal.Service != "lambda.amazonaws.com" {
 				t.Errorf("role %s: trust %+v, want lambda.amazonaws.com only", ref.Target, p.AssumeRolePolicyDocument)
 			}
-			if len(p.ManagedPolicyArns) != 1 || !strings.HasSuffix(p.ManagedPolicyArns[0].Sub, ":iam::aws:policy/service-role/AWSLambdaBasicExecutionRole") {
-				t.Errorf("role %s: managed policies %v, want AWSLambdaBasicExecutionRole only", ref.Target, p.ManagedPolicyArns)
+			if len(p.ManagedPolicyArns) != len(executionPolicies) {
+				t.Errorf("role %s: managed policies %v, want %v only", ref.Target, p.ManagedPolicyArns, executionPolicies)
+			}
+			for i, want := range executionPolicies {
+				if i < len(p.ManagedPolicyArns) && !strings.HasSuffix(p.ManagedPolicyArns[i].Sub, ":iam::aws:policy/"+want) {
+					t.Errorf("role %s: managed policy %d is %v, want %s", ref.Target, i, p.ManagedPolicyArns[i], want)
+				}
 			}
 			var granted []string
 			for _, pol := range p.Policies {
