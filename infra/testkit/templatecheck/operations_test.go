@@ -3,8 +3,6 @@ package templatecheck
 import (
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
-	"github.com/subsight/subsight/infra/testkit/testenv"
 )
 
 // opsDoc is what the operations rules read of template.yaml: the functions' logging and
@@ -232,16 +229,6 @@ func breach(t *testing.T, src, old, new string) []byte {
 }
 
 // templateSource is template.yaml as it is.
-func templateSource(t *testing.T) []byte {
-	t.Helper()
-	root, _ := testenv.RepoTemplate(t)
-	src, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
 func TestOperationsRules(t *testing.T) {
 	d := parseOpsDoc(t, templateSource(t))
 	for _, name := range slices.Sorted(maps.Keys(opsRules)) {
