@@ -270,7 +270,7 @@ func functionsEnv(tpl *samtemplate.Template, r *samtemplate.Resolver) (map[strin
 
 func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region string) (*router, error) {
 	rt := &router{region: region}
-	apiDeps := d.API()
+	apiDeps, gate := d.API(), d.Gate()
 	authorizers := map[string]auth.AuthorizerHandler{}
 	public := map[string]apigw.LambdaHandler{}
 	for _, r := range tpl.Routes() {
@@ -287,7 +287,7 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 			return nil, fmt.Errorf("template route %s: %s is not in shared/routes.APIs", r.Key(), r.Function)
 		}
 		rte := &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"),
-			handler: apigw.Wrap(build(apiDeps)), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
+			handler: apigw.Wrap(build(apiDeps), gate), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
 		if r.Authorizer != "" {
 			h, ok := authorizers[r.Authorizer]
 			if !ok {

@@ -26,6 +26,9 @@ type Accounts interface {
 	// UpdateCalendar replaces the account's time zone and first day of the week (the
 	// calendar of its metrics; the caller re-buckets the account series afterwards).
 	UpdateCalendar(ctx context.Context, accountID, timeZone, weekStartOn string) error
+	// UpdateLimits replaces the account's limits (zero: the default); nothing is
+	// recomputed.
+	UpdateLimits(ctx context.Context, accountID string, l model.Limits) error
 	// PutMember adds or renames a team member.
 	PutMember(ctx context.Context, m model.Member) error
 	// GetMember finds a team member by e-mail (case-insensitive).
@@ -38,6 +41,8 @@ type Accounts interface {
 type KeyResolver interface {
 	// AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
 	AccountForKeyHash(ctx context.Context, hash string) (string, error)
+	// AccountLimits reads the account's limits (zero fields: the defaults).
+	AccountLimits(ctx context.Context, accountID string) (model.Limits, error)
 }
 
 // APIKeys are an account's API keys, stored as hashes.

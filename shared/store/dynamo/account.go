@@ -2,6 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
 
 type accountItem struct {
@@ -29,6 +33,19 @@ type accountItem struct {
 	RefundHandling   string    `dynamodbav:"refund_handling"`
 	Reclassification string    `dynamodbav:"proximate_movement_reclassification"`
 	CreatedAt        time.Time `dynamodbav:"created_at"`
+	accountLimits
+}
+
+// accountLimits are the account's limits as stored: absent means the default.
+type accountLimits struct {
+	RequestsPerSecond      int `dynamodbav:"requests_per_second,omitempty"`
+	ImportsInFlight        int `dynamodbav:"imports_in_flight,omitempty"`
+	ImportRecordsPerMinute int `dynamodbav:"import_records_per_minute,omitempty"`
+}
+
+func (l accountLimits) limits() model.Limits {
+	return model.Limits{RequestsPerSecond: l.RequestsPerSecond, ImportsInFlight: l.ImportsInFlight,
+		ImportRecordsPerMinute: l.ImportRecordsPerMinute}
 }
 
 func (it accountItem) account() model.Account {
@@ -37,7 +54,7 @@ func (it accountItem) account() model.Account {
 			ChurnRecognition: it.ChurnRecognition, ChurnWhenZeroMRR: it.ChurnWhenZeroMRR,
 			AutoChurnSubscription: it.AutoChurn, RefundHandling: it.RefundHandling,
 			ProximateMovementReclassification: it.Reclassification,
-		}}
+		}, Limits: it.limits()}
 }
 
 func newAccountItem(a model.Account) accountItem {
@@ -46,7 +63,9 @@ func newAccountItem(a model.Account) accountItem {
 		Currency: a.Currency, TimeZone: a.TimeZone, WeekStartOn: a.WeekStartOn, CreatedAt: a.CreatedAt,
 		ChurnRecognition: a.Settings.ChurnRecognition, ChurnWhenZeroMRR: a.Settings.ChurnWhenZeroMRR,
 		AutoChurn: a.Settings.AutoChurnSubscription, RefundHandling: a.Settings.RefundHandling,
-		Reclassification: a.Settings.ProximateMovementReclassification}
+		Reclassification: a.Settings.ProximateMovementReclassification,
+		accountLimits: accountLimits{RequestsPerSecond: a.Limits.RequestsPerSecond, ImportsInFlight: a.Limits.ImportsInFlight,
+			ImportRecordsPerMinute: a.Limits.ImportRecordsPerMinute}}
 }
 
 // CreateAccount stores a new account; ErrConflict if the id exists.
@@ -81,6 +100,65 @@ func (s *Store) UpdateSettings(ctx context.Context, accountID string, st model.S
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
 	return notFoundOnCondition(err)
+}
+
+// UpdateLimits replaces the account's limits (a zero limit is removed: the default).
+// Nothing is recomputed: the limits only bound requests and imports to come.
+func (s *Store) UpdateLimits(ctx context.Context, accountID string, l model.Limits) error {
+	var set, remove []string
+	values := map[string]types.AttributeValue{}
+	for name, v := range map[string]int{"requests_per_second": l.RequestsPerSecond,
+		"imports_in_flight": l.ImportsInFlight, "import_records_per_minute": l.ImportRecordsPerMinute} {
+		if v > 0 {
+			set = append(set, name+" = :"+name)
+			values[":"+name] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
+		} else {
+			remove = append(remove, name)
+		}
+	}
+	slices.Sort(set)
+	slices.Sort(remove)
+	expr := ""
+	if len(set) > 0 {
+		expr = "SET " + strings.Join(set, ", ")
+	}
+	if len(remove) > 0 {
+		expr += " REMOVE " + strings.Join(remove, ", ")
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:              &s.table,
+		Key:                    keyAttrs(keys.Account(accountID)),
+		ConditionExpression:    aws.String("attribute_exists(PK)"),
+		UpdateExpression:       aws.String(strings.TrimSpace(expr)),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	}
+	if len(values) > 0 {
+		in.ExpressionAttributeValues = values
+	}
+	_, err := s.db.UpdateItem(ctx, in)
+	return notFoundOnCondition(err)
+}
+
+// AccountLimits reads the account's limits alone (an eventually consistent read of the
+// account item's limit attributes: a change shows within a second or so, and the
+// authorizer's cache delays it up to a minute anyway).
+func (s *Store) AccountLimits(ctx context.Context, accountID string) (model.Limits, error) {
+	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.table, Key: keyAttrs(keys.Account(accountID)),
+		ProjectionExpression:   aws.String("requests_per_second, imports_in_flight, import_records_per_minute"),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return model.Limits{}, err
+	}
+	if res.Item == nil {
+		return model.Limits{}, store.ErrNotFound
+	}
+	var l accountLimits
+	if err := attributevalue.UnmarshalMap(res.Item, &l); err != nil {
+		return model.Limits{}, err
+	}
+	return l.limits(), nil
 }
 
 type apiKeyItem struct {
