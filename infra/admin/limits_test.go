@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -16,6 +17,10 @@ func TestSetLimit(t *testing.T) {
 	e := env{store: te.Deps.Store} // no jobs queue: a limit must not need one
 	acc := te.NewAccount(t, "Acme")
 	ctx := context.Background()
+	key, _ := auth.NewAPIKey()
+	if _, err := te.Deps.Store.CreateAPIKey(ctx, acc.ID, auth.Hash(key)); err != nil {
+		t.Fatal(err)
+	}
 	steps := []struct {
 		name, limit, value string
 		want               model.Limits // stored
@@ -51,9 +56,10 @@ func TestSetLimit(t *testing.T) {
 			if printed[s.limit] != mustFloat(s.value) {
 				t.Fatalf("printed %v", out)
 			}
-			limits, err := te.Deps.Store.AccountLimits(ctx, acc.ID)
-			if err != nil || limits != s.want {
-				t.Fatalf("authorizer reads %+v %v", limits, err)
+			// The authorizer reads the rate with the key.
+			owner, err := te.Deps.Store.KeyOwner(ctx, auth.Hash(key))
+			if err != nil || owner.AccountID != acc.ID || owner.RequestsPerSecond != s.want.RequestsPerSecond {
+				t.Fatalf("authorizer reads %+v %v", owner, err)
 			}
 		})
 	}

@@ -55,7 +55,7 @@ func TestImportUnderFaults(t *testing.T) {
 			return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxBackoff = 50 * time.Millisecond })
 		}
 	}
-	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "fault_ref_0123456789abcdef",
+	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", demoLimits: testLimits, apiKey: "fault_ref_0123456789abcdef",
 		motoOutput: io.Discard, awsConfig: attach, pollers: importBenchPollers, retryDelay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

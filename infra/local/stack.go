@@ -28,6 +28,7 @@ import (
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/config"
 	"github.com/subsight/subsight/shared/dashboard"
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
@@ -53,6 +54,10 @@ type options struct {
 	setProcessEnv bool
 	// stackFile is where stack.json goes; "" writes none.
 	stackFile string
+	// demoLimits are the demo account's limits (zero fields: the production
+	// defaults, which `make run` keeps); the tests and benchmarks that drive the demo
+	// account faster than 40 requests a second raise them here.
+	demoLimits model.Limits
 
 	apis        map[string]routes.API
 	workers     map[string]func(*workers.Deps) sqsworker.Handler
@@ -196,6 +201,11 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 
 	if s.accountID, err = seedDemoAccount(ctx, s.deps, o.apiKey); err != nil {
 		return nil, fmt.Errorf("seed demo account: %w", err)
+	}
+	if o.demoLimits != (model.Limits{}) {
+		if err := s.deps.Store.UpdateLimits(ctx, s.accountID, o.demoLimits); err != nil {
+			return nil, fmt.Errorf("demo account limits: %w", err)
+		}
 	}
 	if s.router, err = buildRouter(tpl, s.deps, o, s.resources.Region); err != nil {
 		return nil, err

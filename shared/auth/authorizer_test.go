@@ -33,6 +33,11 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 	if err := env.Deps.Store.UpdateLimits(ctx, other.ID, model.Limits{RequestsPerSecond: 250}); err != nil {
 		t.Fatal(err)
 	}
+	// A key made after the limit was raised carries it too.
+	laterKey, _ := auth.NewAPIKey()
+	if _, err := env.Deps.Store.CreateAPIKey(ctx, other.ID, auth.Hash(laterKey)); err != nil {
+		t.Fatal(err)
+	}
 	revoked, _ := auth.NewAPIKey()
 	revokedID, _ := env.Deps.Store.CreateAPIKey(ctx, acc.ID, auth.Hash(revoked))
 	if err := env.Deps.Store.RevokeAPIKey(ctx, acc.ID, revokedID); err != nil {
@@ -50,6 +55,7 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 	}{
 		{"valid key", basic(key + ":"), acc.ID, model.DefaultRequestsPerSecond},
 		{"second account's key, its own limit", basic(otherKey + ":"), other.ID, 250},
+		{"key made after the limit", basic(laterKey + ":"), other.ID, 250},
 		{"revoked key", basic(revoked + ":"), "", nil},
 		{"unknown key", basic("abcdefghijklmnopqrstuvwxyz012345:"), "", nil},
 		{"password given", basic(key + ":pw"), acc.ID, model.DefaultRequestsPerSecond},

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,13 +103,37 @@ func (s *Store) UpdateSettings(ctx context.Context, accountID string, st model.S
 	return notFoundOnCondition(err)
 }
 
-// UpdateLimits replaces the account's limits (a zero limit is removed: the default).
-// Nothing is recomputed: the limits only bound requests and imports to come.
+// UpdateLimits replaces the account's limits (a zero limit is removed: the default),
+// then copies requests_per_second onto the lookup item of each unrevoked key, where the
+// authorizer reads it with the key (one read per key and minute). Nothing is
+// recomputed: the limits only bound requests and imports to come.
 func (s *Store) UpdateLimits(ctx context.Context, accountID string, l model.Limits) error {
+	err := s.setNumbers(ctx, keys.Account(accountID), map[string]int{"requests_per_second": l.RequestsPerSecond,
+		"imports_in_flight": l.ImportsInFlight, "import_records_per_minute": l.ImportRecordsPerMinute})
+	if err != nil {
+		return notFoundOnCondition(err)
+	}
+	apiKeys, err := s.ListAPIKeys(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	for _, k := range apiKeys {
+		if k.RevokedAt != nil {
+			continue
+		}
+		err := s.setNumbers(ctx, keys.APIKeyByHash(k.Hash), map[string]int{"requests_per_second": l.RequestsPerSecond})
+		if err != nil && !errors.Is(notFoundOnCondition(err), store.ErrNotFound) { // revoked meanwhile
+			return err
+		}
+	}
+	return nil
+}
+
+// setNumbers sets the positive numbers and removes the others, on an item that exists.
+func (s *Store) setNumbers(ctx context.Context, k keys.Key, numbers map[string]int) error {
 	var set, remove []string
 	values := map[string]types.AttributeValue{}
-	for name, v := range map[string]int{"requests_per_second": l.RequestsPerSecond,
-		"imports_in_flight": l.ImportsInFlight, "import_records_per_minute": l.ImportRecordsPerMinute} {
+	for name, v := range numbers {
 		if v > 0 {
 			set = append(set, name+" = :"+name)
 			values[":"+name] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
@@ -118,47 +143,25 @@ func (s *Store) UpdateLimits(ctx context.Context, accountID string, l model.Limi
 	}
 	slices.Sort(set)
 	slices.Sort(remove)
-	expr := ""
+	var expr []string
 	if len(set) > 0 {
-		expr = "SET " + strings.Join(set, ", ")
+		expr = append(expr, "SET "+strings.Join(set, ", "))
 	}
 	if len(remove) > 0 {
-		expr += " REMOVE " + strings.Join(remove, ", ")
+		expr = append(expr, "REMOVE "+strings.Join(remove, ", "))
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:              &s.table,
-		Key:                    keyAttrs(keys.Account(accountID)),
+		Key:                    keyAttrs(k),
 		ConditionExpression:    aws.String("attribute_exists(PK)"),
-		UpdateExpression:       aws.String(strings.TrimSpace(expr)),
+		UpdateExpression:       aws.String(strings.Join(expr, " ")),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
 	if len(values) > 0 {
 		in.ExpressionAttributeValues = values
 	}
 	_, err := s.db.UpdateItem(ctx, in)
-	return notFoundOnCondition(err)
-}
-
-// AccountLimits reads the account's limits alone (an eventually consistent read of the
-// account item's limit attributes: a change shows within a second or so, and the
-// authorizer's cache delays it up to a minute anyway).
-func (s *Store) AccountLimits(ctx context.Context, accountID string) (model.Limits, error) {
-	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.table, Key: keyAttrs(keys.Account(accountID)),
-		ProjectionExpression:   aws.String("requests_per_second, imports_in_flight, import_records_per_minute"),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
-		return model.Limits{}, err
-	}
-	if res.Item == nil {
-		return model.Limits{}, store.ErrNotFound
-	}
-	var l accountLimits
-	if err := attributevalue.UnmarshalMap(res.Item, &l); err != nil {
-		return model.Limits{}, err
-	}
-	return l.limits(), nil
+	return err
 }
 
 type apiKeyItem struct {
@@ -172,13 +175,16 @@ type apiKeyItem struct {
 	RevokedAt *time.Time `dynamodbav:"revoked_at,omitempty"`
 }
 
-// apiKeyLookupItem finds an unrevoked key's account from the key's hash.
+// apiKeyLookupItem finds an unrevoked key's account from the key's hash, with the
+// account's requests per second (a copy UpdateLimits keeps; absent: the default), so
+// the authorizer reads one item.
 type apiKeyLookupItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	ET        string `dynamodbav:"et"`
-	AccountID string `dynamodbav:"account_id"`
-	ID        string `dynamodbav:"id"`
+	PK                string `dynamodbav:"PK"`
+	SK                string `dynamodbav:"SK"`
+	ET                string `dynamodbav:"et"`
+	AccountID         string `dynamodbav:"account_id"`
+	ID                string `dynamodbav:"id"`
+	RequestsPerSecond int    `dynamodbav:"requests_per_second,omitempty"`
 }
 
 // CreateAPIKey stores the hash of a new key and returns the key's id: the lookup item
@@ -188,7 +194,12 @@ type apiKeyLookupItem struct {
 func (s *Store) CreateAPIKey(ctx context.Context, accountID, hash string) (string, error) {
 	id := uuid.NewString()
 	lk := keys.APIKeyByHash(hash)
-	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id}); err != nil {
+	var acc accountItem
+	if err := s.get(ctx, keys.Account(accountID), &acc); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id,
+		RequestsPerSecond: acc.RequestsPerSecond}); err != nil {
 		return "", err
 	}
 	k := keys.APIKey(accountID, id)
@@ -237,11 +248,18 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 
 // AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
 func (s *Store) AccountForKeyHash(ctx context.Context, hash string) (string, error) {
+	o, err := s.KeyOwner(ctx, hash)
+	return o.AccountID, err
+}
+
+// KeyOwner finds the account that owns an unrevoked key and its requests per second
+// (one consistent read).
+func (s *Store) KeyOwner(ctx context.Context, hash string) (store.KeyOwner, error) {
 	var it apiKeyLookupItem
 	if err := s.get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
-		return "", err
+		return store.KeyOwner{}, err
 	}
-	return it.AccountID, nil
+	return store.KeyOwner{AccountID: it.AccountID, RequestsPerSecond: it.RequestsPerSecond}, nil
 }
 
 type memberItem struct {
