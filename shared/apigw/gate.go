@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -36,10 +37,35 @@ type RequestCounter interface {
 type Gate struct {
 	counter RequestCounter
 	now     func() time.Time
+
+	// seen is the highest count this process saw in each account's window of the
+	// current second: the count only grows, so a request whose limit it already passes
+	// is refused without another write (a noisy account's refusals then cost no write
+	// unit but the first in each process and second).
+	mu     sync.Mutex
+	second int64
+	seen   map[string]int64
 }
 
 // NewGate builds the gate on a counter and a clock.
 func NewGate(c RequestCounter, now func() time.Time) *Gate { return &Gate{counter: c, now: now} }
+
+// seenPast tells whether the account's window of second is known to be past limit.
+func (g *Gate) seenPast(account string, second int64, limit int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.second == second && g.seen[account] > int64(limit)
+}
+
+// remember keeps a refused window's count for the rest of its second.
+func (g *Gate) remember(account string, second, n int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.second != second {
+		g.second, g.seen = second, map[string]int64{}
+	}
+	g.seen[account] = max(g.seen[account], n)
+}
 
 // Throttled is a refusal for a rate or a quota: a 429 in the endpoint's family with a
 // Retry-After header. Handlers return it for the quotas of bulk work.
@@ -67,11 +93,16 @@ func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGateway
 	now := g.now()
 	second := now.Unix()
 	retry := time.Unix(second+1, 0).Sub(now)
+	limit := RateLimitFromEvent(ev)
+	if g.seenPast(account, second, limit) {
+		return TooManyRequests(RateLimitMessage, retry)
+	}
 	n, err := g.counter.CountRequest(ctx, account, second)
 	switch {
 	case errors.Is(err, store.ErrThrottled):
 		// DynamoDB throttles one item at about a thousand writes a second: the account
 		// is far past any limit.
+		g.remember(account, second, math.MaxInt64)
 		return TooManyRequests(RateLimitMessage, retry)
 	case err != nil:
 		// Fail open: the limiter protects capacity, and an outage of its counter must
@@ -79,8 +110,9 @@ func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGateway
 		// writes meet the same DynamoDB and fail on their own if it is really down.
 		log.ErrorContext(ctx, "rate limiter failed; request admitted", "account_id", account, "error", err.Error())
 		return nil
-	case n > int64(RateLimitFromEvent(ev)):
+	case n > int64(limit):
 		log.InfoContext(ctx, "rate limited", "account_id", account, "count", n)
+		g.remember(account, second, n)
 		return TooManyRequests(RateLimitMessage, retry)
 	}
 	return nil
