@@ -24,10 +24,6 @@ const (
 	recordsWindowTTL = 10 * time.Minute
 )
 
-// noRetry sends a limiter's write once: a throttled counter means the account is far
-// past its limit, and retrying would only add latency and load to a refusal.
-func noRetry(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
-
 // CountRequest adds one request to the account's window of one second: one UpdateItem
 // (ADD, which creates the item) returning the new count; 1 write unit, the item
 // being far below 1 KB.
@@ -43,8 +39,10 @@ func (s *Store) CountRequest(ctx context.Context, accountID string, second int64
 		},
 		ReturnValues:           types.ReturnValueUpdatedNew,
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	}, noRetry)
+	})
 	if err != nil {
+		// Throttled even after the SDK's retries (a transient throttle is retried like
+		// any request's): the item takes far more writes than any limit admits.
 		return 0, throttled(err)
 	}
 	var got struct {
