@@ -18,8 +18,8 @@ import (
 )
 
 // AuthorizerRateKey is the key of the account's requests-per-second limit in the Lambda
-// authorizer's context, next to its id: the authorizer reads it with the account, so
-// the gate needs no read of its own.
+// authorizer's context, next to its id: the authorizer reads it with the key, so the
+// gate needs no read of its own.
 const AuthorizerRateKey = "requestsPerSecond"
 
 // RateLimitMessage is ChartMogul's message for a request past the account's rate.
