@@ -38,6 +38,9 @@ commands:
   list-members   -account ACCOUNT_ID
   show-account   -account ACCOUNT_ID
   set-setting    -account ACCOUNT_ID -setting NAME -value VALUE   (also time_zone, week_start_on; recomputes every customer)
+  set-limit      -account ACCOUNT_ID -name NAME -value N   (requests_per_second, imports_in_flight,
+                 import_records_per_minute; a positive integer; recomputes nothing; the API applies
+                 requests_per_second within a minute, the authorizer's cache)
   load-fx-rates  -account ACCOUNT_ID -file RATES.csv   (lines: date,currency,rate; recomputes every customer)
   define-attribute -account ACCOUNT_ID -object contact|customer -key KEY -type String|Integer|Decimal|Timestamp|Boolean
   check-series   -account ACCOUNT_ID [-fold]   (the stored series against every customer recomputed; exit 1 on a difference;
@@ -65,6 +68,7 @@ var commands = map[string]command{
 	"list-members":     listMembers,
 	"show-account":     showAccount,
 	"set-setting":      setSetting,
+	"set-limit":        setLimit,
 	"load-fx-rates":    loadFXRates,
 	"define-attribute": defineAttribute,
 	"check-series":     checkSeries,
@@ -385,7 +389,36 @@ func showAccount(ctx context.Context, e env, args []string) error {
 		"week_start_on": acc.WeekStartOn, "churn_recognition": acc.Settings.ChurnRecognition,
 		"churn_when_zero_mrr": acc.Settings.ChurnWhenZeroMRR, "auto_churn_subscription": acc.Settings.AutoChurnSubscription,
 		"refund_handling": acc.Settings.RefundHandling, "proximate_movement_reclassification": acc.Settings.ProximateMovementReclassification,
+		"limits": limitsJSON(acc.Limits.Effective()),
 	})
+}
+
+func limitsJSON(l model.Limits) map[string]int {
+	return map[string]int{"requests_per_second": l.RequestsPerSecond, "imports_in_flight": l.ImportsInFlight,
+		"import_records_per_minute": l.ImportRecordsPerMinute}
+}
+
+// setLimit changes one of the account's limits. Unlike a setting it changes no
+// customer's metrics, so nothing is recomputed.
+func setLimit(ctx context.Context, e env, args []string) error {
+	fs := newFlags("set-limit")
+	account := fs.String("account", "", "account id")
+	name := fs.String("name", "", "one of "+strings.Join(model.LimitNames, ", "))
+	value := fs.String("value", "", "a positive integer")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	acc, err := requireAccount(ctx, e, *account)
+	if err != nil {
+		return err
+	}
+	if err := acc.Limits.Set(*name, *value); err != nil {
+		return err
+	}
+	if err := e.store.UpdateLimits(ctx, acc.ID, acc.Limits); err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]any{"account_id": acc.ID, "limits": limitsJSON(acc.Limits.Effective())})
 }
 
 func setSetting(ctx context.Context, e env, args []string) error {

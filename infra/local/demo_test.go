@@ -50,7 +50,7 @@ func TestDemoLoadsAGeneratedAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "stack.json")
-	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "demo_load_0123456789abcdef", motoOutput: io.Discard,
+	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", demoLimits: testLimits, apiKey: "demo_load_0123456789abcdef", motoOutput: io.Discard,
 		retryDelay: 100 * time.Millisecond, stackFile: file})
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,7 @@ func runFreshness(b *testing.B, samples, background int) {
 		b.Fatal(err)
 	}
 	var calls ddbmeter.Calls
-	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
+	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", demoLimits: testLimits, apiKey: "bench_key_0123456789abcdef",
 		motoOutput: io.Discard, pollers: importBenchPollers, awsConfig: calls.Attach})
 	if err != nil {
 		b.Fatal(err)

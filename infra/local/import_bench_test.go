@@ -83,7 +83,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	for _, q := range append([]string{"ImportQueue"}, jobQueues...) {
 		held[q] = true
 	}
-	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", apiKey: "bench_key_0123456789abcdef",
+	s, err := newStack(ctx, options{root: root, addr: "127.0.0.1:0", demoLimits: testLimits, apiKey: "bench_key_0123456789abcdef",
 		motoOutput: io.Discard, awsConfig: attach, pollers: importBenchPollers, held: held})
 	if err != nil {
 		b.Fatal(err)

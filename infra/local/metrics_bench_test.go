@@ -111,7 +111,7 @@ func startMetricsBench(b *testing.B, customers int) *metricsBench {
 	}
 	mb := &metricsBench{reads: &ddbmeter.ReadRecorder{}}
 	// No sweeper during the measurements: its wake-up query would share moto with them.
-	mb.stack, err = newStack(ctx, options{root: root, addr: "127.0.0.1:0", motoOutput: io.Discard,
+	mb.stack, err = newStack(ctx, options{root: root, addr: "127.0.0.1:0", demoLimits: testLimits, motoOutput: io.Discard,
 		scheduleEvery: 24 * time.Hour, awsConfig: mb.reads.Attach})
 	if err != nil {
 		b.Fatal(err)

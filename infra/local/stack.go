@@ -28,6 +28,7 @@ import (
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/config"
 	"github.com/subsight/subsight/shared/dashboard"
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
@@ -53,6 +54,10 @@ type options struct {
 	setProcessEnv bool
 	// stackFile is where stack.json goes; "" writes none.
 	stackFile string
+	// demoLimits are the demo account's limits (zero fields: the production
+	// defaults, which `make run` keeps); the tests and benchmarks that drive the demo
+	// account faster than 40 requests a second raise them here.
+	demoLimits model.Limits
 
 	apis        map[string]routes.API
 	workers     map[string]func(*workers.Deps) sqsworker.Handler
@@ -197,6 +202,11 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	if s.accountID, err = seedDemoAccount(ctx, s.deps, o.apiKey); err != nil {
 		return nil, fmt.Errorf("seed demo account: %w", err)
 	}
+	if o.demoLimits != (model.Limits{}) {
+		if err := s.deps.Store.UpdateLimits(ctx, s.accountID, o.demoLimits); err != nil {
+			return nil, fmt.Errorf("demo account limits: %w", err)
+		}
+	}
 	if s.router, err = buildRouter(tpl, s.deps, o, s.resources.Region); err != nil {
 		return nil, err
 	}
@@ -270,7 +280,7 @@ func functionsEnv(tpl *samtemplate.Template, r *samtemplate.Resolver) (map[strin
 
 func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region string) (*router, error) {
 	rt := &router{region: region}
-	apiDeps := d.API()
+	apiDeps, gate := d.API(), d.Gate()
 	authorizers := map[string]auth.AuthorizerHandler{}
 	public := map[string]apigw.LambdaHandler{}
 	for _, r := range tpl.Routes() {
@@ -287,7 +297,7 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 			return nil, fmt.Errorf("template route %s: %s is not in shared/routes.APIs", r.Key(), r.Function)
 		}
 		rte := &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"),
-			handler: apigw.Wrap(build(apiDeps)), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
+			handler: apigw.Wrap(build(apiDeps), gate), timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}
 		if r.Authorizer != "" {
 			h, ok := authorizers[r.Authorizer]
 			if !ok {

@@ -88,7 +88,7 @@ func runTests(m *testing.M) (int, error) {
 	}
 	t0 := time.Now()
 	testStack, err = newStack(context.Background(), options{
-		root: root, addr: "127.0.0.1:0", apiKey: testKey, retryDelay: 100 * time.Millisecond,
+		root: root, addr: "127.0.0.1:0", apiKey: testKey, retryDelay: 100 * time.Millisecond, demoLimits: testLimits,
 		stackFile: filepath.Join(stackDir, "stack.json"), workers: builders,
 		schedules: schedules, scheduleEvery: 500 * time.Millisecond,
 	})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -59,9 +60,11 @@ type Endpoint struct {
 type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 
 // Wrap turns an endpoint into a Lambda handler: it rejects unauthenticated calls with
-// ChartMogul's 401, recovers panics, logs, and renders the result. It never returns a
-// Go error, so that API Gateway never answers with its own 500 body.
-func Wrap(ep Endpoint) LambdaHandler {
+// ChartMogul's 401, counts the rest against the account's rate (gate; nil limits
+// nothing) and refuses those past it with a 429 before the handler runs, recovers
+// panics, logs, and renders the result. It never returns a Go error, so that API
+// Gateway never answers with its own 500 body.
+func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (resp events.APIGatewayV2HTTPResponse, _ error) {
 		log := slog.With("request_id", ev.RequestContext.RequestID, "route", ev.RouteKey)
 		defer func() {
@@ -74,8 +77,16 @@ func Wrap(ep Endpoint) LambdaHandler {
 		if account == "" {
 			return render(apperr.Unauthorized(), ep.Family), nil
 		}
+		if refused := gate.admit(ctx, log, ev, account); refused != nil {
+			return renderThrottled(refused, ep.Family), nil
+		}
 		out, err := ep.Handler(ctx, &Request{Event: ev, AccountID: account})
 		if err != nil {
+			var th *Throttled
+			if errors.As(err, &th) {
+				log.InfoContext(ctx, "client throttled", "account_id", account, "message", th.Err.Message)
+				return renderThrottled(th, ep.Family), nil
+			}
 			if e, ok := apperr.As(err); ok {
 				log.InfoContext(ctx, "client error", "account_id", account, "status", e.Status, "param", e.Param, "message", logsafe.Text(e.Message))
 				return render(e, ep.Family), nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/config"
@@ -85,6 +86,10 @@ func (d *Deps) API() *api.Deps {
 	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files,
 		AppURL: d.Config.AppURL, Now: d.Now}
 }
+
+// Gate is the limit of every account's requests per second in front of the HTTP
+// operations (apigw.Wrap): the Lambdas, the local stack and the handler tests all use it.
+func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -70,22 +71,26 @@ func KeyFromBasic(header string) (string, error) {
 // simple responses.
 type AuthorizerHandler func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error)
 
-// Authorizer resolves the caller's account. It never denies: an unknown key yields an
-// empty account id, and apigw.Wrap answers ChartMogul's 401, because API Gateway's own
-// deny is a 403 that ChartMogul clients do not expect.
+// Authorizer resolves the caller's account and its requests-per-second limit (kept on
+// the key's lookup item: one read), which travels in the context to apigw.Wrap's rate
+// gate; API Gateway caches the answer per Authorization header for a minute. It never
+// denies: an unknown key yields an empty account id, and apigw.Wrap answers
+// ChartMogul's 401, because API Gateway's own deny is a 403 that ChartMogul clients do
+// not expect.
 func Authorizer(st store.KeyResolver) AuthorizerHandler {
 	return func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
-		account, err := resolve(ctx, st, authorizationHeader(req))
+		owner, err := resolve(ctx, st, authorizationHeader(req))
 		if err != nil && !errors.Is(err, ErrNoCredentials) {
 			// A storage failure must not turn into a cached 401; failing the
 			// authorizer makes API Gateway answer 500 and the client retry.
 			slog.ErrorContext(ctx, "authorizer lookup failed", "error", err.Error())
 			return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, err
 		}
-		return events.APIGatewayV2CustomAuthorizerSimpleResponse{
-			IsAuthorized: true,
-			Context:      map[string]any{apigw.AuthorizerAccountKey: account},
-		}, nil
+		out := map[string]any{apigw.AuthorizerAccountKey: owner.AccountID}
+		if owner.AccountID != "" {
+			out[apigw.AuthorizerRateKey] = model.Limits{RequestsPerSecond: owner.RequestsPerSecond}.Effective().RequestsPerSecond
+		}
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: true, Context: out}, nil
 	}
 }
 
@@ -101,14 +106,14 @@ func authorizationHeader(req events.APIGatewayV2CustomAuthorizerV2Request) strin
 	return ""
 }
 
-func resolve(ctx context.Context, st store.KeyResolver, header string) (string, error) {
+func resolve(ctx context.Context, st store.KeyResolver, header string) (store.KeyOwner, error) {
 	key, err := KeyFromBasic(header)
 	if err != nil {
-		return "", err
+		return store.KeyOwner{}, err
 	}
-	account, err := st.AccountForKeyHash(ctx, Hash(key))
+	owner, err := st.KeyOwner(ctx, Hash(key))
 	if errors.Is(err, store.ErrNotFound) {
-		return "", ErrNoCredentials
+		return store.KeyOwner{}, ErrNoCredentials
 	}
-	return account, err
+	return owner, err
 }

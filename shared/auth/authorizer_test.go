@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -10,6 +11,7 @@ import (
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/auth"
+	"github.com/subsight/subsight/shared/model"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -28,6 +30,14 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 	if _, err := env.Deps.Store.CreateAPIKey(ctx, other.ID, auth.Hash(otherKey)); err != nil {
 		t.Fatal(err)
 	}
+	if err := env.Deps.Store.UpdateLimits(ctx, other.ID, model.Limits{RequestsPerSecond: 250}); err != nil {
+		t.Fatal(err)
+	}
+	// A key made after the limit was raised carries it too.
+	laterKey, _ := auth.NewAPIKey()
+	if _, err := env.Deps.Store.CreateAPIKey(ctx, other.ID, auth.Hash(laterKey)); err != nil {
+		t.Fatal(err)
+	}
 	revoked, _ := auth.NewAPIKey()
 	revokedID, _ := env.Deps.Store.CreateAPIKey(ctx, acc.ID, auth.Hash(revoked))
 	if err := env.Deps.Store.RevokeAPIKey(ctx, acc.ID, revokedID); err != nil {
@@ -40,16 +50,19 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 		name   string
 		header string
 		want   string
+		// rate is the limit the context carries (nil: none, for no account).
+		rate any
 	}{
-		{"valid key", basic(key + ":"), acc.ID},
-		{"second account's key", basic(otherKey + ":"), other.ID},
-		{"revoked key", basic(revoked + ":"), ""},
-		{"unknown key", basic("abcdefghijklmnopqrstuvwxyz012345:"), ""},
-		{"password given", basic(key + ":pw"), acc.ID},
-		{"key as password", basic(key + ":" + key), acc.ID},
-		{"unknown key with a password", basic("abcdefghijklmnopqrstuvwxyz012345:" + key), ""},
-		{"missing", "", ""},
-		{"malformed", "Basic %%%", ""},
+		{"valid key", basic(key + ":"), acc.ID, model.DefaultRequestsPerSecond},
+		{"second account's key, its own limit", basic(otherKey + ":"), other.ID, 250},
+		{"key made after the limit", basic(laterKey + ":"), other.ID, 250},
+		{"revoked key", basic(revoked + ":"), "", nil},
+		{"unknown key", basic("abcdefghijklmnopqrstuvwxyz012345:"), "", nil},
+		{"password given", basic(key + ":pw"), acc.ID, model.DefaultRequestsPerSecond},
+		{"key as password", basic(key + ":" + key), acc.ID, model.DefaultRequestsPerSecond},
+		{"unknown key with a password", basic("abcdefghijklmnopqrstuvwxyz012345:" + key), "", nil},
+		{"missing", "", "", nil},
+		{"malformed", "Basic %%%", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,8 +76,17 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !resp.IsAuthorized || resp.Context[apigw.AuthorizerAccountKey] != tt.want {
-				t.Fatalf("got %+v, want account %q", resp, tt.want)
+			if !resp.IsAuthorized || resp.Context[apigw.AuthorizerAccountKey] != tt.want || resp.Context[apigw.AuthorizerRateKey] != tt.rate {
+				t.Fatalf("got %+v, want account %q and rate %v", resp, tt.want, tt.rate)
+			}
+			// The context survives API Gateway's JSON: the gate reads the same limit.
+			raw, _ := json.Marshal(resp.Context)
+			var lambdaCtx map[string]any
+			_ = json.Unmarshal(raw, &lambdaCtx)
+			ev := events.APIGatewayV2HTTPRequest{RequestContext: events.APIGatewayV2HTTPRequestContext{
+				Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{Lambda: lambdaCtx}}}
+			if want, _ := tt.rate.(int); want != 0 && apigw.RateLimitFromEvent(ev) != want {
+				t.Fatalf("gate reads %d, want %d", apigw.RateLimitFromEvent(ev), want)
 			}
 		})
 	}

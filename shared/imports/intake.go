@@ -25,6 +25,7 @@ type Storage interface {
 	store.Plans
 	store.Invoices
 	store.BillingIndexes
+	store.LimitCounters
 }
 
 // Parts keeps the customers' parts of an import (on S3: blobs.Store).
@@ -60,7 +61,8 @@ const uploadConcurrency = 16
 
 // Accept runs the intake of a json_imports body: the whole payload is validated
 // (model.ParseImport, then the references to invoices of earlier imports) before
-// anything is written. Then the import is recorded (refusing a used external id),
+// anything is written. Then the account's quotas admit it (quota.go; a refusal writes
+// nothing). Then the import is recorded (refusing a used external id),
 // plans are applied synchronously, so that every customer message finds them, each
 // customer's part goes to S3 and one message per customer to the FIFO queue, and the
 // import is marked queued. Every step can be repeated: a client retrying after a
@@ -75,12 +77,19 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 		return model.Import{}, err
 	}
 	sum := sha256.Sum256(body)
+	id := model.ImportID(acc.ID, ds.UUID, payload.ExternalID)
+	// The account's quotas, before anything of the import is written (quota.go).
+	admitted, err := p.admit(ctx, acc, ds, id, payload.ExternalID, payloadRecords(payload))
+	if err != nil {
+		return model.Import{}, err
+	}
 	now := p.Now()
-	imp, err := p.Store.CreateImport(ctx, model.Import{AccountID: acc.ID, ID: model.ImportID(acc.ID, ds.UUID, payload.ExternalID),
+	imp, err := p.Store.CreateImport(ctx, model.Import{AccountID: acc.ID, ID: id,
 		DataSourceUUID: ds.UUID, ExternalID: payload.ExternalID, Customers: len(parts),
 		PayloadHash: hex.EncodeToString(sum[:]), Plans: model.KindStatus{Status: model.ImportQueued},
 		CreatedAt: now, UpdatedAt: now})
 	if err != nil {
+		p.release(ctx, admitted)
 		return model.Import{}, err
 	}
 	plans, err := p.applyPlans(ctx, acc.ID, imp.ID, ds, payload.Plans)

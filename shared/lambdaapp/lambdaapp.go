@@ -32,7 +32,8 @@ func deps() *app.Deps {
 
 // API starts an HTTP API operation.
 func API(build func(*api.Deps) apigw.Endpoint) {
-	lambda.Start(apigw.Wrap(build(deps().API())))
+	d := deps()
+	lambda.Start(apigw.Wrap(build(d.API()), d.Gate()))
 }
 
 // Worker starts an SQS worker.

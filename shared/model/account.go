@@ -20,6 +20,7 @@ type Account struct {
 	TimeZone    string
 	WeekStartOn string
 	Settings    Settings
+	Limits      Limits
 	CreatedAt   time.Time
 }
 

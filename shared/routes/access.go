@@ -139,3 +139,28 @@ func rank(name string) int {
 	}
 	return 99
 }
+
+// withRequestCounting is an operation's access plus what apigw.Wrap's rate gate does
+// before the handler runs: one UpdateItem on the table per request (the account's
+// window of one second). The action joins the operation's own grant of table item
+// actions, so each role keeps one table statement.
+func withRequestCounting(a Access) Access {
+	const update = "dynamodb:UpdateItem"
+	for _, g := range a {
+		if slices.Contains(g.Resources, "Table") && slices.Contains(g.Actions, update) {
+			return a
+		}
+	}
+	for i, g := range a {
+		if slices.Equal(g.Resources, []string{"Table"}) {
+			actions := []string{"UpdateItem"}
+			for _, act := range g.Actions {
+				actions = append(actions, strings.TrimPrefix(act, "dynamodb:"))
+			}
+			out := slices.Clone(a)
+			out[i] = table(actions...)[0]
+			return out
+		}
+	}
+	return access(a, table("UpdateItem"))
+}

@@ -6,7 +6,7 @@ import "github.com/subsight/subsight/shared/api/jsonimports"
 // writes the customers' parts under imports/ of the bucket and sends one message per
 // customer to the import queue.
 var importOperations = []Operation{
-	{"CreateJsonImport", post("/v1/data_sources/{data_source_uuid}/json_imports"), jsonimports.CreateJSONImport, access(table("GetItem", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), objects("imports/", "PutObject"), sendImports)},
+	{"CreateJsonImport", post("/v1/data_sources/{data_source_uuid}/json_imports"), jsonimports.CreateJSONImport, access(table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"), objects("imports/", "PutObject"), sendImports)},
 	{"GetJsonImport", get("/v1/data_sources/{data_source_uuid}/json_imports/{import_id}"), jsonimports.GetJSONImport, tableRead},
 	{"ListJsonImports", get("/v1/data_sources/{data_source_uuid}/json_imports"), jsonimports.ListJSONImports, table("GetItem", "Query")},
 }

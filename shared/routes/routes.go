@@ -128,7 +128,7 @@ var Functions = func() []Function {
 		{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}} {
 		for _, op := range family.ops {
 			out = append(out, Function{Name: op.Name, Family: family.name, Routes: []Route{op.Route}, API: op.Handler,
-				Access: op.Access, MemorySize: operationMemory[op.Name], Throttle: operationThrottle[op.Name]})
+				Access: withRequestCounting(op.Access), MemorySize: operationMemory[op.Name], Throttle: operationThrottle[op.Name]})
 		}
 	}
 	out = append(out, backgroundFunctions...)

@@ -26,6 +26,9 @@ type Accounts interface {
 	// UpdateCalendar replaces the account's time zone and first day of the week (the
 	// calendar of its metrics; the caller re-buckets the account series afterwards).
 	UpdateCalendar(ctx context.Context, accountID, timeZone, weekStartOn string) error
+	// UpdateLimits replaces the account's limits (zero: the default) and the copy of
+	// requests_per_second on its keys' lookup items; nothing is recomputed.
+	UpdateLimits(ctx context.Context, accountID string, l model.Limits) error
 	// PutMember adds or renames a team member.
 	PutMember(ctx context.Context, m model.Member) error
 	// GetMember finds a team member by e-mail (case-insensitive).
@@ -34,10 +37,20 @@ type Accounts interface {
 	ListMembers(ctx context.Context, accountID string) ([]model.Member, error)
 }
 
+// KeyOwner is what the authorizer needs of a key: its account and the account's
+// requests per second (0: the default).
+type KeyOwner struct {
+	AccountID         string
+	RequestsPerSecond int
+}
+
 // KeyResolver finds the account of an API key; all the authorizer needs.
 type KeyResolver interface {
 	// AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
 	AccountForKeyHash(ctx context.Context, hash string) (string, error)
+	// KeyOwner finds the account that owns an unrevoked key with its requests per
+	// second, kept on the key's lookup item (one consistent read).
+	KeyOwner(ctx context.Context, hash string) (KeyOwner, error)
 }
 
 // APIKeys are an account's API keys, stored as hashes.

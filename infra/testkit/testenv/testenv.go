@@ -31,6 +31,7 @@ import (
 	"github.com/subsight/subsight/infra/devstack/provision"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
 	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -160,6 +161,10 @@ func New(t testing.TB) *Env {
 	}
 	e.Deps = app.New(cfg, emulator.Clients(shared.aws))
 	e.API, e.Workers = e.Deps.API(), e.Deps.Workers()
+	// Handler tests call endpoints behind the same rate gate as the Lambdas, counting
+	// on this Env's table (and never on a metered client: the gate's write is its own
+	// figure, not each operation's).
+	apigwtest.UseGate(e.Deps.Gate())
 	t.Cleanup(func() { e.cleanup() })
 	return e
 }

@@ -1,7 +1,6 @@
 package crm_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -40,10 +39,7 @@ func TestUnchangedPatchIsNotModified(t *testing.T) {
 	}
 	for _, tt := range tests {
 		call := apigwtest.Call{Method: http.MethodPatch, Route: tt.route, PathParams: tt.params, Body: tt.same, AccountID: e.Acc}
-		resp, err := apigw.Wrap(tt.ep(e.D))(context.Background(), call.Event())
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := apigwtest.Raw(t, tt.ep(e.D), call)
 		if resp.StatusCode != http.StatusNotModified || resp.Body != "" || resp.Headers["Content-Type"] != "" {
 			t.Errorf("%s unchanged: %d %q %v, want 304 without a body", tt.name, resp.StatusCode, resp.Body, resp.Headers)
 		}

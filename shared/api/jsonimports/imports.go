@@ -37,7 +37,7 @@ func CreateJSONImport(d *api.Deps) apigw.Endpoint {
 		}
 		imp, err := d.Imports.Accept(ctx, acc, ds, body)
 		if err != nil {
-			return apigw.Response{}, api.ImportError(err)
+			return apigw.Response{}, quotaError(err)
 		}
 		return apigw.JSON(http.StatusOK, importJSON(imp, nil))
 	}}
@@ -70,6 +70,20 @@ func GetJSONImport(d *api.Deps) apigw.Endpoint {
 		}
 		return apigw.JSON(http.StatusOK, importJSON(imp, &pr))
 	}}
+}
+
+// quotaError answers a refusal by the account's import quotas: 429 with Retry-After
+// for imports in flight or records per minute (the client sends the same body again
+// later; nothing of it was written), 422 for an import larger than a minute's records.
+func quotaError(err error) error {
+	var q *imports.QuotaError
+	switch {
+	case errors.As(err, &q) && q.Split:
+		return apperr.Unprocessable("", "%s", q.Message)
+	case errors.As(err, &q):
+		return apigw.TooManyRequests(q.Message, q.RetryAfter)
+	}
+	return api.ImportError(err)
 }
 
 func inFamilyB(err error) error {

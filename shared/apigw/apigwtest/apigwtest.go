@@ -1,12 +1,15 @@
 // Package apigwtest builds API Gateway v2 events for handler tests and calls endpoints
-// through apigw.Wrap, exactly as Lambda would.
+// through apigw.Wrap, exactly as Lambda would: behind the rate gate that the test
+// environment installs (UseGate), with the account's limit in the authorizer's context.
 package apigwtest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -22,6 +25,34 @@ type Call struct {
 	Query      url.Values
 	Body       any // marshalled to JSON unless it is a string
 	AccountID  string
+	// RequestsPerSecond is the account's limit the authorizer passes; 0 is
+	// TestRequestsPerSecond.
+	RequestsPerSecond int
+}
+
+// TestRequestsPerSecond is the limit of handler tests' accounts unless a call sets
+// one: tests call as fast as the emulator answers, and only the tests of the limit
+// itself mean to meet it.
+const TestRequestsPerSecond = 1_000_000
+
+var gate struct {
+	sync.Mutex
+	g *apigw.Gate
+}
+
+// UseGate installs the rate gate that Do and Raw call endpoints behind (the test
+// environment installs one on its table; nil: none). Tests run one after another, so
+// the last environment's gate is the one in use.
+func UseGate(g *apigw.Gate) {
+	gate.Lock()
+	defer gate.Unlock()
+	gate.g = g
+}
+
+func currentGate() *apigw.Gate {
+	gate.Lock()
+	defer gate.Unlock()
+	return gate.g
 }
 
 // Event builds the event API Gateway would send for c.
@@ -50,7 +81,8 @@ func (c Call) Event() events.APIGatewayV2HTTPRequest {
 	}
 	if c.AccountID != "" {
 		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
-			Lambda: map[string]any{apigw.AuthorizerAccountKey: c.AccountID},
+			Lambda: map[string]any{apigw.AuthorizerAccountKey: c.AccountID,
+				apigw.AuthorizerRateKey: float64(cmp.Or(c.RequestsPerSecond, TestRequestsPerSecond))},
 		}
 	}
 	switch b := c.Body.(type) {
@@ -71,7 +103,7 @@ func (c Call) Event() events.APIGatewayV2HTTPRequest {
 // empty body).
 func Do(t testing.TB, ep apigw.Endpoint, c Call) (int, map[string]any) {
 	t.Helper()
-	resp, err := apigw.Wrap(ep)(context.Background(), c.Event())
+	resp, err := apigw.Wrap(ep, currentGate())(context.Background(), c.Event())
 	if err != nil {
 		t.Fatalf("%s %s: handler returned error %v", c.Method, c.Route, err)
 	}
@@ -91,7 +123,7 @@ func Do(t testing.TB, ep apigw.Endpoint, c Call) (int, map[string]any) {
 // Raw calls the endpoint and returns the response as is.
 func Raw(t testing.TB, ep apigw.Endpoint, c Call) events.APIGatewayV2HTTPResponse {
 	t.Helper()
-	resp, err := apigw.Wrap(ep)(context.Background(), c.Event())
+	resp, err := apigw.Wrap(ep, currentGate())(context.Background(), c.Event())
 	if err != nil {
 		t.Fatalf("%s %s: handler returned error %v", c.Method, c.Route, err)
 	}

@@ -2,6 +2,10 @@ package dynamo
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
 
 type accountItem struct {
@@ -29,6 +34,19 @@ type accountItem struct {
 	RefundHandling   string    `dynamodbav:"refund_handling"`
 	Reclassification string    `dynamodbav:"proximate_movement_reclassification"`
 	CreatedAt        time.Time `dynamodbav:"created_at"`
+	accountLimits
+}
+
+// accountLimits are the account's limits as stored: absent means the default.
+type accountLimits struct {
+	RequestsPerSecond      int `dynamodbav:"requests_per_second,omitempty"`
+	ImportsInFlight        int `dynamodbav:"imports_in_flight,omitempty"`
+	ImportRecordsPerMinute int `dynamodbav:"import_records_per_minute,omitempty"`
+}
+
+func (l accountLimits) limits() model.Limits {
+	return model.Limits{RequestsPerSecond: l.RequestsPerSecond, ImportsInFlight: l.ImportsInFlight,
+		ImportRecordsPerMinute: l.ImportRecordsPerMinute}
 }
 
 func (it accountItem) account() model.Account {
@@ -37,7 +55,7 @@ func (it accountItem) account() model.Account {
 			ChurnRecognition: it.ChurnRecognition, ChurnWhenZeroMRR: it.ChurnWhenZeroMRR,
 			AutoChurnSubscription: it.AutoChurn, RefundHandling: it.RefundHandling,
 			ProximateMovementReclassification: it.Reclassification,
-		}}
+		}, Limits: it.limits()}
 }
 
 func newAccountItem(a model.Account) accountItem {
@@ -46,7 +64,9 @@ func newAccountItem(a model.Account) accountItem {
 		Currency: a.Currency, TimeZone: a.TimeZone, WeekStartOn: a.WeekStartOn, CreatedAt: a.CreatedAt,
 		ChurnRecognition: a.Settings.ChurnRecognition, ChurnWhenZeroMRR: a.Settings.ChurnWhenZeroMRR,
 		AutoChurn: a.Settings.AutoChurnSubscription, RefundHandling: a.Settings.RefundHandling,
-		Reclassification: a.Settings.ProximateMovementReclassification}
+		Reclassification: a.Settings.ProximateMovementReclassification,
+		accountLimits: accountLimits{RequestsPerSecond: a.Limits.RequestsPerSecond, ImportsInFlight: a.Limits.ImportsInFlight,
+			ImportRecordsPerMinute: a.Limits.ImportRecordsPerMinute}}
 }
 
 // CreateAccount stores a new account; ErrConflict if the id exists.
@@ -83,6 +103,67 @@ func (s *Store) UpdateSettings(ctx context.Context, accountID string, st model.S
 	return notFoundOnCondition(err)
 }
 
+// UpdateLimits replaces the account's limits (a zero limit is removed: the default),
+// then copies requests_per_second onto the lookup item of each unrevoked key, where the
+// authorizer reads it with the key (one read per key and minute). Nothing is
+// recomputed: the limits only bound requests and imports to come.
+func (s *Store) UpdateLimits(ctx context.Context, accountID string, l model.Limits) error {
+	err := s.setNumbers(ctx, keys.Account(accountID), map[string]int{"requests_per_second": l.RequestsPerSecond,
+		"imports_in_flight": l.ImportsInFlight, "import_records_per_minute": l.ImportRecordsPerMinute})
+	if err != nil {
+		return notFoundOnCondition(err)
+	}
+	apiKeys, err := s.ListAPIKeys(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	for _, k := range apiKeys {
+		if k.RevokedAt != nil {
+			continue
+		}
+		err := s.setNumbers(ctx, keys.APIKeyByHash(k.Hash), map[string]int{"requests_per_second": l.RequestsPerSecond})
+		if err != nil && !errors.Is(notFoundOnCondition(err), store.ErrNotFound) { // revoked meanwhile
+			return err
+		}
+	}
+	return nil
+}
+
+// setNumbers sets the positive numbers and removes the others, on an item that exists.
+func (s *Store) setNumbers(ctx context.Context, k keys.Key, numbers map[string]int) error {
+	var set, remove []string
+	values := map[string]types.AttributeValue{}
+	for name, v := range numbers {
+		if v > 0 {
+			set = append(set, name+" = :"+name)
+			values[":"+name] = &types.AttributeValueMemberN{Value: strconv.Itoa(v)}
+		} else {
+			remove = append(remove, name)
+		}
+	}
+	slices.Sort(set)
+	slices.Sort(remove)
+	var expr []string
+	if len(set) > 0 {
+		expr = append(expr, "SET "+strings.Join(set, ", "))
+	}
+	if len(remove) > 0 {
+		expr = append(expr, "REMOVE "+strings.Join(remove, ", "))
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:              &s.table,
+		Key:                    keyAttrs(k),
+		ConditionExpression:    aws.String("attribute_exists(PK)"),
+		UpdateExpression:       aws.String(strings.Join(expr, " ")),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	}
+	if len(values) > 0 {
+		in.ExpressionAttributeValues = values
+	}
+	_, err := s.db.UpdateItem(ctx, in)
+	return err
+}
+
 type apiKeyItem struct {
 	PK        string     `dynamodbav:"PK"`
 	SK        string     `dynamodbav:"SK"`
@@ -94,13 +175,16 @@ type apiKeyItem struct {
 	RevokedAt *time.Time `dynamodbav:"revoked_at,omitempty"`
 }
 
-// apiKeyLookupItem finds an unrevoked key's account from the key's hash.
+// apiKeyLookupItem finds an unrevoked key's account from the key's hash, with the
+// account's requests per second (a copy UpdateLimits keeps; absent: the default), so
+// the authorizer reads one item.
 type apiKeyLookupItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	ET        string `dynamodbav:"et"`
-	AccountID string `dynamodbav:"account_id"`
-	ID        string `dynamodbav:"id"`
+	PK                string `dynamodbav:"PK"`
+	SK                string `dynamodbav:"SK"`
+	ET                string `dynamodbav:"et"`
+	AccountID         string `dynamodbav:"account_id"`
+	ID                string `dynamodbav:"id"`
+	RequestsPerSecond int    `dynamodbav:"requests_per_second,omitempty"`
 }
 
 // CreateAPIKey stores the hash of a new key and returns the key's id: the lookup item
@@ -110,7 +194,12 @@ type apiKeyLookupItem struct {
 func (s *Store) CreateAPIKey(ctx context.Context, accountID, hash string) (string, error) {
 	id := uuid.NewString()
 	lk := keys.APIKeyByHash(hash)
-	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id}); err != nil {
+	var acc accountItem
+	if err := s.get(ctx, keys.Account(accountID), &acc); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id,
+		RequestsPerSecond: acc.RequestsPerSecond}); err != nil {
 		return "", err
 	}
 	k := keys.APIKey(accountID, id)
@@ -159,11 +248,18 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 
 // AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
 func (s *Store) AccountForKeyHash(ctx context.Context, hash string) (string, error) {
+	o, err := s.KeyOwner(ctx, hash)
+	return o.AccountID, err
+}
+
+// KeyOwner finds the account that owns an unrevoked key and its requests per second
+// (one consistent read).
+func (s *Store) KeyOwner(ctx context.Context, hash string) (store.KeyOwner, error) {
 	var it apiKeyLookupItem
 	if err := s.get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
-		return "", err
+		return store.KeyOwner{}, err
 	}
-	return it.AccountID, nil
+	return store.KeyOwner{AccountID: it.AccountID, RequestsPerSecond: it.RequestsPerSecond}, nil
 }
 
 type memberItem struct {

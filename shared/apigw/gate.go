@@ -1,0 +1,157 @@
+package apigw
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// AuthorizerRateKey is the key of the account's requests-per-second limit in the Lambda
+// authorizer's context, next to its id: the authorizer reads it with the key, so the
+// gate needs no read of its own.
+const AuthorizerRateKey = "requestsPerSecond"
+
+// RateLimitMessage is ChartMogul's message for a request past the account's rate.
+const RateLimitMessage = "Your request rate has exceeded our rate limit."
+
+// RequestCounter counts an account's requests in windows of one second
+// (store.LimitCounters).
+type RequestCounter interface {
+	CountRequest(ctx context.Context, accountID string, second int64) (int64, error)
+}
+
+// Gate limits each account to its requests per second before any handler runs: a
+// fixed window of one second per account, counted by one atomic write per request
+// (docs/architecture.md, "Limits per account").
+type Gate struct {
+	counter RequestCounter
+	now     func() time.Time
+
+	// seen is the highest count this process saw in each account's window of the
+	// current second: the count only grows, so a request whose limit it already passes
+	// is refused without another write (a noisy account's refusals then cost no write
+	// unit but the first in each process and second).
+	mu     sync.Mutex
+	second int64
+	seen   map[string]int64
+}
+
+// NewGate builds the gate on a counter and a clock.
+func NewGate(c RequestCounter, now func() time.Time) *Gate { return &Gate{counter: c, now: now} }
+
+// seenPast tells whether the account's window of second is known to be past limit.
+func (g *Gate) seenPast(account string, second int64, limit int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.second == second && g.seen[account] > int64(limit)
+}
+
+// remember keeps a refused window's count for the rest of its second.
+func (g *Gate) remember(account string, second, n int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.second != second {
+		g.second, g.seen = second, map[string]int64{}
+	}
+	g.seen[account] = max(g.seen[account], n)
+}
+
+// Throttled is a refusal for a rate or a quota: a 429 in the endpoint's family with a
+// Retry-After header. Handlers return it for the quotas of bulk work.
+type Throttled struct {
+	Err        *apperr.Error
+	RetryAfter time.Duration
+}
+
+func (t *Throttled) Error() string { return t.Err.Error() }
+
+func (t *Throttled) Unwrap() error { return t.Err }
+
+// TooManyRequests is a 429 with message, to be tried again after retryAfter.
+func TooManyRequests(message string, retryAfter time.Duration) *Throttled {
+	return &Throttled{Err: &apperr.Error{Status: http.StatusTooManyRequests, Message: message, Code: "rate_limit"},
+		RetryAfter: retryAfter}
+}
+
+// admit counts the request and returns the refusal when the account is past its rate;
+// nil admits it.
+func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGatewayV2HTTPRequest, account string) *Throttled {
+	if g == nil {
+		return nil
+	}
+	now := g.now()
+	second := now.Unix()
+	retry := time.Unix(second+1, 0).Sub(now)
+	limit := RateLimitFromEvent(ev)
+	if g.seenPast(account, second, limit) {
+		return TooManyRequests(RateLimitMessage, retry)
+	}
+	n, err := g.counter.CountRequest(ctx, account, second)
+	switch {
+	case errors.Is(err, store.ErrThrottled):
+		// DynamoDB throttles one item at about a thousand writes a second: the account
+		// is far past any limit.
+		g.remember(account, second, math.MaxInt64)
+		return TooManyRequests(RateLimitMessage, retry)
+	case err != nil:
+		// Fail open: the limiter protects capacity, and an outage of its counter must
+		// not take every account's API down with it; the handler's own reads and
+		// writes meet the same DynamoDB and fail on their own if it is really down.
+		log.ErrorContext(ctx, "rate limiter failed; request admitted", "account_id", account, "error", err.Error())
+		return nil
+	case n > int64(limit):
+		log.InfoContext(ctx, "rate limited", "account_id", account, "count", n)
+		g.remember(account, second, n)
+		return TooManyRequests(RateLimitMessage, retry)
+	}
+	return nil
+}
+
+// RateLimitFromEvent reads the account's requests per second from the authorizer's
+// context: a JSON number on AWS (float64 once decoded), any integer locally; the default
+// when absent or not positive.
+func RateLimitFromEvent(ev events.APIGatewayV2HTTPRequest) int {
+	if ev.RequestContext.Authorizer == nil {
+		return model.DefaultRequestsPerSecond
+	}
+	n := 0
+	switch v := ev.RequestContext.Authorizer.Lambda[AuthorizerRateKey].(type) {
+	case float64:
+		if v >= 1 && v <= math.MaxInt32 {
+			n = int(v)
+		}
+	case int:
+		n = v
+	case int64:
+		n = int(v)
+	case string:
+		n, _ = strconv.Atoi(v)
+	}
+	if n < 1 {
+		return model.DefaultRequestsPerSecond
+	}
+	return n
+}
+
+// retryAfter is the Retry-After header's value: whole seconds, at least one.
+func retryAfter(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+}
+
+// renderThrottled renders a refusal with its Retry-After header.
+func renderThrottled(t *Throttled, f apperr.Family) events.APIGatewayV2HTTPResponse {
+	resp := render(t.Err, f)
+	resp.Headers["Retry-After"] = retryAfter(t.RetryAfter)
+	return resp
+}
