@@ -78,6 +78,23 @@ func ReceiveCount(msg events.SQSMessage) int {
 type failedTail struct {
 	msgs []events.SQSMessage
 	err  error
+	soon bool // throttled (or cut short by the deadline): redeliver early
+}
+
+// settleTime is what an invocation keeps after its last attempt to report the batch
+// and ask for early redeliveries: an attempt still running then (the SDK's own retries
+// of a throttled request take up to half a minute) is cut short, so that the function
+// never runs into its timeout, which would fail the whole batch for the full visibility
+// timeout.
+const settleTime = 3 * time.Second
+
+// attemptContext bounds an attempt by the invocation's deadline less settleTime (when
+// the invocation has a deadline).
+func attemptContext(ctx context.Context, hasDeadline bool, deadline time.Time) (context.Context, context.CancelFunc) {
+	if !hasDeadline {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-settleTime))
 }
 
 // Handler builds the Lambda handler.
@@ -91,10 +108,16 @@ func (b Backoff) Handler(apply BatchFunc) Handler {
 		var gaveUp []failedTail
 		pending := ev.Records
 		for attempt := 1; len(pending) > 0; attempt++ {
-			failures := apply(context.WithValue(ctx, attemptKey{}, attempt), pending)
+			actx, cancel := attemptContext(context.WithValue(ctx, attemptKey{}, attempt), ok, deadline)
+			failures := apply(actx, pending)
+			cut := actx.Err() != nil && ctx.Err() == nil
+			cancel()
 			var throttled []failedTail
 			for _, t := range tails(pending, failures) {
-				if Throttled(t.err) {
+				// An attempt cut short for the deadline failed for want of time, not of
+				// the message: it comes back soon too.
+				t.soon = Throttled(t.err) || cut
+				if t.soon {
 					throttled = append(throttled, t)
 				} else {
 					gaveUp = append(gaveUp, t)
@@ -104,7 +127,7 @@ func (b Backoff) Handler(apply BatchFunc) Handler {
 				break
 			}
 			wait := b.wait(attempt)
-			if time.Until(deadline)-b.Margin < wait {
+			if cut || time.Until(deadline)-b.Margin < wait {
 				slog.WarnContext(ctx, "still throttled near the deadline; redelivering soon", "groups", len(throttled),
 					"attempts", attempt, "redelivery_delay", b.RedeliveryDelay.String())
 				gaveUp = append(gaveUp, throttled...)
@@ -136,13 +159,12 @@ func (b Backoff) settle(ctx context.Context, ev events.SQSEvent, gaveUp []failed
 		for _, m := range t.msgs {
 			failed[m.MessageId] = true
 		}
-		throttled := Throttled(t.err)
-		if throttled {
+		if t.soon {
 			soon = append(soon, t.msgs...)
 		}
 		first := t.msgs[0]
 		slog.ErrorContext(ctx, "message failed", "message_id", first.MessageId, "group", first.Attributes["MessageGroupId"],
-			"receive_count", ReceiveCount(first), "throttled", throttled, "error", t.err.Error(), "later_failed", len(t.msgs)-1)
+			"receive_count", ReceiveCount(first), "throttled", t.soon, "error", t.err.Error(), "later_failed", len(t.msgs)-1)
 		if b.DeadLetter != nil && b.MaxReceives > 0 && ReceiveCount(first) >= b.MaxReceives {
 			b.DeadLetter(ctx, first, t.err)
 		}

@@ -125,6 +125,17 @@ func TestBackoff(t *testing.T) {
 			calls:       [][]string{{"a1", "b1", "a2"}},
 			failed:      []string{"a1", "a2"},
 			redelivered: []string{"a1", "a2"}},
+		{name: "an attempt cut short by the deadline comes back soon, not marked failed", receives: 3, deadline: 2 * time.Second,
+			fail:        []map[string]error{{"a1": context.DeadlineExceeded}},
+			calls:       [][]string{{"a1", "b1", "a2"}},
+			failed:      []string{"a1", "a2"},
+			redelivered: []string{"a1", "a2"}},
+		{name: "throttled on the last receive until the deadline: dead-lettered, so marked failed", receives: 5, deadline: 2 * time.Second,
+			fail:        []map[string]error{{"a1": throttle}},
+			calls:       [][]string{{"a1", "a2"}},
+			failed:      []string{"a1", "a2"},
+			redelivered: []string{"a1", "a2"},
+			deadLetters: []string{"a1"}},
 		{name: "a non-throttle failure is not retried and waits out the visibility timeout", receives: 1, deadline: time.Minute,
 			fail:   []map[string]error{{"b1": boom}},
 			calls:  [][]string{{"a1", "b1", "a2", "b2"}},
@@ -145,7 +156,9 @@ func TestBackoff(t *testing.T) {
 			r := &redeliveries{}
 			var deadLetters []string
 			b := Backoff{MaxReceives: 5, Redeliver: r, FirstWait: time.Millisecond, MaxWait: 2 * time.Millisecond, Margin: 3 * time.Second,
-				DeadLetter: func(_ context.Context, msg events.SQSMessage, _ error) { deadLetters = append(deadLetters, msg.MessageId) }}
+				DeadLetter: func(_ context.Context, msg events.SQSMessage, _ error) {
+					deadLetters = append(deadLetters, msg.MessageId)
+				}}
 			ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
 			defer cancel()
 			ev := batch(tc.receives, tc.calls[0]...)
