@@ -111,6 +111,7 @@ func importUnderFaults(t *testing.T, inject *faults.Injector, hot func(account s
 	importAndWait(t, s, reference, customers, nil)
 	t.Logf("without faults: %d customers imported and recomputed in %v", customers, time.Since(start).Round(time.Millisecond))
 
+	receivedBefore := s.received()
 	inject.Start()
 	start = time.Now()
 	importAndWait(t, s, faulty, customers, func() {
@@ -120,7 +121,11 @@ func importUnderFaults(t *testing.T, inject *faults.Injector, hot func(account s
 	})
 	inject.Stop()
 	t.Logf("with faults: %d customers imported and recomputed in %v; %s", customers, time.Since(start).Round(time.Millisecond), inject.Summary())
-	t.Logf("messages received per queue: %v", s.received())
+	received := s.received()
+	for q, n := range receivedBefore {
+		received[q] -= n
+	}
+	t.Logf("messages received per queue with faults: %v (without: %v)", received, receivedBefore)
 
 	for _, dlq := range deadLetterQueues {
 		if n := queueLength(t, s, dlq); n != 0 {

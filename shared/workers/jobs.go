@@ -180,7 +180,7 @@ func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
 	wg.Go(func() {
 		parallel.For(len(others), len(others), func(k int) {
 			i := others[k]
-			errs[i] = runJob(ctx, d, decoded[i], msgs[i])
+			errs[i] = runJob(ctx, d, decoded[i])
 		})
 	})
 	wg.Wait()
@@ -188,7 +188,7 @@ func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
 }
 
 // runJob runs one job that is not a recomputation.
-func runJob(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessage) error {
+func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 	switch job.Type {
 	case jobs.PurgeDataSource:
 		return purgeDataSource(ctx, d, job)
