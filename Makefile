@@ -13,6 +13,7 @@
 #                go build, into bin/<folder>/bootstrap
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
 #   make fault-test  the import under injected DynamoDB faults at 1,000 customers
+#   make hot-partition-test  the import with one partition throttled for a minute
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -106,7 +107,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test hot-partition-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -330,6 +331,12 @@ endif
 fault-test: venv
 	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-1000} \
 	  $(GO) test -count=1 -timeout 60m -v -run '^TestImportUnderFaults$$' ./infra/local
+
+# A hot partition for a minute during an import (infra/local TestImportUnderHotPartition;
+# make test runs it with a 5-second window): every request touching it is throttled.
+hot-partition-test: venv
+	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-200} HOT_PARTITION_SECONDS=$${HOT_PARTITION_SECONDS:-60} \
+	  $(GO) test -count=1 -timeout 60m -v -run '^TestImportUnderHotPartition$$' ./infra/local
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \

@@ -20,6 +20,7 @@ import (
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/testkit/faults"
+	"github.com/subsight/subsight/shared/keys"
 )
 
 // faultRate is the share of DynamoDB request attempts that fail in TestImportUnderFaults.
@@ -37,6 +38,44 @@ const faultRate = 0.10
 //
 // make test runs it at 50 customers; make fault-test at 1,000 (FAULT_TEST_CUSTOMERS).
 func TestImportUnderFaults(t *testing.T) {
+	inject := faults.New(faultRate, 14)
+	importUnderFaults(t, inject, nil)
+	for _, k := range faults.Kinds {
+		if inject.Injected()[k] == 0 {
+			t.Errorf("no fault of kind %s was injected: the run proves nothing about it", k)
+		}
+	}
+}
+
+// TestImportUnderHotPartition imports as TestImportUnderFaults does while one partition
+// of the account is hot: every request touching it answers
+// ProvisionedThroughputExceededException for HOT_PARTITION_SECONDS (default 5; make
+// hot-partition-test: 60) from the moment the imports are sent (the API requests that
+// send them would fail with a 500 otherwise, as on AWS, and the test client does not
+// repeat a POST). The partition is the account's own (its item, data
+// sources, import records: read by every import batch) and the series read copy of
+// the whole account (written by every fold), the partitions a real import makes hot.
+// Every customer must apply, nothing may be dead-lettered, and the account must end as
+// the one imported without faults.
+func TestImportUnderHotPartition(t *testing.T) {
+	window := 5 * time.Second
+	if v, err := strconv.Atoi(os.Getenv("HOT_PARTITION_SECONDS")); err == nil && v > 0 {
+		window = time.Duration(v) * time.Second
+	}
+	inject := faults.New(0, 15)
+	importUnderFaults(t, inject, func(account string) {
+		hot := map[string]bool{keys.AccountPartition(account): true, keys.SeriesPartition(account, "all"): true}
+		inject.Hot(func(pk string) bool { return hot[pk] }, window)
+	})
+	if inject.Injected()[faults.HotPartition] == 0 {
+		t.Error("no request met the hot partition: the run proves nothing")
+	}
+}
+
+// importUnderFaults imports FAULT_TEST_CUSTOMERS customers into two accounts, the
+// second with inject on, and compares; hot, if set, is called with the second account
+// once its imports are sent.
+func importUnderFaults(t *testing.T, inject *faults.Injector, hot func(account string)) {
 	customers := 50
 	if v, err := strconv.Atoi(os.Getenv("FAULT_TEST_CUSTOMERS")); err == nil && v > 0 {
 		customers = v
@@ -46,7 +85,6 @@ func TestImportUnderFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inject := faults.New(faultRate, 14)
 	attach := func(cfg *aws.Config) {
 		inject.Attach(cfg)
 		// The SDK's own retry policy, with its backoff capped at 50 ms instead of 20 s:
@@ -70,19 +108,24 @@ func TestImportUnderFaults(t *testing.T) {
 	faulty := &benchClient{base: s.baseURL, key: faultyKey}
 
 	start := time.Now()
-	importAndWait(t, s, reference, customers)
+	importAndWait(t, s, reference, customers, nil)
 	t.Logf("without faults: %d customers imported and recomputed in %v", customers, time.Since(start).Round(time.Millisecond))
 
+	receivedBefore := s.received()
 	inject.Start()
 	start = time.Now()
-	importAndWait(t, s, faulty, customers)
+	importAndWait(t, s, faulty, customers, func() {
+		if hot != nil {
+			hot(faultyAccount)
+		}
+	})
 	inject.Stop()
 	t.Logf("with faults: %d customers imported and recomputed in %v; %s", customers, time.Since(start).Round(time.Millisecond), inject.Summary())
-	for _, k := range faults.Kinds {
-		if inject.Injected()[k] == 0 {
-			t.Errorf("no fault of kind %s was injected: the run proves nothing about it", k)
-		}
+	received := s.received()
+	for q, n := range receivedBefore {
+		received[q] -= n
 	}
+	t.Logf("messages received per queue with faults: %v (without: %v)", received, receivedBefore)
 
 	for _, dlq := range deadLetterQueues {
 		if n := queueLength(t, s, dlq); n != 0 {
@@ -138,8 +181,8 @@ func TestImportUnderFaults(t *testing.T) {
 // importAndWait sends the benchmark's payload of n customers in json_imports of
 // importBenchChunk and waits until each is completed and the jobs queue is empty. A
 // status request that fails on the server (a fault the handler could not absorb) is
-// repeated, as a client would.
-func importAndWait(t *testing.T, s *stack, c *benchClient, n int) {
+// repeated, as a client would. posted, if set, is called once the imports are sent.
+func importAndWait(t *testing.T, s *stack, c *benchClient, n int, posted func()) {
 	var ds struct {
 		UUID string `json:"uuid"`
 	}
@@ -151,6 +194,9 @@ func importAndWait(t *testing.T, s *stack, c *benchClient, n int) {
 		}
 		c.do(t, "POST", "/v1/data_sources/"+ds.UUID+"/json_imports", importBenchPayload(fmt.Sprintf("faults-%d", first), first, min(importBenchChunk, n-first)), &imp)
 		ids = append(ids, imp.ExternalID)
+	}
+	if posted != nil {
+		posted()
 	}
 	for _, id := range ids {
 		for {

@@ -35,13 +35,26 @@ type poller struct {
 	// retryDelay is how long failed messages stay in flight before they are
 	// released; on AWS it is the queue's visibility timeout (minutes).
 	retryDelay time.Duration
-	wait       int32 // long-poll seconds
+	// early holds the shorter delays the worker asked for (throttled messages).
+	early *earlyReleases
+	wait  int32 // long-poll seconds
 
 	releases sync.WaitGroup
 	// shortUntil (unix nanoseconds) switches to short polling while failed messages
 	// wait for their release: moto's long poll does not wake up for messages that
 	// become visible again, so each retry would otherwise wait out a long poll.
 	shortUntil atomic.Int64
+	// received counts the messages received (each receive of a message once).
+	received atomic.Int64
+}
+
+// received sums the messages the stack's pollers received, per queue.
+func (s *stack) received() map[string]int64 {
+	out := map[string]int64{}
+	for _, p := range s.pollers {
+		out[p.queue] += p.received.Load()
+	}
+	return out
 }
 
 // run polls until ctx ends. Errors of the emulator are logged and retried, as
@@ -83,6 +96,7 @@ func (p *poller) pollOnce(ctx context.Context) (int, error) {
 	if len(out.Messages) == 0 {
 		return 0, nil
 	}
+	p.received.Add(int64(len(out.Messages)))
 	ev := lambdaevents.SQS(out.Messages, p.queueARN, p.region)
 	failed := p.invoke(ctx, ev)
 
@@ -104,7 +118,17 @@ func (p *poller) pollOnce(ctx context.Context) (int, error) {
 		// Poll briefly instead of long-polling until the released messages are
 		// back, or the next long poll would add up to its whole wait to each retry.
 		p.shortUntil.Store(time.Now().Add(p.retryDelay + time.Second).UnixNano())
-		p.releaseLater(ctx, bad)
+		byDelay := map[time.Duration][]types.Message{}
+		for _, m := range bad {
+			d := p.retryDelay
+			if early, ok := p.early.take(aws.ToString(m.MessageId)); ok && early < d {
+				d = early
+			}
+			byDelay[d] = append(byDelay[d], m)
+		}
+		for d, ms := range byDelay {
+			p.releaseLater(ctx, ms, d)
+		}
 	}
 	slog.Debug("batch done", "function", p.function, "received", len(out.Messages), "failed", len(bad))
 	return len(out.Messages), nil
@@ -171,19 +195,21 @@ func (p *poller) deleteAll(ctx context.Context, ms []types.Message) error {
 	return nil
 }
 
-// releaseLater keeps failed messages in flight for retryDelay and then makes them
-// visible with visibility timeout 0. Setting the timeout to retryDelay directly
+// releaseLater keeps failed messages in flight for delay and then makes them
+// visible with visibility timeout 0. Setting the timeout to delay directly
 // would be simpler, but moto then redelivers a group's messages out of order
 // (docs/local-stack.md, TestMotoBugFIFOReorderAfterVisibilityTimeout); releasing
-// with 0 keeps the order. The group stays locked meanwhile, as on AWS.
-func (p *poller) releaseLater(ctx context.Context, ms []types.Message) {
+// with 0 keeps the order. The group stays locked meanwhile, as on AWS. A group's
+// failed messages of one batch share their delay (sqsworker.Backoff asks for the
+// early redelivery of a group's whole failed tail), so they come back together.
+func (p *poller) releaseLater(ctx context.Context, ms []types.Message, delay time.Duration) {
 	p.releases.Add(1)
 	go func() {
 		defer p.releases.Done()
 		select {
 		case <-ctx.Done():
 			return // shutting down: the emulator goes away with us
-		case <-time.After(p.retryDelay):
+		case <-time.After(delay):
 		}
 		var entries []types.ChangeMessageVisibilityBatchRequestEntry
 		for i, m := range ms {
@@ -200,6 +226,32 @@ func (p *poller) releaseLater(ctx context.Context, ms []types.Message) {
 			slog.Warn("release of failed messages", "function", p.function, "error", err.Error())
 		}
 	}()
+}
+
+// earlyReleases is the local stack's sqsworker.Redeliverer: it notes the delay a worker
+// asks for, and the poller that invoked the worker releases the messages after it (if
+// shorter than its retry delay) as it releases every failed message, by visibility 0.
+// The worker's own ChangeMessageVisibility would let the messages time out in moto,
+// which reorders a group (releaseLater).
+type earlyReleases struct{ delays sync.Map } // message id -> time.Duration
+
+func (e *earlyReleases) Redeliver(_ context.Context, msgs []events.SQSMessage, delay time.Duration) error {
+	for _, m := range msgs {
+		e.delays.Store(m.MessageId, delay)
+	}
+	return nil
+}
+
+// take returns and forgets the delay asked for the message.
+func (e *earlyReleases) take(messageID string) (time.Duration, bool) {
+	if e == nil {
+		return 0, false
+	}
+	v, ok := e.delays.LoadAndDelete(messageID)
+	if !ok {
+		return 0, false
+	}
+	return v.(time.Duration), true
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -349,6 +349,7 @@ func identityHeaders(tpl *samtemplate.Template, function string) []string {
 
 func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resources, o options) ([]*poller, error) {
 	var out []*poller
+	early := &earlyReleases{}
 	for _, m := range tpl.SQSMappings() {
 		if !m.Enabled {
 			continue
@@ -364,11 +365,13 @@ func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resourc
 		// Each poller gets its own handler, as each concurrent batch on AWS runs in
 		// its own function instance.
 		for range concurrentBatches(m, o.pollers) {
+			w := d.Workers()
+			w.Redeliver = early
 			out = append(out, &poller{
 				sqs: d.Clients.SQS, queueURL: q.URL, queueARN: q.ARN, queue: m.Queue, region: res.Region,
 				function: m.Function, batchSize: m.BatchSize, reportFailures: m.ReportBatchItemFailures,
-				handler: build(d.Workers()), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
-				retryDelay: o.retryDelay, wait: 1,
+				handler: build(w), timeout: time.Duration(tpl.Functions[m.Function].Timeout) * time.Second,
+				retryDelay: o.retryDelay, early: early, wait: 1,
 			})
 		}
 	}

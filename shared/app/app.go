@@ -21,6 +21,7 @@ import (
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store/dynamo"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -44,12 +45,18 @@ type Deps struct {
 }
 
 // FromEnv loads configuration and AWS clients from the environment (Lambda's way).
-func FromEnv(ctx context.Context) (*Deps, error) {
+func FromEnv(ctx context.Context) (*Deps, error) { return fromEnv(ctx, awsclients.Load) }
+
+// WorkerFromEnv is FromEnv for a queue worker or scheduled function: its DynamoDB client
+// waits longer for capacity (awsclients.LoadWorker).
+func WorkerFromEnv(ctx context.Context) (*Deps, error) { return fromEnv(ctx, awsclients.LoadWorker) }
+
+func fromEnv(ctx context.Context, load func(context.Context) (awsclients.Clients, error)) (*Deps, error) {
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return nil, err
 	}
-	clients, err := awsclients.Load(ctx)
+	clients, err := load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +100,8 @@ func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
+	c := d.Config
 	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
-		Files: d.Files, Now: d.Now}
+		Files: d.Files, Now: d.Now,
+		Redeliver: sqsworker.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL)}
 }

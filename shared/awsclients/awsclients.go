@@ -6,8 +6,10 @@ package awsclients
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -32,9 +34,52 @@ func Load(ctx context.Context) (Clients, error) {
 	return New(cfg), nil
 }
 
-// New builds the clients from a loaded configuration.
+// LoadWorker is Load for the queue workers: their DynamoDB client waits longer for
+// capacity (WorkerRetries).
+func LoadWorker(ctx context.Context) (Clients, error) {
+	c, err := Load(ctx)
+	if err == nil {
+		c.DynamoDB = dynamodb.NewFromConfig(c.Config, RetryConflicts, WorkerRetries(c.Config))
+	}
+	return c, err
+}
+
+// New builds the clients from a loaded configuration. The DynamoDB client keeps the
+// SDK's standard retries (a few attempts, about a second of back-off): an API function answers within API Gateway's
+// 29 seconds, and its callers retry a 429 or 5xx themselves.
 func New(cfg aws.Config) Clients {
 	return Clients{Config: cfg, DynamoDB: dynamodb.NewFromConfig(cfg, RetryConflicts), SQS: sqs.NewFromConfig(cfg)}
+}
+
+// Worker retry settings (WorkerRetries).
+const (
+	WorkerMaxAttempts = 8
+	WorkerMaxBackoff  = 5 * time.Second
+)
+
+// WorkerRetries gives a worker's DynamoDB client the SDK's adaptive retry mode: up to
+// WorkerMaxAttempts attempts with back-off up to WorkerMaxBackoff, and a client-side
+// rate limit that slows every request of the process while DynamoDB throttles, so
+// that a throttled worker eases the pressure instead of adding to it. The retry quota
+// (a token bucket that stops retries once many failed) is off: throttling is the case
+// where retries must go on, within the invocation's deadline. What the SDK gives up on
+// is retried by the worker (sqsworker.Backoff). A retryer set on the configuration
+// (tests cap the back-off) is kept. Set on the client, not through the HTTP client,
+// so it holds whether or not AWS_CA_BUNDLE made LoadDefaultConfig build one.
+func WorkerRetries(cfg aws.Config) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		if cfg.Retryer != nil {
+			return
+		}
+		adaptive := retry.NewAdaptiveMode(func(a *retry.AdaptiveModeOptions) {
+			a.StandardOptions = append(a.StandardOptions, func(s *retry.StandardOptions) {
+				s.MaxAttempts = WorkerMaxAttempts
+				s.MaxBackoff = WorkerMaxBackoff
+				s.RateLimiter = ratelimit.None
+			})
+		})
+		o.Retryer = retry.AddWithErrorCodes(adaptive, "TransactionConflictException")
+	}
 }
 
 // RetryConflicts makes a DynamoDB client retry, like throttling, a single write

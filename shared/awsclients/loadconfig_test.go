@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -153,5 +154,35 @@ func TestEmptyEndpointVariableIsIgnored(t *testing.T) {
 	}
 	if S3(cfg).Options().UsePathStyle {
 		t.Error("S3 uses path-style addressing, as for an emulator")
+	}
+}
+
+// TestWorkerRetries: a worker's DynamoDB client retries in the adaptive mode with more
+// attempts, as on Lambda (no AWS_CA_BUNDLE); the API functions' client keeps the
+// SDK's default; a configuration's own retryer wins.
+func TestWorkerRetries(t *testing.T) {
+	lambdaLikeEnv(t, "http://127.0.0.1:1")
+	cfg, err := LoadConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkDefault := dynamodb.NewFromConfig(cfg).Options().Retryer.MaxAttempts()
+	withOwn := cfg.Copy()
+	withOwn.Retryer = func() aws.Retryer { return retry.NewStandard() }
+	tests := []struct {
+		name         string
+		client       *dynamodb.Client
+		wantAttempts int
+	}{
+		{"API", New(cfg).DynamoDB, sdkDefault},
+		{"worker", dynamodb.NewFromConfig(cfg, RetryConflicts, WorkerRetries(cfg)), WorkerMaxAttempts},
+		{"worker with the configuration's retryer", dynamodb.NewFromConfig(withOwn, RetryConflicts, WorkerRetries(withOwn)), retry.DefaultMaxAttempts},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.client.Options().Retryer.MaxAttempts(); got != tc.wantAttempts {
+				t.Errorf("MaxAttempts = %d, want %d", got, tc.wantAttempts)
+			}
+		})
 	}
 }

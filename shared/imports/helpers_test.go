@@ -41,7 +41,7 @@ func setup(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	p := *env.Deps.Imports // the tests change AfterWrite
-	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportWith(&p, 5)}
+	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportWith(&p, 20)}
 }
 
 func (f *fixture) accept(t *testing.T, payload map[string]any) model.Import {

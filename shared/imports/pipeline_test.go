@@ -165,10 +165,10 @@ func TestImportThroughTheQueueDeadLetter(t *testing.T) {
 	f := setup(t)
 	f.p.AfterWrite = func(string) error { return errors.New("always failing") }
 	imp := f.accept(t, payload("dlq2", 1, 1, 1000))
-	for range 5 { // maxReceiveCount in template.yaml
+	for range 20 { // maxReceiveCount in template.yaml
 		f.drainOnce(t)
 	}
-	if n, _ := f.drainOnce(t); n != 0 { // the 6th receive moves it to the DLQ instead
+	if n, _ := f.drainOnce(t); n != 0 { // the next receive moves it to the DLQ instead
 		t.Fatalf("message still delivered after maxReceiveCount")
 	}
 	out, err := f.env.Deps.Clients.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(f.env.ImportDLQURL)})

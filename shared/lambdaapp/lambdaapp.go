@@ -20,9 +20,9 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-func deps() *app.Deps {
+func deps(load func(context.Context) (*app.Deps, error)) *app.Deps {
 	slog.SetDefault(lambdacontext.NewLogger())
-	d, err := app.FromEnv(context.Background())
+	d, err := load(context.Background())
 	if err != nil {
 		slog.Error("start-up failed", "error", err.Error())
 		os.Exit(1)
@@ -32,23 +32,23 @@ func deps() *app.Deps {
 
 // API starts an HTTP API operation.
 func API(build func(*api.Deps) apigw.Endpoint) {
-	d := deps()
+	d := deps(app.FromEnv)
 	lambda.Start(apigw.Wrap(build(d.API()), d.Gate()))
 }
 
 // Worker starts an SQS worker.
 func Worker(build func(*workers.Deps) sqsworker.Handler) {
-	lambda.Start(build(deps().Workers()))
+	lambda.Start(build(deps(app.WorkerFromEnv).Workers()))
 }
 
 // Scheduled starts a function invoked by a schedule (the event carries nothing it uses).
 func Scheduled(build func(*workers.Deps) func(context.Context) error) {
-	lambda.Start(build(deps().Workers()))
+	lambda.Start(build(deps(app.WorkerFromEnv).Workers()))
 }
 
 // Authorizer starts the HTTP API authorizer.
 func Authorizer(build func(store.KeyResolver) auth.AuthorizerHandler) {
-	lambda.Start(build(deps().Store))
+	lambda.Start(build(deps(app.FromEnv).Store))
 }
 
 // Public starts a handler of a route without the authorizer that needs none of the

@@ -58,10 +58,11 @@ var backgroundFunctions = []Function{
 }
 
 // receive is what Lambda's event source needs of the queue a worker reads (SAM's
-// AWSLambdaSQSQueueExecutionRole, on that queue only).
+// AWSLambdaSQSQueueExecutionRole, on that queue only), and ChangeMessageVisibility, with
+// which the worker brings a throttled message back within seconds (sqsworker.Backoff).
 func receive(queue string) Access {
 	return Access{{Name: "Receive" + strings.TrimSuffix(queue, "Queue"), Resources: []string{queue},
-		Actions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}}}
+		Actions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"}}}
 }
 
 // Needs is everything the function's role must grant: its Access and, for a worker, the

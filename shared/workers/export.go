@@ -6,10 +6,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/activityview"
@@ -25,8 +24,8 @@ const exportPageSize = 200
 // with the export's filter (as GET /v1/activities does, one Query a page of 200),
 // writes them as CSV to the bucket (blobs.ExportKey) and marks the export succeeded.
 // A finished export is left as it is, so a redelivered job changes nothing; on the
-// last attempt before the dead-letter queue the export is marked failed.
-func exportActivities(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessage) error {
+// last receive before the dead-letter queue the export is marked failed (Jobs).
+func exportActivities(ctx context.Context, d *Deps, job jobs.Message) error {
 	e, err := d.Store.GetActivitiesExport(ctx, job.AccountID, job.ExportID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && e.Status != model.ExportPending) {
 		return nil
@@ -34,13 +33,19 @@ func exportActivities(ctx context.Context, d *Deps, job jobs.Message, msg events
 	if err != nil {
 		return err
 	}
-	if err = writeExport(ctx, d, &e); err != nil && receiveCount(msg) >= maxReceiveCount() {
+	return writeExport(ctx, d, &e)
+}
+
+// failExport marks a pending export failed (its job goes to the dead-letter queue).
+func failExport(ctx context.Context, d *Deps, job jobs.Message) {
+	e, err := d.Store.GetActivitiesExport(ctx, job.AccountID, job.ExportID)
+	if err == nil && e.Status == model.ExportPending {
 		e.Status, e.UpdatedAt = model.ExportFailed, d.Now()
-		if ferr := d.Store.FinishActivitiesExport(ctx, e); ferr != nil && !errors.Is(ferr, store.ErrConflict) {
-			return errors.Join(err, ferr)
-		}
+		err = d.Store.FinishActivitiesExport(ctx, e)
 	}
-	return err
+	if err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+		slog.ErrorContext(ctx, "could not mark the export failed", "account_id", job.AccountID, "export_id", job.ExportID, "error", err.Error())
+	}
 }
 
 func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error {

@@ -13,13 +13,14 @@ import (
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 
-// defaultMaxReceiveCount is the ImportQueue's redrive maxReceiveCount in
+// defaultMaxReceiveCount is the worker queues' redrive maxReceiveCount in
 // template.yaml; IMPORT_MAX_RECEIVE_COUNT overrides it.
-const defaultMaxReceiveCount = 5
+const defaultMaxReceiveCount = 20
 
 // Import runs the import queue: one message per customer of a json_imports batch.
+// Throttled customers wait for capacity and come back soon (sqsworker.Backoff).
 func Import(d *Deps) sqsworker.Handler {
-	return ImportWith(d.Imports, maxReceiveCount())
+	return importBackoff(d.Imports, maxReceiveCount(), d.Redeliver).Handler(applyImports(d.Imports))
 }
 
 func maxReceiveCount() int {
@@ -29,18 +30,42 @@ func maxReceiveCount() int {
 	return defaultMaxReceiveCount
 }
 
-// ImportWith is Import on a given pipeline (tests inject failures through it).
+// ImportWith is Import on a given pipeline without early redelivery (tests inject
+// failures through it).
+func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
+	return importBackoff(p, maxReceives, nil).Handler(applyImports(p))
+}
+
+// importBackoff marks a customer failed in its import on the last receive before the
+// dead-letter queue, which is how the status shows a message that went there.
+func importBackoff(p *imports.Pipeline, maxReceives int, redeliver sqsworker.Redeliverer) sqsworker.Backoff {
+	return sqsworker.Backoff{MaxReceives: maxReceives, Redeliver: redeliver,
+		AccountOf: func(msg events.SQSMessage) string {
+			m, _ := imports.DecodeMessage(msg.Body)
+			return m.AccountID
+		},
+		DeadLetter: func(ctx context.Context, msg events.SQSMessage, _ error) {
+			m, err := imports.DecodeMessage(msg.Body)
+			if err != nil {
+				return // nothing to mark: it goes to the dead-letter queue as it is
+			}
+			if err := p.MarkFailed(ctx, m); err != nil {
+				slog.ErrorContext(ctx, "could not mark the customer failed", "account_id", m.AccountID, "error", logsafe.Text(err.Error()))
+			}
+		}}
+}
+
+// applyImports applies a batch of the import queue.
 //
 // The batch is applied in rounds: round k holds the k-th message of every customer
 // (message group) of the batch, so a customer's records apply in order while the
 // customers of a round share their reads and writes (imports.Pipeline.ApplyMessages).
 // The first failure of a customer fails its later messages too, and one failing
-// customer does not hold the others back. On the last attempt before the
-// dead-letter queue the customer is marked failed in the import status, which is
-// how the status shows a message that went to the DLQ.
-func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
-	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		groups := sqsworker.Groups(ev.Records)
+// customer does not hold the others back.
+func applyImports(p *imports.Pipeline) sqsworker.BatchFunc {
+	return func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
+		failures := sqsworker.Failures{}
+		groups := sqsworker.Groups(records)
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
 			failedAt[gi] = len(g)
@@ -56,11 +81,13 @@ func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 				m, err := imports.DecodeMessage(msg.Body)
 				if err != nil {
 					// Nothing to mark: it goes to the dead-letter queue as it is.
-					logImportFailure(ctx, "", msg, err, len(g)-round-1)
+					failures[msg.MessageId] = err
 					failedAt[gi] = round
 					continue
 				}
-				batch = append(batch, imports.Delivery{Message: m, Redelivered: receiveCount(msg) > 1})
+				// A second attempt within the invocation may meet its first one's writes.
+				redelivered := sqsworker.ReceiveCount(msg) > 1 || sqsworker.Attempt(ctx) > 1
+				batch = append(batch, imports.Delivery{Message: m, Redelivered: redelivered})
 				from = append(from, gi)
 			}
 			if len(batch) == 0 {
@@ -74,25 +101,10 @@ func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
 						"import_id", batch[i].ImportID, "customer_external_id", batch[i].CustomerExternalID)
 					continue
 				}
-				logImportFailure(ctx, batch[i].AccountID, msg, err, len(groups[gi])-round-1)
+				failures[msg.MessageId] = err
 				failedAt[gi] = round
-				if receiveCount(msg) >= maxReceives {
-					if merr := p.MarkFailed(ctx, batch[i].Message); merr != nil {
-						slog.ErrorContext(ctx, "could not mark the customer failed", "account_id", batch[i].AccountID, "error", logsafe.Text(merr.Error()))
-					}
-				}
 			}
 		}
-		return sqsworker.FailedFrom(groups, failedAt), nil
+		return failures
 	}
-}
-
-func receiveCount(msg events.SQSMessage) int {
-	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
-	return n
-}
-
-func logImportFailure(ctx context.Context, accountID string, msg events.SQSMessage, err error, laterInGroup int) {
-	slog.ErrorContext(ctx, "import message failed", "account_id", accountID, "message_id", msg.MessageId,
-		"receive_count", msg.Attributes["ApproximateReceiveCount"], "error", logsafe.Text(err.Error()), "later_failed", laterInGroup)
 }

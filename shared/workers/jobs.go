@@ -49,7 +49,10 @@ type Deps struct {
 	Imports    *imports.Pipeline
 	// Files are the activities exports' files.
 	Files Files
-	Now   func() time.Time
+	// Redeliver brings throttled messages back within seconds (nil: after the queues'
+	// visibility timeout).
+	Redeliver sqsworker.Redeliverer
+	Now       func() time.Time
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
@@ -76,15 +79,29 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 // the batch, so one customer's (or account's) jobs run in order while the
 // recomputations of a round run together (recompute.Recomputer.Customers: shared reads,
 // one series write). The first failure of a group fails its later messages too; the
-// other groups go on. Messages without a group (tests) are one group.
+// other groups go on. Messages without a group (tests) are one group. Throttled jobs
+// wait for capacity and come back soon (sqsworker.Backoff); an activities export is
+// marked failed on its last receive.
 func Jobs(d *Deps) sqsworker.Handler {
-	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		groups := sqsworker.Groups(ev.Records)
+	b := sqsworker.Backoff{MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver,
+		AccountOf: func(msg events.SQSMessage) string {
+			job, _ := jobs.Decode(msg.Body)
+			return job.AccountID
+		},
+		DeadLetter: func(ctx context.Context, msg events.SQSMessage, _ error) {
+			if job, err := jobs.Decode(msg.Body); err == nil && job.Type == jobs.ExportActivities {
+				failExport(ctx, d, job)
+			}
+		}}
+	return b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
+		failures := sqsworker.Failures{}
+		groups := sqsworker.Groups(records)
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
 			failedAt[gi] = len(g)
 			if handled, err := fold(ctx, d, g); err != nil {
-				failedAt[gi] = 0 // every fold of the group is retried
+				failures[g[0].MessageId] = err // every fold of the group is retried
+				failedAt[gi] = 0
 			} else if handled {
 				groups[gi], failedAt[gi] = nil, 0
 			}
@@ -102,15 +119,13 @@ func Jobs(d *Deps) sqsworker.Handler {
 			}
 			for i, err := range runRound(ctx, d, msgs) {
 				if err != nil {
-					gi := from[i]
-					slog.ErrorContext(ctx, "message failed", "message_id", msgs[i].MessageId, "group", msgs[i].Attributes["MessageGroupId"],
-						"error", logsafe.Text(err.Error()), "later_failed", len(groups[gi])-round-1)
-					failedAt[gi] = round
+					failures[msgs[i].MessageId] = err
+					failedAt[from[i]] = round
 				}
 			}
 		}
-		return sqsworker.FailedFrom(groups, failedAt), nil
-	}
+		return failures
+	})
 }
 
 // fold runs a group of fold jobs (an account's) as one fold: folds may run in any
@@ -170,7 +185,7 @@ func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
 	wg.Go(func() {
 		parallel.For(len(others), len(others), func(k int) {
 			i := others[k]
-			errs[i] = runJob(ctx, d, decoded[i], msgs[i])
+			errs[i] = runJob(ctx, d, decoded[i])
 		})
 	})
 	wg.Wait()
@@ -178,7 +193,7 @@ func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
 }
 
 // runJob runs one job that is not a recomputation.
-func runJob(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessage) error {
+func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 	switch job.Type {
 	case jobs.PurgeDataSource:
 		return purgeDataSource(ctx, d, job)
@@ -189,7 +204,7 @@ func runJob(ctx context.Context, d *Deps, job jobs.Message, msg events.SQSMessag
 	case jobs.UnmergeCustomer:
 		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 	case jobs.ExportActivities:
-		return exportActivities(ctx, d, job, msg)
+		return exportActivities(ctx, d, job)
 	default:
 		return fmt.Errorf("jobs: unknown job type %q", job.Type)
 	}

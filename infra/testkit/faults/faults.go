@@ -15,10 +15,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
@@ -49,12 +51,29 @@ type Injector struct {
 	rnd      *rand.Rand
 	injected map[string]int
 	requests int
+
+	hot      func(pk string) bool // nil: no hot partition
+	hotUntil time.Time
 }
 
 // New returns an injector failing rate (0–1) of the requests, drawn from seed.
 func New(rate float64, seed uint64) *Injector {
 	return &Injector{rate: rate, rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), injected: map[string]int{}}
 }
+
+// Hot adds a hot partition: from now on, for window, while the injector is on, every attempt of every request
+// that touches a partition key value for which match is true (a key of its item or
+// items, or the key value of a Query of the table) fails with
+// ProvisionedThroughputExceededException, as DynamoDB answers while one partition
+// takes more than its share. Counted as kind HotPartition.
+func (f *Injector) Hot(match func(pk string) bool, window time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hot, f.hotUntil = match, time.Now().Add(window)
+}
+
+// HotPartition is the kind of the faults of a hot partition (Hot).
+const HotPartition = "hot partition"
 
 // Start and Stop switch injection on and off (set-up and checks run without faults).
 func (f *Injector) Start() { f.on.Store(true) }
@@ -89,12 +108,21 @@ func (f *Injector) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, in[k]))
 		total += in[k]
 	}
+	if n := in[HotPartition]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s=%d", HotPartition, n))
+		total += n
+	}
 	return fmt.Sprintf("%d faults in %d DynamoDB request attempts (%s)", total, f.Requests(), strings.Join(parts, ", "))
 }
 
 // Attach makes every client built from cfg afterwards go through the injector.
 func (f *Injector) Attach(cfg *aws.Config) {
 	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+		// The operation's input is seen only before serialisation: note there whether
+		// the request touches the hot partition.
+		if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("faults-hot", f.noteHot), middleware.After); err != nil {
+			return err
+		}
 		mw := middleware.FinalizeMiddlewareFunc("faults", f.handle)
 		// Inside the retry loop: every attempt may fail, and the SDK retries as on AWS.
 		if err := stack.Finalize.Insert(mw, "Retry", middleware.After); err != nil {
@@ -129,6 +157,10 @@ func (f *Injector) handle(ctx context.Context, in middleware.FinalizeInput, next
 		return next.HandleFinalize(ctx, in)
 	}
 	op := awsmiddleware.GetOperationName(ctx)
+	if hot, _ := ctx.Value(hotKey{}).(bool); hot && f.hotNow() {
+		return middleware.FinalizeOutput{}, middleware.Metadata{}, &types.ProvisionedThroughputExceededException{
+			Message: aws.String("The level of configured provisioned throughput for the table was exceeded (injected: hot partition)")}
+	}
 	kind := f.draw(op)
 	switch kind {
 	case "":
@@ -164,6 +196,94 @@ func (f *Injector) handle(ctx context.Context, in middleware.FinalizeInput, next
 			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: status, Header: http.Header{}}},
 			Err:      errors.New("injected " + kind)}}
 	}
+}
+
+type hotKey struct{}
+
+func (f *Injector) noteHot(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+	middleware.InitializeOutput, middleware.Metadata, error) {
+	f.mu.Lock()
+	match := f.hot
+	f.mu.Unlock()
+	if match != nil && f.on.Load() && touches(in.Parameters, match) {
+		ctx = context.WithValue(ctx, hotKey{}, true)
+	}
+	return next.HandleInitialize(ctx, in)
+}
+
+// hotNow counts an attempt on the hot partition and reports whether it fails.
+func (f *Injector) hotNow() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if time.Now().After(f.hotUntil) {
+		return false
+	}
+	f.requests++
+	f.injected[HotPartition]++
+	return true
+}
+
+// touches reports whether a DynamoDB operation's input reads or writes a partition key
+// value that match accepts.
+func touches(params any, match func(string) bool) bool {
+	var keys []map[string]types.AttributeValue
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		keys = append(keys, in.Key)
+	case *dynamodb.PutItemInput:
+		keys = append(keys, in.Item)
+	case *dynamodb.UpdateItemInput:
+		keys = append(keys, in.Key)
+	case *dynamodb.DeleteItemInput:
+		keys = append(keys, in.Key)
+	case *dynamodb.QueryInput:
+		if in.IndexName == nil {
+			keys = append(keys, in.ExpressionAttributeValues)
+		}
+	case *dynamodb.BatchGetItemInput:
+		for _, r := range in.RequestItems {
+			keys = append(keys, r.Keys...)
+		}
+	case *dynamodb.BatchWriteItemInput:
+		for _, rs := range in.RequestItems {
+			for _, r := range rs {
+				if r.PutRequest != nil {
+					keys = append(keys, r.PutRequest.Item)
+				}
+				if r.DeleteRequest != nil {
+					keys = append(keys, r.DeleteRequest.Key)
+				}
+			}
+		}
+	case *dynamodb.TransactGetItemsInput:
+		for _, it := range in.TransactItems {
+			if it.Get != nil {
+				keys = append(keys, it.Get.Key)
+			}
+		}
+	case *dynamodb.TransactWriteItemsInput:
+		for _, it := range in.TransactItems {
+			switch {
+			case it.Put != nil:
+				keys = append(keys, it.Put.Item)
+			case it.Update != nil:
+				keys = append(keys, it.Update.Key)
+			case it.Delete != nil:
+				keys = append(keys, it.Delete.Key)
+			case it.ConditionCheck != nil:
+				keys = append(keys, it.ConditionCheck.Key)
+			}
+		}
+	}
+	for _, k := range keys {
+		for name, v := range k {
+			// The table's partition key, or a Query's value for it.
+			if s, ok := v.(*types.AttributeValueMemberS); ok && (name == "PK" || strings.HasPrefix(name, ":")) && match(s.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // timeoutError is a network read that timed out.

@@ -1,0 +1,208 @@
+package sqsworker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+func TestThrottled(t *testing.T) {
+	pte := &types.ProvisionedThroughputExceededException{Message: aws.String("exceeded")}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"ProvisionedThroughputExceededException", pte, true},
+		{"wrapped", fmt.Errorf("store: put: %w", pte), true},
+		{"after the SDK's attempts", &retry.MaxAttemptsError{Attempt: 8, Err: pte}, true},
+		{"with the retry quota exhausted", errors.Join(pte, ratelimit.QuotaExceededError{Available: 0, Requested: 5}), true},
+		{"ThrottlingException", &smithy.GenericAPIError{Code: "ThrottlingException"}, true},
+		{"RequestLimitExceeded", &types.RequestLimitExceeded{Message: aws.String("limit")}, true},
+		{"transaction cancelled by a throttle", &types.TransactionCanceledException{
+			CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("ThrottlingError")}}}, true},
+		{"transaction conflict", &types.TransactionConflictException{Message: aws.String("ongoing")}, false},
+		{"transaction cancelled by a conflict", &types.TransactionCanceledException{
+			CancellationReasons: []types.CancellationReason{{Code: aws.String("TransactionConflict")}}}, false},
+		{"condition failed", &types.ConditionalCheckFailedException{}, false},
+		{"other", errors.New("boom"), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Throttled(tc.err); got != tc.want {
+				t.Errorf("Throttled = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// script is a BatchFunc whose n-th call fails the messages listed for it, and records
+// what each call was given.
+type script struct {
+	mu    sync.Mutex
+	fail  []map[string]error // per call: message id -> error
+	calls [][]string
+}
+
+func (s *script) apply(ctx context.Context, msgs []events.SQSMessage) Failures {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, m := range msgs {
+		ids = append(ids, m.MessageId)
+	}
+	s.calls = append(s.calls, ids)
+	out := Failures{}
+	if n := len(s.calls) - 1; n < len(s.fail) {
+		for _, g := range Groups(msgs) { // the first failure of a group stops it
+			for _, m := range g {
+				if err := s.fail[n][m.MessageId]; err != nil {
+					out[m.MessageId] = err
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+type redeliveries struct {
+	ids   []string
+	delay time.Duration
+}
+
+func (r *redeliveries) Redeliver(_ context.Context, msgs []events.SQSMessage, delay time.Duration) error {
+	for _, m := range msgs {
+		r.ids = append(r.ids, m.MessageId)
+	}
+	r.delay = delay
+	return nil
+}
+
+func batch(receives int, ids ...string) events.SQSEvent {
+	var ev events.SQSEvent
+	for _, id := range ids {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: id, Body: id,
+			Attributes: map[string]string{"MessageGroupId": id[:1], "ApproximateReceiveCount": strconv.Itoa(receives)}})
+	}
+	return ev
+}
+
+func TestBackoff(t *testing.T) {
+	throttle := &types.ProvisionedThroughputExceededException{Message: aws.String("exceeded")}
+	boom := errors.New("boom")
+	tests := []struct {
+		name     string
+		receives int
+		deadline time.Duration // of the invocation
+		fail     []map[string]error
+		// wanted: the calls' messages, the failed ones, the early redeliveries, the dead letters
+		calls       [][]string
+		failed      []string
+		redelivered []string
+		deadLetters []string
+	}{
+		{name: "no failure", receives: 1, deadline: time.Minute,
+			calls: [][]string{{"a1", "b1", "a2"}}},
+		{name: "throttled, retried within the deadline and applied; the applied are not run again", receives: 1, deadline: time.Minute,
+			fail:  []map[string]error{{"a2": throttle}, {"a2": throttle}},
+			calls: [][]string{{"a1", "b1", "a2", "a3"}, {"a2", "a3"}, {"a2", "a3"}}},
+		{name: "near the deadline: failed with a short redelivery, not marked failed", receives: 3, deadline: 2 * time.Second,
+			fail:        []map[string]error{{"a1": throttle}},
+			calls:       [][]string{{"a1", "b1", "a2"}},
+			failed:      []string{"a1", "a2"},
+			redelivered: []string{"a1", "a2"}},
+		{name: "an attempt cut short by the deadline comes back soon, not marked failed", receives: 3, deadline: 2 * time.Second,
+			fail:        []map[string]error{{"a1": context.DeadlineExceeded}},
+			calls:       [][]string{{"a1", "b1", "a2"}},
+			failed:      []string{"a1", "a2"},
+			redelivered: []string{"a1", "a2"}},
+		{name: "throttled on the last receive until the deadline: dead-lettered, so marked failed", receives: 5, deadline: 2 * time.Second,
+			fail:        []map[string]error{{"a1": throttle}},
+			calls:       [][]string{{"a1", "a2"}},
+			failed:      []string{"a1", "a2"},
+			redelivered: []string{"a1", "a2"},
+			deadLetters: []string{"a1"}},
+		{name: "a non-throttle failure is not retried and waits out the visibility timeout", receives: 1, deadline: time.Minute,
+			fail:   []map[string]error{{"b1": boom}},
+			calls:  [][]string{{"a1", "b1", "a2", "b2"}},
+			failed: []string{"b1", "b2"}},
+		{name: "a non-throttle failure on the last receive goes to DeadLetter", receives: 5, deadline: time.Minute,
+			fail:        []map[string]error{{"b1": boom}},
+			calls:       [][]string{{"a1", "b1", "b2"}},
+			failed:      []string{"b1", "b2"},
+			deadLetters: []string{"b1"}},
+		{name: "FIFO: a throttled group's later messages wait; the other group's failure stands", receives: 1, deadline: time.Minute,
+			fail:   []map[string]error{{"a1": throttle, "b2": boom}},
+			calls:  [][]string{{"a1", "b1", "a2", "b2"}, {"a1", "a2"}},
+			failed: []string{"b2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &script{fail: tc.fail}
+			r := &redeliveries{}
+			var deadLetters []string
+			b := Backoff{MaxReceives: 5, Redeliver: r, FirstWait: time.Millisecond, MaxWait: 2 * time.Millisecond, Margin: 3 * time.Second,
+				DeadLetter: func(_ context.Context, msg events.SQSMessage, _ error) {
+					deadLetters = append(deadLetters, msg.MessageId)
+				}}
+			ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
+			defer cancel()
+			ev := batch(tc.receives, tc.calls[0]...)
+			resp, err := b.Handler(s.apply)(ctx, ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, f := range resp.BatchItemFailures {
+				failed = append(failed, f.ItemIdentifier)
+			}
+			check := func(what string, got, want any) {
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %v, want %v", what, got, want)
+				}
+			}
+			check("calls", s.calls, tc.calls)
+			check("failed", failed, tc.failed)
+			check("redelivered early", r.ids, tc.redelivered)
+			check("dead letters", deadLetters, tc.deadLetters)
+			if tc.redelivered != nil && r.delay != DefaultRedeliveryDelay {
+				t.Errorf("redelivery delay %v, want %v", r.delay, DefaultRedeliveryDelay)
+			}
+		})
+	}
+}
+
+// TestBackoffAttempt: the second application within the invocation knows it is one.
+func TestBackoffAttempt(t *testing.T) {
+	var attempts []int
+	first := true
+	apply := func(ctx context.Context, msgs []events.SQSMessage) Failures {
+		attempts = append(attempts, Attempt(ctx))
+		if first {
+			first = false
+			return Failures{msgs[0].MessageId: &types.ProvisionedThroughputExceededException{}}
+		}
+		return nil
+	}
+	b := Backoff{FirstWait: time.Millisecond, MaxWait: time.Millisecond}
+	if _, err := b.Handler(apply)(context.Background(), batch(1, "a1")); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(attempts, []int{1, 2}) {
+		t.Errorf("attempts %v, want [1 2]", attempts)
+	}
+}
