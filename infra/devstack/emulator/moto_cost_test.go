@@ -271,7 +271,12 @@ func TestScanPageCostIsIndependentOfTheTable(t *testing.T) {
 			// "a-…" sorts before the fill's "fill#…": the pages read these items only.
 			putItem(t, c.DynamoDB, table, map[string]types.AttributeValue{"PK": str(fmt.Sprintf("a-scanned#%03d", i/10)), "SK": str(strconv.Itoa(i))})
 		}
-		requireFlatCost(t, r, func() { fillTable(t, c.DynamoDB, table, 4000) }, map[string]costWork{"30 scan pages of 10 items": {patch, func() {
+		// Without the patch, 8,000: each page's sort then costs far beyond the bound.
+		size := 4000
+		if !r.patched(patch) {
+			size = 8000
+		}
+		requireFlatCost(t, r, func() { fillTable(t, c.DynamoDB, table, size) }, map[string]costWork{"30 scan pages of 10 items": {patch, func() {
 			var start map[string]types.AttributeValue
 			for page := range 30 {
 				out, err := c.DynamoDB.Scan(ctx, &dynamodb.ScanInput{TableName: &table, Limit: aws.Int32(10), ExclusiveStartKey: start})
