@@ -178,6 +178,7 @@ var script struct {
 
 // scriptDir writes motoserver.py and its patches into a directory named for their content
 // (once per content: every start and every process reuses it) and returns the directory.
+// Python runs them from there, so that the patches are modules motoserver.py imports.
 func scriptDir() (string, error) {
 	script.once.Do(func() { script.dir, script.err = writeScript() })
 	return script.dir, script.err
@@ -197,7 +198,8 @@ func writeScript() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(os.TempDir(), "subsight-motoserver-"+hex.EncodeToString(sum.Sum(nil))[:16])
+	// The user's id in the name: another user's directory of the same content is not readable.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("subsight-motoserver-%d-%s", os.Getuid(), hex.EncodeToString(sum.Sum(nil))[:16]))
 	if _, err := os.Stat(filepath.Join(dir, "motoserver.py")); err == nil {
 		return dir, nil
 	}

@@ -395,7 +395,7 @@ func sendBatches(t *testing.T, c awsclients.Clients, url *string, from, to int, 
 // clock for each, several times for every message sent or received, and for every delete;
 // with sqs-queue-depth a send, a receive and a delete cost the same with thousands of
 // messages waiting (as the import and jobs queues hold during a large import). Without the
-// patch, 3 rounds behind 200 messages (10 rounds behind 1,000 cost plain moto 26 s).
+// patch, 3 rounds behind 150 messages (10 rounds behind 1,000 cost plain moto 26 s).
 func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 	const patch = "sqs-queue-depth"
 	eachPatchRun(t, []string{patch}, func(t *testing.T, r patchRun) {
@@ -403,7 +403,7 @@ func TestQueueCostIsIndependentOfItsDepth(t *testing.T) {
 		ctx := context.Background()
 		rounds, depth := 10, 1000
 		if !r.patched(patch) {
-			rounds, depth = 3, 200
+			rounds, depth = 3, 150
 		}
 		url := fifoQueue(t, c, "cost", nil)
 		sent := 0

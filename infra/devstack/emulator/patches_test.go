@@ -26,6 +26,7 @@ print(json.dumps(out))
 // TestPatchSelection: SUBSIGHT_MOTO_PATCHES picks the cost patches; the correctness patches
 // are always applied, and the series keeps its order whatever the selection's.
 func TestPatchSelection(t *testing.T) {
+	t.Parallel()
 	python := filepath.Join(filepath.Dir(installedBinary(t)), "python")
 	dir, err := scriptDir()
 	if err != nil {
