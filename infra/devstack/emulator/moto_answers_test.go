@@ -35,8 +35,11 @@ func TestPatchedMotoAnswersAsPlainMoto(t *testing.T) {
 		defer servers[i].Stop()
 	}
 	urls := [2]string{servers[0].URL, servers[1].URL}
-	t.Run("DynamoDB", func(t *testing.T) { dynamoDBAnswers(t, urls) })
-	t.Run("SQS", func(t *testing.T) { sqsAnswers(t, urls) })
+	// The two services' workloads at once: neither sees the other's data.
+	var wg sync.WaitGroup
+	wg.Go(func() { t.Run("DynamoDB", func(t *testing.T) { dynamoDBAnswers(t, urls) }) })
+	wg.Go(func() { t.Run("SQS", func(t *testing.T) { sqsAnswers(t, urls) }) })
+	wg.Wait()
 }
 
 // dynamoDBAnswers requires byte-identical answers to a random DynamoDB workload: puts,

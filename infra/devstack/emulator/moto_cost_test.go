@@ -80,20 +80,23 @@ type patchRun struct {
 func (r patchRun) patched(patch string) bool { return r.without != patch }
 
 // eachPatchRun runs body on an emulator with every patch and, for each patch named, on one
-// with every patch but that one, the runs beside each other.
+// with every patch but that one, the runs at once (each emulator's CPU time is its own).
 func eachPatchRun(t *testing.T, patches []string, body func(t *testing.T, r patchRun)) {
 	t.Parallel()
+	var wg sync.WaitGroup
 	for _, without := range append([]string{""}, patches...) {
 		name, selection := "every patch", AllPatches
 		if without != "" {
 			name, selection = "without "+without, AllPatchesBut(without)
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s, c := ownServerWith(t, selection)
-			body(t, patchRun{s: s, c: c, without: without})
+		wg.Go(func() {
+			t.Run(name, func(t *testing.T) {
+				s, c := ownServerWith(t, selection)
+				body(t, patchRun{s: s, c: c, without: without})
+			})
 		})
 	}
+	wg.Wait()
 }
 
 // cpuOf is the emulator's CPU time for work.
@@ -193,18 +196,14 @@ func fillTable(t *testing.T, db *dynamodb.Client, table string, n int) {
 
 // TestTransactionCostIsIndependentOfTheTable: plain moto deep-copies the table for every
 // item of a TransactWriteItems (to put it back if the transaction fails); with
-// dynamodb-transaction-items it saves the items it touches. Without the patch the table
-// holds 1,000 items, not 3,000: each transaction then already copies it five times.
+// dynamodb-transaction-items it saves the items it touches. The table holds 1,000 items:
+// each transaction without the patch copies it five times.
 func TestTransactionCostIsIndependentOfTheTable(t *testing.T) {
 	const patch = "dynamodb-transaction-items"
 	eachPatchRun(t, []string{patch}, func(t *testing.T, r patchRun) {
 		c := r.c
 		table := costTable(t, c.DynamoDB)
-		size := 3000
-		if !r.patched(patch) {
-			size = 1000
-		}
-		requireFlatCost(t, r, func() { fillTable(t, c.DynamoDB, table, size) }, map[string]costWork{"10 transactions": {patch, func() {
+		requireFlatCost(t, r, func() { fillTable(t, c.DynamoDB, table, 1000) }, map[string]costWork{"10 transactions": {patch, func() {
 			transactions(t, c, table)
 		}}})
 	})
@@ -295,8 +294,7 @@ func TestScanPageCostIsIndependentOfTheTable(t *testing.T) {
 // TestLimitedQueryCostIsIndependentOfThePartition: a page of a large partition (a
 // listing of thousands of customers, Limit per_page+1, after a cursor) costs the emulator
 // its page, whatever the partition holds: with dynamodb-sorted-partitions a partition
-// keeps its order from its first query on; without, each query sorts the partition anew
-// (there 4,000 items are added, not 8,000).
+// keeps its order from its first query on; without, each query sorts the partition anew.
 func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
 	const patch = "dynamodb-sorted-partitions"
 	eachPatchRun(t, []string{patch}, func(t *testing.T, r patchRun) {
@@ -335,14 +333,10 @@ func TestLimitedQueryCostIsIndependentOfThePartition(t *testing.T) {
 				}
 			}
 		}
-		// The partition's later items, 8,000 of them, after the pages' and written after the
+		// The partition's later items, 4,000 of them, after the pages' and written after the
 		// first queries (as a listing grows), so each is put in its place in the kept order.
-		later := 8000
-		if !r.patched(patch) {
-			later = 4000
-		}
 		fill := func() {
-			for j := 0; j < later; j += 25 {
+			for j := 0; j < 4000; j += 25 {
 				var reqs []types.WriteRequest
 				for k := j; k < j+25; k++ {
 					sk := fmt.Sprintf("b#%05d", k)
