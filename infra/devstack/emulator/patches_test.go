@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,52 @@ func TestPatchSelection(t *testing.T) {
 		if want := kindByDocs(name); kind != want {
 			t.Errorf("%s is a %s patch, its docstring says %s", name, kind, want)
 		}
+		tests := testsByDocs(name)
+		if len(tests) == 0 {
+			t.Errorf("%s's docstring names no test (a line \"Test: TestName.\")", name)
+		}
+		for _, test := range tests {
+			if !testExists(t, test) {
+				t.Errorf("%s's docstring names %s, which is no test of this package", name, test)
+			}
+		}
 	}
+}
+
+// testsByDocs is the tests a patch module's docstring names on its "Test:" or "Tests:" line.
+func testsByDocs(name string) []string {
+	src, _ := motoServerFiles.ReadFile("patches/" + strings.ReplaceAll(name, "-", "_") + ".py")
+	for _, line := range strings.Split(string(src), "\n") {
+		for _, prefix := range []string{"Test: ", "Tests: "} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				rest, _, _ = strings.Cut(rest, ". ")
+				var names []string
+				for _, n := range strings.Split(strings.TrimSuffix(rest, "."), ",") {
+					names = append(names, strings.TrimSpace(n))
+				}
+				return names
+			}
+		}
+	}
+	return nil
+}
+
+// testExists reports whether a test function of the name is in this package's test files.
+func testExists(t *testing.T, name string) bool {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(src), "func "+name+"(t *testing.T)") {
+			return true
+		}
+	}
+	return false
 }
 
 // kindByDocs is the kind a patch module's docstring states ("Kind: cost." or "Kind:
