@@ -12,6 +12,10 @@ patch's own key:
   sorted_partitions dynamodb-sorted-partitions: index name (None: the table) -> KeptOrder
   sorted_table      dynamodb-scan-pages: the table's items in scan order, until the next write
   narrowed_items    the query or scan being served: the items all_items() answers it
+and what it keeps for a queue in one dict per queue (queue_state):
+  recent_deduplication_ids  sqs-queue-depth: deduplication id -> its message, oldest first
+  changes                   sqs-receive-waits: how many changes the queue has had
+  delay_ends                sqs-receive-waits: when its delayed messages become deliverable (a heap)
 """
 import bisect
 import contextlib
@@ -369,6 +373,12 @@ def install_query():
 
 
 # ---------------------------------------------------------------- SQS
+
+def queue_state(queue):
+    """The patches' state for the queue (see the module's docstring for its keys)."""
+    return queue.__dict__.setdefault("_patch_state", {})
+
+
 #
 # A queue's message changes go through Queue.add_message (a send), Queue.delete_message
 # and SQSBackend.change_message_visibility. One wrapper of each has, as extension points:

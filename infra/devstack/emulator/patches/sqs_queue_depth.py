@@ -75,7 +75,7 @@ def _retained(self, queue_name, message):
 def _add(queue, message, moto_add):
     if not queue.fifo_queue or queue.lambda_event_source_mappings:
         return moto_add(queue, message)
-    recent = queue.__dict__.setdefault("_recent_deduplication_ids", collections.OrderedDict())
+    recent = shared.queue_state(queue).setdefault("recent_deduplication_ids", collections.OrderedDict())
     window = sqs_models.DEDUPLICATION_TIME_IN_SECONDS * 1000
     while recent:
         oldest = next(iter(recent.values()))

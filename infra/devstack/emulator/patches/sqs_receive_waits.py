@@ -26,26 +26,27 @@ def _now_ms():
 
 def _count_change(queue):
     with queue._messages_lock:
-        queue.__dict__["_changes"] = queue.__dict__.get("_changes", 0) + 1
+        state = shared.queue_state(queue)
+        state["changes"] = state.get("changes", 0) + 1
         queue._messages_lock.notify_all()
 
 
 def _remember_delay(queue, message):
     if message.delayed_until > _now_ms():
         with queue._messages_lock:
-            heapq.heappush(queue.__dict__.setdefault("_delay_ends", []), message.delayed_until)
+            heapq.heappush(shared.queue_state(queue).setdefault("delay_ends", []), message.delayed_until)
 
 
 def _until_next_delay_ends(queue):
     """Seconds until the queue's next delayed message becomes deliverable, or None."""
-    ends, now = queue.__dict__.get("_delay_ends"), _now_ms()
+    ends, now = shared.queue_state(queue).get("delay_ends"), _now_ms()
     while ends and ends[0] <= now:
         heapq.heappop(ends)
     return (ends[0] - now) / 1000 if ends else None
 
 
 def _changes(queue):
-    return queue.__dict__.get("_changes", 0)
+    return shared.queue_state(queue).get("changes", 0)
 
 
 def _wait(queue, seen, remaining):
