@@ -6,10 +6,13 @@ package emulator
 import (
 	"bytes"
 	"context"
-	_ "embed"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,6 +47,26 @@ const (
 // EnvMotoServer overrides where the moto_server executable is looked for.
 const EnvMotoServer = "MOTO_SERVER"
 
+// EnvPatches selects motoserver.py's patches (read by motoserver.py): "all" (the default),
+// "correctness" (the correctness patches alone), a comma list of patch names (the
+// correctness patches and these), or a comma list of -names (every patch but these).
+const EnvPatches = "SUBSIGHT_MOTO_PATCHES"
+
+// Patch selections of Options.Patches.
+const (
+	AllPatches         = "all"
+	CorrectnessPatches = "correctness"
+)
+
+// AllPatchesBut selects every patch but those named.
+func AllPatchesBut(names ...string) string {
+	var out []string
+	for _, n := range names {
+		out = append(out, "-"+n)
+	}
+	return strings.Join(out, ",")
+}
+
 // ErrNotFound means moto_server is not installed where the project expects it.
 var ErrNotFound = errors.New("emulator: moto_server not found")
 
@@ -65,6 +89,9 @@ type Options struct {
 	// StartTimeout bounds the wait until moto answers (default 30 s: the first start
 	// after installation compiles Python bytecode).
 	StartTimeout time.Duration
+	// Patches selects motoserver.py's patches (EnvPatches); empty means $SUBSIGHT_MOTO_PATCHES,
+	// then all of them.
+	Patches string
 }
 
 // Server is a running moto server.
@@ -118,22 +145,80 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// motoServer starts moto's server after the patches the local stack needs: thread safety,
-// and costs that do not grow with the data (see the script).
+// motoServer starts moto's server after the series of patches the local stack needs:
+// thread safety, and costs that do not grow with the data (see the script and patches/).
 //
 //go:embed motoserver.py
 var motoServer string
+
+//go:embed motoserver.py patches/*.py
+var motoServerFiles embed.FS
 
 // command runs moto_server through motoserver.py with the Python interpreter of its
 // virtual environment, or moto_server itself, plain moto, when it has none beside it
 // (a link to it from another directory: how the patches' tests are run against plain
 // moto).
-func command(bin string, args ...string) *exec.Cmd {
+func command(bin string, args ...string) (*exec.Cmd, error) {
 	python := filepath.Join(filepath.Dir(bin), "python")
 	if _, err := os.Stat(python); err != nil {
-		return exec.Command(bin, args...)
+		return exec.Command(bin, args...), nil
 	}
-	return exec.Command(python, append([]string{"-c", motoServer}, args...)...)
+	dir, err := scriptDir()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(python, append([]string{filepath.Join(dir, "motoserver.py")}, args...)...), nil
+}
+
+var script struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// scriptDir writes motoserver.py and its patches into a directory named for their content
+// (once per content: every start and every process reuses it) and returns the directory.
+// Python runs them from there, so that the patches are modules motoserver.py imports.
+func scriptDir() (string, error) {
+	script.once.Do(func() { script.dir, script.err = writeScript() })
+	return script.dir, script.err
+}
+
+func writeScript() (string, error) {
+	sum := sha256.New()
+	err := fs.WalkDir(motoServerFiles, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := motoServerFiles.ReadFile(path)
+		fmt.Fprintf(sum, "%s\x00%d\x00", path, len(data))
+		sum.Write(data)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	// The user's id in the name: another user's directory of the same content is not readable.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("subsight-motoserver-%d-%s", os.Getuid(), hex.EncodeToString(sum.Sum(nil))[:16]))
+	if _, err := os.Stat(filepath.Join(dir, "motoserver.py")); err == nil {
+		return dir, nil
+	}
+	// Written beside and renamed into place: another process may be writing it too.
+	tmp, err := os.MkdirTemp(os.TempDir(), "subsight-motoserver-*")
+	if err != nil {
+		return "", fmt.Errorf("emulator: write motoserver.py: %w", err)
+	}
+	if err := os.CopyFS(tmp, motoServerFiles); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("emulator: write motoserver.py: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, statErr := os.Stat(filepath.Join(dir, "motoserver.py")); statErr != nil {
+			return "", fmt.Errorf("emulator: write motoserver.py: %w", err)
+		}
+	}
+	return dir, nil
 }
 
 // Start launches moto and waits until it answers HTTP.
@@ -165,7 +250,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		if host == "" {
 			host = "127.0.0.1"
 		}
-		s, err := start(ctx, bin, host, port, opts.Output, timeout)
+		s, err := start(ctx, bin, host, port, opts, timeout)
 		if err == nil {
 			return s, nil
 		}
@@ -177,15 +262,21 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return nil, lastErr
 }
 
-func start(ctx context.Context, bin, host string, port int, out io.Writer, timeout time.Duration) (*Server, error) {
+func start(ctx context.Context, bin, host string, port int, opts Options, timeout time.Duration) (*Server, error) {
 	tail := &tailBuffer{max: 8 << 10}
 	var w io.Writer = tail
-	if out != nil {
-		w = io.MultiWriter(out, tail)
+	if opts.Output != nil {
+		w = io.MultiWriter(opts.Output, tail)
 	}
-	cmd := command(bin, "-H", host, "-p", strconv.Itoa(port))
+	cmd, err := command(bin, "-H", host, "-p", strconv.Itoa(port))
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
+	if opts.Patches != "" {
+		cmd.Env = append(cmd.Env, EnvPatches+"="+opts.Patches)
+	}
 	setProcAttrs(cmd)
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {

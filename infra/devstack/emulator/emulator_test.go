@@ -69,6 +69,7 @@ func TestTailBuffer(t *testing.T) {
 // SDK and checks that Stop leaves no process behind and the SDK logs no checksum
 // warnings.
 func TestStartServeStop(t *testing.T) {
+	t.Parallel()
 	bin := installedBinary(t)
 	ctx := context.Background()
 	t0 := time.Now()

@@ -15,15 +15,11 @@ import (
 	"testing"
 )
 
-// TestPatchedMotoAnswersAsPlainMoto sends the same random DynamoDB workload to the
-// patched emulator and to plain moto and requires byte-identical answers: puts, updates
-// that move items between index partitions or drop their index keys, deletes, batch
-// writes, transactions that succeed, fail a condition or are refused, each followed by a
-// read (table and index queries forwards and backwards, with Limit, key conditions,
-// filters, projections, COUNT, and every page through ExclusiveStartKey; GetItem), and a
-// Scan of every table at the end. The patches change what the emulator walks, copies and
-// keeps, never what it answers.
+// TestPatchedMotoAnswersAsPlainMoto sends the same random workloads to the emulator with
+// every patch and to plain moto and requires the same answers. The patches change what the
+// emulator walks, copies and keeps, never what it answers.
 func TestPatchedMotoAnswersAsPlainMoto(t *testing.T) {
+	t.Parallel()
 	bin := installedBinary(t)
 	// moto_server linked from a directory without python beside it runs plain moto.
 	plainBin := filepath.Join(t.TempDir(), "moto_server")
@@ -33,12 +29,27 @@ func TestPatchedMotoAnswersAsPlainMoto(t *testing.T) {
 	var servers [2]*Server
 	var err error
 	for i, b := range []string{bin, plainBin} {
-		if servers[i], err = Start(context.Background(), Options{Binary: b}); err != nil {
+		if servers[i], err = Start(context.Background(), Options{Binary: b, Patches: AllPatches}); err != nil {
 			t.Fatal(err)
 		}
 		defer servers[i].Stop()
 	}
-	w := &answers{t: t, urls: [2]string{servers[0].URL, servers[1].URL}}
+	urls := [2]string{servers[0].URL, servers[1].URL}
+	// The two services' workloads at once: neither sees the other's data.
+	var wg sync.WaitGroup
+	wg.Go(func() { t.Run("DynamoDB", func(t *testing.T) { dynamoDBAnswers(t, urls) }) })
+	wg.Go(func() { t.Run("SQS", func(t *testing.T) { sqsAnswers(t, urls) }) })
+	wg.Wait()
+}
+
+// dynamoDBAnswers requires byte-identical answers to a random DynamoDB workload: puts,
+// updates that move items between index partitions or drop their index keys, deletes, batch
+// writes, transactions that succeed, fail a condition or are refused, each followed by a
+// read (table and index queries forwards and backwards, with Limit, key conditions,
+// filters, projections, COUNT, and every page through ExclusiveStartKey; GetItem), and a
+// Scan of every table at the end.
+func dynamoDBAnswers(t *testing.T, urls [2]string) {
+	w := &answers{t: t, urls: urls}
 	w.createTables()
 	rng := rand.New(rand.NewPCG(23, 5))
 	for step := range 400 {
@@ -83,24 +94,30 @@ func mustJSON(t *testing.T, v any) []byte {
 // send sends one DynamoDB request to both emulators and returns both answers.
 func (w *answers) send(op string, body map[string]any) ([2]int, [2][]byte) {
 	w.t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	raw := mustJSON(w.t, body)
+	status, got := sendBoth(w.t, w.urls, "dynamodb", "DynamoDB_20120810."+op, [2][]byte{raw, raw})
+	w.tally(op, status[0], got[0], body)
+	return status, got
+}
+
+// sendBoth sends a JSON-protocol request of the service to each emulator at once (the
+// body bodies[i] to urls[i]) and returns both answers.
+func sendBoth(t *testing.T, urls [2]string, service, target string, bodies [2][]byte) ([2]int, [2][]byte) {
+	t.Helper()
 	var status [2]int
 	var got [2][]byte
 	var errs [2]error
 	var wg sync.WaitGroup
-	for i, url := range w.urls {
+	for i, url := range urls {
 		wg.Go(func() {
-			req, err := http.NewRequest(http.MethodPost, url+"/", bytes.NewReader(raw))
+			req, err := http.NewRequest(http.MethodPost, url+"/", bytes.NewReader(bodies[i]))
 			if err != nil {
 				errs[i] = err
 				return
 			}
 			req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-			req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-			req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
+			req.Header.Set("X-Amz-Target", target)
+			req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/"+service+"/aws4_request, SignedHeaders=host, Signature=0")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				errs[i] = err
@@ -114,10 +131,9 @@ func (w *answers) send(op string, body map[string]any) ([2]int, [2][]byte) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			w.t.Fatal(err)
+			t.Fatal(err)
 		}
 	}
-	w.tally(op, status[0], got[0], body)
 	return status, got
 }
 

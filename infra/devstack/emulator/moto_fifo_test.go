@@ -321,6 +321,7 @@ func TestMotoFIFOReleaseByZeroVisibility(t *testing.T) {
 // read here) does not; 100 rounds of five groups would find a 1 % rate of reorders with
 // a chance of about 99.9 %.
 func TestMotoFIFOReleaseKeepsOrderEveryTime(t *testing.T) {
+	t.Parallel()
 	f := newFIFO(t, 1000)
 	const rounds, groups = 100, 5
 	for r := range rounds {
@@ -375,6 +376,7 @@ func TestMotoFIFOReleaseKeepsOrderEveryTime(t *testing.T) {
 // was taking a group's first messages take the group's next ones (motoserver.py's
 // sqs-serial changes that).
 func TestConcurrentReceivesKeepFIFOGroupsApart(t *testing.T) {
+	t.Parallel()
 	f := newFIFO(t, 1000)
 	const groups, perGroup, receivers = 20, 5, 4
 	for g := range groups {

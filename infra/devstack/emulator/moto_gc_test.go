@@ -5,17 +5,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// gcProbe loads motoserver.py's patches (without starting the server) into a Python of
-// moto's virtual environment, stores 100,000 items in a table of moto's DynamoDB backend,
-// and prints how many objects a full collection would walk next (those the collector
-// tracks and has not frozen) against those frozen, and the longest full pass seen.
+// gcProbe applies motoserver.py's patches (as selected by SUBSIGHT_MOTO_PATCHES, without
+// starting the server) in a Python of moto's virtual environment, stores ITEMS items in a
+// table of moto's DynamoDB backend, and prints how many objects a full collection would
+// walk next (those the collector tracks and has not frozen) against those frozen, and the
+// longest full pass seen.
 const gcProbe = `
 import gc, os, sys, time
-exec(compile(os.environ["MOTO_PATCHES"], "motoserver.py", "exec"), {"__name__": "patches"})
+sys.path.insert(0, os.environ["MOTO_SCRIPT_DIR"])
+import motoserver
+motoserver.apply(motoserver.select(os.environ.get("SUBSIGHT_MOTO_PATCHES")))
 from moto.dynamodb.models import dynamodb_backends
 backend = dynamodb_backends["123456789012"]["us-east-1"]
 backend.create_table("t", schema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
@@ -30,7 +34,7 @@ def timed(phase, info):
         else:
             longest[0] = max(longest[0], time.perf_counter() - longest[1])
 gc.callbacks.insert(0, timed)
-for i in range(100000):
+for i in range(int(os.environ["ITEMS"])):
     backend.put_item("t", {"PK": {"S": "p%d" % (i // 50)}, "SK": {"S": "s%d" % i}, "a": {"S": "x" * 100},
         "n": {"N": str(i)}, "m": {"M": {"x": {"S": "y"}, "z": {"N": "1"}}}}, None, None, None, None)
 print(len(gc.get_objects()), gc.get_freeze_count(), "%.3f" % longest[0])
@@ -40,22 +44,49 @@ print(len(gc.get_objects()), gc.get_freeze_count(), "%.3f" % longest[0])
 // tracks in a full pass, made each time the long-lived objects have grown by a quarter, so
 // its pauses grew with the data the emulator holds (every request waits through them);
 // with gc-frozen-data a full pass walks at most about the last 300,000 objects made, less
-// than half of what 100,000 items hold.
+// than half of what 100,000 items hold. Without it (20,000 items: nothing is ever frozen,
+// whatever the size) a full pass walks every object held.
 func TestFullCollectionsWalkWhatCameSince(t *testing.T) {
+	const patch = "gc-frozen-data"
 	python := filepath.Join(filepath.Dir(installedBinary(t)), "python")
+	dir, err := scriptDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Parallel()
+	for _, without := range []string{"", patch} {
+		name, selection, items := "every patch", AllPatches, 100000
+		if without != "" {
+			name, selection, items = "without "+without, AllPatchesBut(without), 20000
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			walked, frozen := gcProbeRun(t, python, dir, selection, items)
+			held := walked*2 > frozen
+			if without == "" && held {
+				t.Errorf("a full collection walks %d of the %d objects held: its pauses grow with the data", walked, walked+frozen)
+			}
+			if without != "" && !held {
+				t.Errorf("without %s a full collection walks %d of the %d objects held: the patch is not what keeps it short", patch, walked, walked+frozen)
+			}
+		})
+	}
+}
+
+// gcProbeRun runs gcProbe with the patches selected and returns the objects a full
+// collection would walk next and those frozen.
+func gcProbeRun(t *testing.T, python, dir, selection string, items int) (walked, frozen int) {
+	t.Helper()
 	cmd := exec.Command(python, "-c", gcProbe)
-	cmd.Env = append(os.Environ(), "MOTO_PATCHES="+motoServer)
+	cmd.Env = append(os.Environ(), "MOTO_SCRIPT_DIR="+dir, EnvPatches+"="+selection, "ITEMS="+strconv.Itoa(items))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	var walked, frozen int
 	var longest string
 	if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &walked, &frozen, &longest); err != nil {
 		t.Fatalf("probe answered %q: %v", out, err)
 	}
-	t.Logf("after 100,000 items: a full collection walks %d objects, %d frozen; longest full pass %s s", walked, frozen, longest)
-	if walked*2 > frozen {
-		t.Errorf("a full collection walks %d of the %d objects held: its pauses grow with the data", walked, walked+frozen)
-	}
+	t.Logf("after %d items: a full collection walks %d objects, %d frozen; longest full pass %s s", items, walked, frozen, longest)
+	return walked, frozen
 }

@@ -19,6 +19,7 @@ import (
 // writing while an API call runs a transaction). motoserver.py's dynamodb-serial makes
 // the DynamoDB backend's operations take turns; every transaction must succeed.
 func TestTransactionsWhileOthersWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := sharedClients(t).DynamoDB
 	table := fmt.Sprintf("threads-%d", time.Now().UnixNano())
