@@ -36,13 +36,6 @@ const (
 	flatCostSlack = 50 * time.Millisecond
 )
 
-// ownServer starts a moto with every patch for one test: its CPU time is then that test's
-// requests'.
-func ownServer(t *testing.T) (*Server, awsclients.Clients) {
-	t.Helper()
-	return ownServerWith(t, AllPatches)
-}
-
 // ownServerWith starts a moto with the patches selected (Options.Patches) for one test.
 func ownServerWith(t *testing.T, patches string) (*Server, awsclients.Clients) {
 	t.Helper()
