@@ -21,6 +21,7 @@ import (
 // records, and the customers, plans, invoices and billing indexes they touch.
 type Storage interface {
 	store.Imports
+	store.ImportLanes
 	store.Customers
 	store.Plans
 	store.Invoices
@@ -39,6 +40,9 @@ type Pipeline struct {
 	Parts Parts
 	// Queue is the import FIFO queue: one message per customer.
 	Queue queue.FIFO
+	// Lanes, when set, feed each account's messages to Queue a window at a time;
+	// without them the intake sends every message at once.
+	Lanes *Lanes
 	Jobs  jobs.Sender
 	Now   func() time.Time
 	// AfterWrite, when set, runs after each write step of Apply; tests return an error
@@ -136,6 +140,10 @@ func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.Data
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if p.Lanes != nil {
+		return p.queueLane(ctx, acc.ID, store.LaneImport{Seq: last, ImportID: imp.ID, Total: len(msgs),
+			ChunkPrefix: importPrefix(acc.ID, ds.UUID, imp.ID) + "lane/"}, msgs)
+	}
 	// A customer has one message per import, so resending failed entries keeps each
 	// group's order.
 	return p.Queue.SendBatch(ctx, msgs)
@@ -144,5 +152,10 @@ func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.Data
 // partsKey is where one object of an import's parts lives: every key starts with the
 // account id, so a key never reaches another account's objects.
 func partsKey(accountID, dsUUID, importID, object string) string {
-	return fmt.Sprintf("imports/%s/%s/%s/%s.json", accountID, dsUUID, importID, object)
+	return importPrefix(accountID, dsUUID, importID) + object + ".json"
+}
+
+// importPrefix is where an import's objects live.
+func importPrefix(accountID, dsUUID, importID string) string {
+	return fmt.Sprintf("imports/%s/%s/%s/", accountID, dsUUID, importID)
 }

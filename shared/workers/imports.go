@@ -16,9 +16,15 @@ import (
 // template.yaml; IMPORT_MAX_RECEIVE_COUNT overrides it.
 const defaultMaxReceiveCount = 5
 
-// Import runs the import queue: one message per customer of a json_imports batch.
+// Import runs the import queue: one message per customer of a json_imports batch. The
+// messages that leave the queue are counted in their account's import lane.
 func Import(d *Deps) sqsworker.Handler {
-	return ImportWith(d.Imports, maxReceiveCount())
+	return ImportCounted(d.Imports, maxReceiveCount())
+}
+
+// ImportCounted is Import on a given pipeline.
+func ImportCounted(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
+	return countLeaving(p, maxReceives, ImportWith(p, maxReceives))
 }
 
 func maxReceiveCount() int {
