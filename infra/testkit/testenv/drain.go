@@ -29,7 +29,12 @@ func Drain(t testing.TB, d *app.Deps, queueURL string, handler sqsworker.Handler
 	for idle := 0; idle < 2; {
 		busy := drainBatch(t, d, queueURL, handler)
 		if feeds != "" {
-			busy = drainBatch(t, d, feeds, workers.ImportFeeder(d.Workers())) || busy || delayed(t, d, feeds) > 0
+			fed := drainBatch(t, d, feeds, workers.ImportFeeder(d.Workers()))
+			if !busy && !fed && delayed(t, d, feeds) > 0 {
+				time.Sleep(100 * time.Millisecond) // the next feed waits for the feeder queue's delay
+				fed = true
+			}
+			busy = busy || fed
 		}
 		if busy {
 			idle = 0
