@@ -141,7 +141,7 @@ func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.Data
 		return err
 	}
 	if p.Lanes != nil {
-		return p.queueLane(ctx, acc.ID, store.LaneImport{Seq: last, ImportID: imp.ID, Total: len(msgs),
+		return p.queueLane(ctx, imp, store.LaneImport{Seq: last, ImportID: imp.ID, Total: len(msgs),
 			ChunkPrefix: importPrefix(acc.ID, ds.UUID, imp.ID) + "lane/"}, msgs)
 	}
 	// A customer has one message per import, so resending failed entries keeps each

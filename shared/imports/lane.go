@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/queue"
 	"github.com/subsight/subsight/shared/store"
@@ -55,7 +56,7 @@ func DecodeFeedMessage(body string) (FeedMessage, error) {
 
 // queueLane stores an import's messages in chunks under its prefix, puts the import in
 // its account's lane and asks the feeder to feed the account.
-func (p *Pipeline) queueLane(ctx context.Context, accountID string, imp store.LaneImport, msgs []queue.Message) error {
+func (p *Pipeline) queueLane(ctx context.Context, rec model.Import, imp store.LaneImport, msgs []queue.Message) error {
 	chunks := (len(msgs) + messagesPerChunk - 1) / messagesPerChunk
 	errs := make([]error, chunks)
 	parallel.For(chunks, uploadConcurrency, func(c int) {
@@ -68,10 +69,10 @@ func (p *Pipeline) queueLane(ctx context.Context, accountID string, imp store.La
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if err := p.Store.AddLaneImport(ctx, accountID, imp); err != nil {
+	if err := p.Store.AddLaneImport(ctx, rec, imp); err != nil {
 		return err
 	}
-	feed, err := p.feedMessage(accountID)
+	feed, err := p.feedMessage(rec.AccountID)
 	if err != nil {
 		return err
 	}

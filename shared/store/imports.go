@@ -178,9 +178,10 @@ type Lane struct {
 
 // ImportLanes keep the accounts' import lanes, which the feeder reads and advances.
 type ImportLanes interface {
-	// AddLaneImport puts an import in its account's lane; an import already there (an
-	// intake retried) keeps its position.
-	AddLaneImport(ctx context.Context, accountID string, imp LaneImport) error
+	// AddLaneImport puts the import rec in its account's lane and marks rec as laned, at
+	// once: an import marked before (an intake retried) is left as it is, whether still in
+	// the lane or already fed, so its messages are never counted as sent twice.
+	AddLaneImport(ctx context.Context, rec model.Import, imp LaneImport) error
 	// ReadLane reads the account's lane (one Query).
 	ReadLane(ctx context.Context, accountID string) (Lane, error)
 	// AdvanceLane records that the messages imp.Next .. next-1 were sent: the import's

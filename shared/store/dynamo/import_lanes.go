@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -29,13 +29,26 @@ type laneItem struct {
 	Next        int    `dynamodbav:"next"`
 }
 
-// AddLaneImport implements store.ImportLanes.
-func (s *Store) AddLaneImport(ctx context.Context, accountID string, imp store.LaneImport) error {
-	k := keys.LaneImport(accountID, imp.Seq, imp.ImportID)
-	err := s.putNew(ctx, laneItem{PK: k.PK, SK: k.SK, Type: keys.TypeLaneImport, Seq: imp.Seq, ImportID: imp.ImportID,
-		ChunkPrefix: imp.ChunkPrefix, Total: imp.Total, Next: imp.Next})
-	if errors.Is(err, store.ErrConflict) {
-		return nil // a retried intake: the import keeps the position the feeder gave it
+// AddLaneImport implements store.ImportLanes: the lane's item and the import record's
+// "laned" mark in one transaction, so a retried intake never puts its import in the lane
+// a second time, even after the feeder has sent it all and removed it.
+func (s *Store) AddLaneImport(ctx context.Context, rec model.Import, imp store.LaneImport) error {
+	k := keys.LaneImport(rec.AccountID, imp.Seq, imp.ImportID)
+	item, err := attributevalue.MarshalMap(laneItem{PK: k.PK, SK: k.SK, Type: keys.TypeLaneImport, Seq: imp.Seq,
+		ImportID: imp.ImportID, ChunkPrefix: imp.ChunkPrefix, Total: imp.Total, Next: imp.Next})
+	if err != nil {
+		return err
+	}
+	mark := types.TransactWriteItem{Update: &types.Update{TableName: &s.table,
+		Key:                       keyAttrs(keys.Import(rec.AccountID, rec.DataSourceUUID, rec.ExternalID)),
+		UpdateExpression:          aws.String("SET laned = :t"),
+		ConditionExpression:       aws.String("attribute_exists(PK) AND attribute_not_exists(laned)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}}}
+	put := types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)")}}
+	err = s.transactWrite(ctx, []types.TransactWriteItem{mark, put})
+	if conditionFailedAt(err, 0) {
+		return nil // a retried intake: the import is in the lane already, or was
 	}
 	return err
 }
