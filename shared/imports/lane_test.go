@@ -13,6 +13,7 @@ import (
 
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // withWindow gives the fixture's pipeline a lane window of w.
@@ -133,5 +134,41 @@ func TestLaneSlotOfACustomerFailedForGoodIsFreed(t *testing.T) {
 	pr := progress(t, f, imp)
 	if pr.Status != model.ImportCompleted || len(pr.Customers) != 2 {
 		t.Fatalf("progress %+v", pr)
+	}
+}
+
+func TestLaneTakesAnImportOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		drain bool // the feeder has sent it all and removed it from the lane
+	}{{"still in the lane", false}, {"already fed", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := setup(t)
+			imp := f.accept(t, payload("once", 3, 1, 1000))
+			if tc.drain {
+				f.drain(t)
+			}
+			ctx := context.Background()
+			before, err := f.env.Deps.Store.ReadLane(ctx, f.acc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What an intake retried after its lane step would write again.
+			again := store.LaneImport{Seq: before.Sent + 1000, ImportID: imp.ID, ChunkPrefix: "imports/again/", Total: 3}
+			stored, err := f.env.Deps.Store.GetImport(ctx, f.acc.ID, f.ds.UUID, imp.ExternalID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.env.Deps.Store.AddLaneImport(ctx, stored, again); err != nil {
+				t.Fatal(err)
+			}
+			after, err := f.env.Deps.Store.ReadLane(ctx, f.acc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after.Imports) != len(before.Imports) {
+				t.Fatalf("lane imports %+v, before the retry %+v", after.Imports, before.Imports)
+			}
+		})
 	}
 }
