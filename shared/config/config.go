@@ -7,10 +7,10 @@ import (
 	"strconv"
 )
 
-// defaultImportWindow is the import lanes' window unless IMPORT_LANE_WINDOW sets it:
-// the import worker's event source takes 30 batches of 10 at once, so one account
-// alone still keeps every worker busy.
-const defaultImportWindow = 300
+// defaultImportWindow is the import lanes' window unless IMPORT_LANE_WINDOW sets it: the
+// feeder refills it once a second, and the import worker's 30 batches at once apply about
+// 1,700 customers a second, so one account alone still keeps them all busy.
+const defaultImportWindow = 2000
 
 // Config is the environment every function shares (template.yaml Globals).
 type Config struct {

@@ -203,7 +203,7 @@ func TestResolver(t *testing.T) {
 	}
 	want := map[string]string{"TABLE_NAME": "p-table", "IMPORT_BUCKET": "p-importbucket", "IMPORT_QUEUE_URL": "http://x/import",
 		"JOBS_QUEUE_URL": "http://x/jobs", "RECOMPUTE_QUEUE_URL": "http://x/recompute", "SERIES_FOLD_QUEUE_URL": "http://x/fold",
-		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "IMPORT_LANE_WINDOW": "300", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
+		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "IMPORT_LANE_WINDOW": "2000", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)
