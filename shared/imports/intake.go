@@ -66,8 +66,8 @@ const uploadConcurrency = 16
 // (model.ParseImport, then the references to invoices of earlier imports) before
 // anything is written. Then the import is recorded (refusing a used external id),
 // plans are applied synchronously, so that every customer message finds them, each
-// customer's part goes to S3 and one message per customer to the FIFO queue, and the
-// import is marked queued. Every step can be repeated: a client retrying after a
+// customer's part goes to S3, one message per customer to the account's import lane
+// (which the feeder sends on to the FIFO queue), and the import is marked queued. Every step can be repeated: a client retrying after a
 // failure half-way resumes the same import.
 func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataSource, body []byte) (model.Import, error) {
 	payload, err := model.ParseImport(body)
@@ -106,8 +106,8 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 // batch holds consecutive customers, as a FIFO queue mostly delivers them.
 const partsPerObject = 10
 
-// enqueue stores the parts, ten per object, and sends one message per customer,
-// in payload order.
+// enqueue stores the parts, ten per object, and queues one message per customer, in
+// payload order: into the account's lane, or straight to the queue without lanes.
 func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.DataSource, imp model.Import, parts []Part) error {
 	if len(parts) == 0 {
 		return nil
