@@ -14,6 +14,7 @@
 #   make bench   Go benchmarks (make bench-import, make bench-metrics: full-size runs)
 #   make fault-test  the import under injected DynamoDB faults at 1,000 customers
 #   make hot-partition-test  the import with one partition throttled for a minute
+#   make bench-fairness  one account's 200-customer import beside another's 3,000
 #   make sizes   bootstrap sizes into bin/sizes.md (fails above 15 MB; make test checks the limit)
 #   make deploy  sam build + sam deploy with samconfig.toml (needs AWS credentials)
 #
@@ -107,7 +108,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test hot-partition-test bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -337,6 +338,12 @@ fault-test: venv
 hot-partition-test: venv
 	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-200} HOT_PARTITION_SECONDS=$${HOT_PARTITION_SECONDS:-60} \
 	  $(GO) test -count=1 -timeout 60m -v -run '^TestImportUnderHotPartition$$' ./infra/local
+# The import lanes' fairness at full size (infra/local TestFairLanes; make test runs it at
+# A = 600, B = 20): account B imports 200 customers alone, then beside account A's 3,000
+# started 5 s before; B must complete first (docs/benchmarks.md, "Fair lanes").
+bench-fairness: venv
+	MOTO_SERVER=$(MOTO_SERVER) FAIRNESS_A=$${FAIRNESS_A:-3000} FAIRNESS_B=$${FAIRNESS_B:-200} \
+	  $(GO) test -count=1 -timeout 60m -v -run '^TestFairLanes$$' ./infra/local
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \

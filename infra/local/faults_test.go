@@ -183,24 +183,39 @@ func importUnderFaults(t *testing.T, inject *faults.Injector, hot func(account s
 // status request that fails on the server (a fault the handler could not absorb) is
 // repeated, as a client would. posted, if set, is called once the imports are sent.
 func importAndWait(t *testing.T, s *stack, c *benchClient, n int, posted func()) {
+	ds, ids := postImports(t, c, "faults", n)
+	if posted != nil {
+		posted()
+	}
+	waitImported(t, c, ds, ids)
+	waitForJobs(t, s)
+}
+
+// postImports creates a data source named name and sends the benchmark's payload of n
+// customers to it in json_imports of importBenchChunk; it returns the data source's
+// uuid and the imports' external ids.
+func postImports(t testing.TB, c *benchClient, name string, n int) (string, []string) {
 	var ds struct {
 		UUID string `json:"uuid"`
 	}
-	c.do(t, "POST", "/v1/data_sources", map[string]any{"name": "faults"}, &ds)
+	c.do(t, "POST", "/v1/data_sources", map[string]any{"name": name}, &ds)
 	var ids []string
 	for first := 0; first < n; first += importBenchChunk {
 		var imp struct {
 			ExternalID string `json:"external_id"`
 		}
-		c.do(t, "POST", "/v1/data_sources/"+ds.UUID+"/json_imports", importBenchPayload(fmt.Sprintf("faults-%d", first), first, min(importBenchChunk, n-first)), &imp)
+		c.do(t, "POST", "/v1/data_sources/"+ds.UUID+"/json_imports", importBenchPayload(fmt.Sprintf("%s-%d", name, first), first, min(importBenchChunk, n-first)), &imp)
 		ids = append(ids, imp.ExternalID)
 	}
-	if posted != nil {
-		posted()
-	}
+	return ds.UUID, ids
+}
+
+// waitImported waits until every import is completed. A status request that fails on
+// the server (a fault the handler could not absorb) is repeated, as a client would.
+func waitImported(t testing.TB, c *benchClient, dsUUID string, ids []string) {
 	for _, id := range ids {
 		for {
-			status, raw := c.send(t, "GET", "/v1/data_sources/"+ds.UUID+"/json_imports/"+id, nil)
+			status, raw := c.send(t, "GET", "/v1/data_sources/"+dsUUID+"/json_imports/"+id, nil)
 			var st struct {
 				Status string `json:"status"`
 			}
@@ -215,7 +230,6 @@ func importAndWait(t *testing.T, s *stack, c *benchClient, n int, posted func())
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
-	waitForJobs(t, s)
 }
 
 // figures are what a customer's recomputation leaves on it.

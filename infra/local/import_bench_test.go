@@ -346,7 +346,7 @@ func processCPU(b testing.TB) time.Duration {
 // recomputations, the series folds; deadLetterQueues every dead-letter queue.
 var (
 	jobQueues        = []string{"JobsQueue", "RecomputeQueue", "SeriesFoldQueue"}
-	deadLetterQueues = []string{"ImportDeadLetterQueue", "JobsDeadLetterQueue", "RecomputeDeadLetterQueue", "SeriesFoldDeadLetterQueue"}
+	deadLetterQueues = []string{"ImportDeadLetterQueue", "ImportFeedDeadLetterQueue", "JobsDeadLetterQueue", "RecomputeDeadLetterQueue", "SeriesFoldDeadLetterQueue"}
 )
 
 // waitForJobs waits until the jobs worker's queues have no message left, visible or in

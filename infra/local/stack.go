@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -182,6 +183,7 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	}
 	s.env = maps.Clone(s.functionEnv)
 	maps.Copy(s.env, emulator.Env(s.moto.URL, awsCfg.Region))
+	scaleLaneWindow(tpl, s.env, o.pollers)
 
 	var cfg config.Config
 	if o.setProcessEnv {
@@ -376,6 +378,22 @@ func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resourc
 		}
 	}
 	return out, nil
+}
+
+// scaleLaneWindow sizes the import lanes' window to the local stack: the template's
+// is for the import worker's MaximumConcurrency on Lambda, and the local stack runs
+// concurrentBatches of them, so the window keeps the same share of the batches at once
+// (docs/architecture.md, "Lanes").
+func scaleLaneWindow(tpl *samtemplate.Template, env map[string]string, pollers int) {
+	w, err := strconv.Atoi(env["IMPORT_LANE_WINDOW"])
+	if err != nil {
+		return
+	}
+	for _, m := range tpl.SQSMappings() {
+		if m.Queue == "ImportQueue" && m.MaximumConcurrency > 0 {
+			env["IMPORT_LANE_WINDOW"] = strconv.Itoa(max(m.BatchSize, w*concurrentBatches(m, pollers)/m.MaximumConcurrency))
+		}
+	}
 }
 
 // defaultPollers is how many batches of one queue run at once unless LOCAL_POLLERS

@@ -74,6 +74,11 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 	st := dynamo.New(clients.DynamoDB, cfg.TableName, now)
 	recomputes := jobs.NewBulkQueue(fifo.New(clients.SQS, cfg.RecomputeQueueURL, "RECOMPUTE_QUEUE_URL"))
 	files := blobs.New(clients.Config, cfg.ImportBucket)
+	pipeline := imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), recomputes, now)
+	if cfg.ImportFeedQueueURL != "" {
+		pipeline.Lanes = &imports.Lanes{Feeds: fifo.New(clients.SQS, cfg.ImportFeedQueueURL, "IMPORT_FEED_QUEUE_URL"),
+			Window: cfg.ImportWindow}
+	}
 	return &Deps{
 		Config:     cfg,
 		Clients:    clients,
@@ -82,7 +87,7 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 		Jobs:       jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL")),
 		Recomputes: recomputes,
 		Folds:      jobs.NewQueue(fifo.New(clients.SQS, cfg.SeriesFoldQueueURL, "SERIES_FOLD_QUEUE_URL")),
-		Imports:    imports.New(st, files, fifo.New(clients.SQS, cfg.ImportQueueURL, "IMPORT_QUEUE_URL"), recomputes, now),
+		Imports:    pipeline,
 		Files:      files,
 		Now:        now,
 	}

@@ -4,13 +4,24 @@ package config
 import (
 	"fmt"
 	"os"
+	"strconv"
 )
+
+// defaultImportWindow is the import lanes' window unless IMPORT_LANE_WINDOW sets it: the
+// feeder refills it once a second, and the import worker's 30 batches at once apply about
+// 1,700 customers a second, so one account alone still keeps them all busy.
+const defaultImportWindow = 2000
 
 // Config is the environment every function shares (template.yaml Globals).
 type Config struct {
 	TableName      string
 	ImportBucket   string
 	ImportQueueURL string
+	// ImportFeedQueueURL is the feeder queue of the accounts' import lanes; ImportWindow
+	// the most customer messages of one account in the import queue at once
+	// (IMPORT_LANE_WINDOW, docs/architecture.md "Lanes").
+	ImportFeedQueueURL string
+	ImportWindow       int
 	// JobsQueueURL is the jobs queue: the changes made through the API and the
 	// account-level jobs; RecomputeQueueURL the bulk lane of recomputations (imports,
 	// wake-ups); SeriesFoldQueueURL the folds of the account series' bulk shards.
@@ -32,6 +43,7 @@ func FromLookup(lookup func(string) string) (Config, error) {
 		TableName:          lookup("TABLE_NAME"),
 		ImportBucket:       lookup("IMPORT_BUCKET"),
 		ImportQueueURL:     lookup("IMPORT_QUEUE_URL"),
+		ImportFeedQueueURL: lookup("IMPORT_FEED_QUEUE_URL"),
 		JobsQueueURL:       lookup("JOBS_QUEUE_URL"),
 		RecomputeQueueURL:  lookup("RECOMPUTE_QUEUE_URL"),
 		SeriesFoldQueueURL: lookup("SERIES_FOLD_QUEUE_URL"),
@@ -43,6 +55,14 @@ func FromLookup(lookup func(string) string) (Config, error) {
 	}
 	if len(c.CursorSecret) < 16 {
 		return c, fmt.Errorf("config: CURSOR_SECRET must be set (at least 16 characters)")
+	}
+	c.ImportWindow = defaultImportWindow
+	if w := lookup("IMPORT_LANE_WINDOW"); w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("config: IMPORT_LANE_WINDOW must be a positive integer, not %q", w)
+		}
+		c.ImportWindow = n
 	}
 	if c.AppURL == "" {
 		c.AppURL = "https://app.subsight.dev"

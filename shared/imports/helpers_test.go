@@ -41,7 +41,7 @@ func setup(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	p := *env.Deps.Imports // the tests change AfterWrite
-	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportWith(&p, 20)}
+	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportCounted(&p, 20)}
 }
 
 func (f *fixture) accept(t *testing.T, payload map[string]any) model.Import {
@@ -79,6 +79,7 @@ func (f *fixture) drain(t testing.TB) int {
 func (f *fixture) drainOnce(t testing.TB) (int, int) {
 	t.Helper()
 	ctx := context.Background()
+	f.feed(t)
 	c := f.env.Deps.Clients.SQS
 	out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(f.env.ImportQueueURL),
 		MaxNumberOfMessages: 10, MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
@@ -117,6 +118,15 @@ func (f *fixture) drainOnce(t testing.TB) (int, int) {
 	return len(out.Messages), done
 }
 
+// feed runs the account's lane feeder once, as its feed message would (the feeder
+// queue's messages themselves are left unread).
+func (f *fixture) feed(t testing.TB) {
+	t.Helper()
+	if err := f.p.Feed(context.Background(), f.acc.ID); err != nil {
+		t.Fatalf("feed: %v", err)
+	}
+}
+
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -129,7 +139,7 @@ func mustJSON(t *testing.T, v any) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // snapshot is every item of the table as JSON, keyed by PK|SK, without the items
-// every import writes anew (import records and their customer statuses).
+// every import writes anew (import records, their customer statuses, the lane).
 func (f *fixture) snapshot(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -145,7 +155,7 @@ func (f *fixture) snapshot(t *testing.T) map[string]string {
 				t.Fatal(err)
 			}
 			switch m["et"] {
-			case "json_import", "json_import_locator", "json_import_customer", "counter", "import_records_window", "import_in_flight":
+			case "json_import", "json_import_locator", "json_import_customer", "counter", "import_records_window", "import_in_flight", "import_lane", "import_lane_import":
 				continue
 			}
 			b, _ := json.Marshal(m)

@@ -21,6 +21,7 @@ import (
 // records, and the customers, plans, invoices and billing indexes they touch.
 type Storage interface {
 	store.Imports
+	store.ImportLanes
 	store.Customers
 	store.Plans
 	store.Invoices
@@ -40,6 +41,9 @@ type Pipeline struct {
 	Parts Parts
 	// Queue is the import FIFO queue: one message per customer.
 	Queue queue.FIFO
+	// Lanes, when set, feed each account's messages to Queue a window at a time;
+	// without them the intake sends every message at once.
+	Lanes *Lanes
 	Jobs  jobs.Sender
 	Now   func() time.Time
 	// AfterWrite, when set, runs after each write step of Apply; tests return an error
@@ -64,8 +68,8 @@ const uploadConcurrency = 16
 // anything is written. Then the account's quotas admit it (quota.go; a refusal writes
 // nothing). Then the import is recorded (refusing a used external id),
 // plans are applied synchronously, so that every customer message finds them, each
-// customer's part goes to S3 and one message per customer to the FIFO queue, and the
-// import is marked queued. Every step can be repeated: a client retrying after a
+// customer's part goes to S3, one message per customer to the account's import lane
+// (which the feeder sends on to the FIFO queue), and the import is marked queued. Every step can be repeated: a client retrying after a
 // failure half-way resumes the same import.
 func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataSource, body []byte) (model.Import, error) {
 	payload, err := model.ParseImport(body)
@@ -111,8 +115,8 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 // batch holds consecutive customers, as a FIFO queue mostly delivers them.
 const partsPerObject = 10
 
-// enqueue stores the parts, ten per object, and sends one message per customer,
-// in payload order.
+// enqueue stores the parts, ten per object, and queues one message per customer, in
+// payload order: into the account's lane, or straight to the queue without lanes.
 func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.DataSource, imp model.Import, parts []Part) error {
 	if len(parts) == 0 {
 		return nil
@@ -145,6 +149,10 @@ func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.Data
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if p.Lanes != nil {
+		return p.queueLane(ctx, imp, store.LaneImport{Seq: last, ImportID: imp.ID, Total: len(msgs),
+			ChunkPrefix: importPrefix(acc.ID, ds.UUID, imp.ID) + "lane/"}, msgs)
+	}
 	// A customer has one message per import, so resending failed entries keeps each
 	// group's order.
 	return p.Queue.SendBatch(ctx, msgs)
@@ -153,5 +161,10 @@ func (p *Pipeline) enqueue(ctx context.Context, acc model.Account, ds model.Data
 // partsKey is where one object of an import's parts lives: every key starts with the
 // account id, so a key never reaches another account's objects.
 func partsKey(accountID, dsUUID, importID, object string) string {
-	return fmt.Sprintf("imports/%s/%s/%s/%s.json", accountID, dsUUID, importID, object)
+	return importPrefix(accountID, dsUUID, importID) + object + ".json"
+}
+
+// importPrefix is where an import's objects live.
+func importPrefix(accountID, dsUUID, importID string) string {
+	return fmt.Sprintf("imports/%s/%s/%s/", accountID, dsUUID, importID)
 }

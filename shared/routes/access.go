@@ -38,12 +38,13 @@ var (
 	bucketRead = Access{{Name: "BucketRead", Resources: []string{"ImportBucket", "ImportBucket/*"},
 		Actions: []string{"s3:GetObject", "s3:ListBucket", "s3:GetBucketLocation", "s3:GetObjectVersion",
 			"s3:GetLifecycleConfiguration"}}}
-	// sendJobs, sendRecomputes, sendFolds and sendImports are what SAM's
+	// sendJobs, sendRecomputes, sendFolds, sendImports and sendFeeds are what SAM's
 	// SQSSendMessagePolicy grants on a queue.
 	sendJobs       = Access{{Name: "SendJobs", Resources: []string{"JobsQueue"}, Actions: []string{"sqs:SendMessage*"}}}
 	sendRecomputes = Access{{Name: "SendRecomputes", Resources: []string{"RecomputeQueue"}, Actions: []string{"sqs:SendMessage*"}}}
 	sendFolds      = Access{{Name: "SendFolds", Resources: []string{"SeriesFoldQueue"}, Actions: []string{"sqs:SendMessage*"}}}
 	sendImports    = Access{{Name: "SendImports", Resources: []string{"ImportQueue"}, Actions: []string{"sqs:SendMessage*"}}}
+	sendFeeds      = Access{{Name: "SendFeeds", Resources: []string{"ImportFeedQueue"}, Actions: []string{"sqs:SendMessage*"}}}
 )
 
 // itemActions are the DynamoDB item actions in the order role names list them.

@@ -34,6 +34,12 @@ var backgroundFunctions = []Function{
 	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60, ReservedConcurrency: "ImportWorkerReservedConcurrency",
 		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 40}},
 		Access: access(tableCrud, bucketRead, sendRecomputes)},
+	// The import feeder feeds each account's customer messages to the import queue, at
+	// most a window of them not yet applied (docs/architecture.md, "Lanes"), so that one
+	// account's large import does not hold another account's back.
+	{Name: "ImportFeeder", Worker: workers.ImportFeeder, MemorySize: 256, Timeout: 60, ReservedConcurrency: "ImportFeederReservedConcurrency",
+		Queues: []QueueSource{{Queue: "ImportFeedQueue", BatchSize: 10, MaxConcurrency: 10}},
+		Access: access(table("Query", "UpdateItem", "DeleteItem"), bucketRead, sendImports, sendFeeds)},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
 	// merges and writes activities exports under exports/ (the bucket's lifecycle keeps
 	// them 7 days). One function, three lanes, each with its own concurrency

@@ -55,3 +55,15 @@ func Groups(msgs []events.SQSMessage) [][]events.SQSMessage {
 	}
 	return groups
 }
+
+// FailedFrom is the partial batch response of groups whose messages from failedAt[i]
+// on (len(groups[i]) for none) failed.
+func FailedFrom(groups [][]events.SQSMessage, failedAt []int) events.SQSEventResponse {
+	var resp events.SQSEventResponse
+	for gi, g := range groups {
+		for _, msg := range g[failedAt[gi]:] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
+		}
+	}
+	return resp
+}

@@ -157,3 +157,38 @@ type Imports interface {
 	// the requests of one step in parallel.
 	PutImportedRecords(ctx context.Context, r ImportedRecords) error
 }
+
+// LaneImport is one import in its account's import lane: its Total customer messages
+// are stored in chunks under ChunkPrefix, and Next is the first one not yet sent to the
+// import queue. Seq orders the account's imports (docs/architecture.md, "Lanes").
+type LaneImport struct {
+	Seq         int64
+	ImportID    string
+	ChunkPrefix string
+	Total, Next int
+}
+
+// Lane is an account's import lane: its customer messages sent to the import queue and
+// applied (or failed for good) so far, and its imports with messages left to send,
+// oldest first.
+type Lane struct {
+	Sent, Applied int64
+	Imports       []LaneImport
+}
+
+// ImportLanes keep the accounts' import lanes, which the feeder reads and advances.
+type ImportLanes interface {
+	// AddLaneImport puts the import rec in its account's lane and marks rec as laned, at
+	// once: an import marked before (an intake retried) is left as it is, whether still in
+	// the lane or already fed, so its messages are never counted as sent twice.
+	AddLaneImport(ctx context.Context, rec model.Import, imp LaneImport) error
+	// ReadLane reads the account's lane (one Query).
+	ReadLane(ctx context.Context, accountID string) (Lane, error)
+	// AdvanceLane records that the messages imp.Next .. next-1 were sent: the import's
+	// position moves to next (the import leaves the lane at its end) and the lane's sent
+	// count grows, in one transaction conditional on the position read (ErrConflict
+	// otherwise, so a redelivered feed never counts a send twice).
+	AdvanceLane(ctx context.Context, accountID string, imp LaneImport, next int) error
+	// AddLaneApplied adds n to the account's applied count.
+	AddLaneApplied(ctx context.Context, accountID string, n int64) error
+}

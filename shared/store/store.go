@@ -43,6 +43,7 @@ type Store interface {
 	Subscriptions
 	SubscriptionEvents
 	Imports
+	ImportLanes
 	Metrics
 	Connections
 	Merges

@@ -18,9 +18,16 @@ import (
 const defaultMaxReceiveCount = 20
 
 // Import runs the import queue: one message per customer of a json_imports batch.
-// Throttled customers wait for capacity and come back soon (sqsworker.Backoff).
+// Throttled customers wait for capacity and come back soon (sqsworker.Backoff); the
+// messages that leave the queue are counted in their account's import lane.
 func Import(d *Deps) sqsworker.Handler {
-	return importBackoff(d.Imports, maxReceiveCount(), d.Redeliver).Handler(applyImports(d.Imports))
+	return countLeaving(d.Imports, maxReceiveCount(),
+		importBackoff(d.Imports, maxReceiveCount(), d.Redeliver).Handler(applyImports(d.Imports)))
+}
+
+// ImportCounted is Import on a given pipeline, without early redelivery.
+func ImportCounted(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
+	return countLeaving(p, maxReceives, ImportWith(p, maxReceives))
 }
 
 func maxReceiveCount() int {

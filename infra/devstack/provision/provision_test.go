@@ -197,7 +197,9 @@ func TestResolver(t *testing.T) {
 		Queues: map[string]Queue{
 			"ImportQueue": {URL: "http://x/import"}, "JobsQueue": {URL: "http://x/jobs"},
 			"RecomputeQueue": {URL: "http://x/recompute"}, "SeriesFoldQueue": {URL: "http://x/fold"},
+			"ImportFeedQueue":       {URL: "http://x/feed"},
 			"ImportDeadLetterQueue": {}, "JobsDeadLetterQueue": {}, "RecomputeDeadLetterQueue": {}, "SeriesFoldDeadLetterQueue": {},
+			"ImportFeedDeadLetterQueue": {},
 		}}
 	env, err := tpl.FunctionEnv("PingFunction", res.Resolver(tpl, "s3cr3t-s3cr3t-s3cr3t"))
 	if err != nil {
@@ -205,7 +207,7 @@ func TestResolver(t *testing.T) {
 	}
 	want := map[string]string{"TABLE_NAME": "p-table", "IMPORT_BUCKET": "p-importbucket", "IMPORT_QUEUE_URL": "http://x/import",
 		"JOBS_QUEUE_URL": "http://x/jobs", "RECOMPUTE_QUEUE_URL": "http://x/recompute", "SERIES_FOLD_QUEUE_URL": "http://x/fold",
-		"CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
+		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "IMPORT_LANE_WINDOW": "2000", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)

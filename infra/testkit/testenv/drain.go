@@ -13,14 +13,30 @@ import (
 
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // Drain feeds a queue to its worker, as Lambda's event source does, until it is
-// empty; a failed batch or item fails the test.
+// empty; a failed batch or item fails the test. Draining the import queue runs the
+// import lanes' feeder too (it waits for the feeder queue's delay), as the import
+// queue only receives what the feeder sends.
 func Drain(t testing.TB, d *app.Deps, queueURL string, handler sqsworker.Handler) {
 	t.Helper()
+	feeds := ""
+	if queueURL == d.Config.ImportQueueURL {
+		feeds = d.Config.ImportFeedQueueURL
+	}
 	for idle := 0; idle < 2; {
-		if drainBatch(t, d, queueURL, handler) {
+		busy := drainBatch(t, d, queueURL, handler)
+		if feeds != "" {
+			fed := drainBatch(t, d, feeds, workers.ImportFeeder(d.Workers()))
+			if !busy && !fed && delayed(t, d, feeds) > 0 {
+				time.Sleep(100 * time.Millisecond) // the next feed waits for the feeder queue's delay
+				fed = true
+			}
+			busy = busy || fed
+		}
+		if busy {
 			idle = 0
 		} else {
 			idle++
