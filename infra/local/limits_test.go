@@ -173,9 +173,6 @@ func TestRateLimitIsolatesAccounts(t *testing.T) {
 	if alone.failures > 0 || alone.statuses[200] != len(alone.latencies) {
 		t.Fatalf("the quiet account alone was not served: %v", alone)
 	}
-	if alone.percentile(0.5) > 250*time.Millisecond {
-		t.Skipf("the emulator is saturated at %d requests a second on this host (alone: %v); no comparison", rps, alone)
-	}
 	if noisyRun.statuses[429] == 0 || len(noisyRun.bodies429) != 1 || noisyRun.bodies429[rateLimitedBody] == 0 {
 		t.Errorf("noisy account's refusals: %v %v", noisyRun.statuses, noisyRun.bodies429)
 	}
@@ -185,11 +182,15 @@ func TestRateLimitIsolatesAccounts(t *testing.T) {
 			t.Errorf("%s: refused or unanswered: %v", name, r)
 		}
 	}
-	if p, base := besideNoisy.percentile(0.99), alone.percentile(0.99); os.Getenv("RATE_TEST_P99") == "1" && p > 2*base {
-		t.Errorf("quiet account's p99 %v beside the noisy account, more than twice its %v alone", p, base)
-	}
 	time.Sleep(1100 * time.Millisecond) // the window passes
 	if status, body := get(t, path, noisy, "", true); status != 200 {
 		t.Errorf("noisy account after the load: %d %s", status, body)
+	}
+	if alone.percentile(0.5) > 250*time.Millisecond {
+		t.Logf("the emulator is saturated at %d requests a second on this host (alone: %v); latencies not compared", rps, alone)
+		return
+	}
+	if p, base := besideNoisy.percentile(0.99), alone.percentile(0.99); os.Getenv("RATE_TEST_P99") == "1" && p > 2*base {
+		t.Errorf("quiet account's p99 %v beside the noisy account, more than twice its %v alone", p, base)
 	}
 }

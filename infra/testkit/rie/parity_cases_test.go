@@ -16,6 +16,7 @@ import (
 var parityCases = map[string]parityCase{
 	"AuthorizerFunction":     {run: authorizerCase},
 	"DashboardFunction":      {run: dashboardCase},
+	"ImportFeederFunction":   {run: importFeederCase, ownResources: true},
 	"ImportWorkerFunction":   {run: importWorkerCase, ownResources: true},
 	"JobsWorkerFunction":     {run: jobsWorkerCase, ownResources: true},
 	"MetricsSweeperFunction": {run: sweeperCase, ownResources: true},

@@ -96,8 +96,9 @@ func authorizerCase(t *testing.T, fn *function) {
 	}
 }
 
-// createJSONImportCase: the import's payload goes to S3 and one message per customer
-// to the import queue.
+// createJSONImportCase: the import's payload goes to S3, the import into its account's
+// lane, and one message asking to feed the account to the feeder queue; fed, the lane
+// gives one message per customer to the import queue.
 func createJSONImportCase(t *testing.T, fn *function) {
 	f := fn.h.fix
 	ev := gatewayEvent(fn.h.tpl, fn.id, map[string]string{"data_source_uuid": f.ds}, nil, map[string]any{
@@ -108,6 +109,13 @@ func createJSONImportCase(t *testing.T, fn *function) {
 	if status != 200 || body["status"] != "queued" {
 		t.Fatalf("json import: %d %v", status, body)
 	}
+	feeds := receive(t, f.env, f.env.Deps.Config.ImportFeedQueueURL, func(ms []types.Message) bool { return len(ms) > 0 })
+	if feed, err := imports.DecodeFeedMessage(aws.ToString(feeds[0].Body)); err != nil || feed.AccountID != f.acc.ID {
+		t.Fatalf("feed message %+v (%v), want the account %s", feed, err, f.acc.ID)
+	}
+	if err := f.env.Deps.Imports.Feed(ctx, f.acc.ID); err != nil {
+		t.Fatal(err)
+	}
 	ms := receive(t, f.env, f.env.ImportQueueURL, func(ms []types.Message) bool { return len(ms) > 0 })
 	m, err := imports.DecodeMessage(aws.ToString(ms[0].Body))
 	if err != nil || m.ImportID != body["id"] || m.CustomerExternalID != "cus-queued" {
@@ -115,6 +123,26 @@ func createJSONImportCase(t *testing.T, fn *function) {
 	}
 	if _, err := f.env.S3().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(f.env.ImportBucket), Key: aws.String(m.Key)}); err != nil {
 		t.Errorf("the customer's part is not in S3: %v", err)
+	}
+}
+
+// importFeederCase: the feed message a json import asked for, through the real feeder:
+// the account's customer message goes to the import queue.
+func importFeederCase(t *testing.T, fn *function) {
+	env := fn.env
+	f := ownFixture(t, env)
+	imp := f.call(200, "CreateJsonImportFunction", map[string]string{"data_source_uuid": f.ds}, nil, map[string]any{
+		"external_id": "feeder-batch",
+		"customers":   []map[string]any{{"external_id": "cus-fed", "name": "Fed Customer"}},
+	})
+	feeds := receive(t, env, env.Deps.Config.ImportFeedQueueURL, func(ms []types.Message) bool { return len(ms) > 0 })
+	if resp := invokeWorker(t, fn, "ImportFeedQueue", feeds); len(resp) != 0 {
+		t.Fatalf("batchItemFailures %v, want none", resp)
+	}
+	ms := receive(t, env, env.ImportQueueURL, func(ms []types.Message) bool { return len(ms) > 0 })
+	m, err := imports.DecodeMessage(aws.ToString(ms[0].Body))
+	if err != nil || m.ImportID != imp["id"] || m.CustomerExternalID != "cus-fed" {
+		t.Fatalf("fed message %+v (%v), import %v", m, err, imp)
 	}
 }
 
@@ -128,6 +156,9 @@ func importWorkerCase(t *testing.T, fn *function) {
 		"external_id": "worker-batch",
 		"customers":   []map[string]any{{"external_id": "cus-good", "name": "Good Customer"}},
 	})
+	if err := env.Deps.Imports.Feed(ctx, f.acc.ID); err != nil { // the lane gives the customer's message
+		t.Fatal(err)
+	}
 	bad := imports.Message{Version: 2, AccountID: f.acc.ID, DataSourceUUID: f.ds, ImportID: imp["id"].(string),
 		CustomerExternalID: "cus-bad", Key: "missing/part.json", System: "Import API", Currency: "USD"}
 	badBody, _ := json.Marshal(bad)
