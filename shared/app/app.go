@@ -21,7 +21,6 @@ import (
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store/dynamo"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -107,6 +106,6 @@ func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 func (d *Deps) Workers() *workers.Deps {
 	c := d.Config
 	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
-		Files: d.Files, Now: d.Now,
-		Redeliver: sqsworker.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL)}
+		Files: d.Files, Now: d.Now, Throttled: awsclients.Throttled,
+		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL)}
 }

@@ -16,6 +16,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/sqsworker"
@@ -41,7 +42,7 @@ func setup(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	p := *env.Deps.Imports // the tests change AfterWrite
-	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportCounted(&p, 20)}
+	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportCounted(&p, 20, awsclients.Throttled)}
 }
 
 func (f *fixture) accept(t *testing.T, payload map[string]any) model.Import {

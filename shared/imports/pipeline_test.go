@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
@@ -143,7 +144,7 @@ func TestImportDeadLetterMarksTheCustomerFailed(t *testing.T) {
 	f.p.AfterWrite = func(string) error { return errors.New("always failing") }
 	m := messageOf(f, imp, "cus-0")
 	body := mustJSON(t, m)
-	handler := workers.ImportWith(f.p, 3)
+	handler := workers.ImportWith(f.p, 3, awsclients.Throttled)
 	for receive := 1; receive <= 3; receive++ {
 		ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: body,
 			Attributes: map[string]string{"ApproximateReceiveCount": itoa(receive), "MessageGroupId": m.Group()}}}}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -43,7 +44,7 @@ func TestImportWaitsForCapacity(t *testing.T) {
 			m := messageOf(f, imp, "cus-0")
 			ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
 			defer cancel()
-			resp, err := workers.ImportWith(f.p, 5)(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: mustJSON(t, m),
+			resp, err := workers.ImportWith(f.p, 5, awsclients.Throttled)(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: mustJSON(t, m),
 				Attributes: map[string]string{"ApproximateReceiveCount": itoa(tc.receive), "MessageGroupId": m.Group()}}}})
 			if err != nil {
 				t.Fatal(err)

@@ -38,7 +38,7 @@ const (
 )
 
 // Backoff runs a BatchFunc so that throttling never fails a message before capacity
-// had time to return. A group whose first failure is a throttle (Throttled) is applied
+// had time to return. A group whose first failure is a throttle (the Throttled field) is applied
 // again, from that message on, after a growing, jittered wait, for as long as the
 // invocation's deadline leaves Margin for one more attempt; the messages already
 // applied are not sent again. Only then are its messages reported failed, and made
@@ -52,6 +52,9 @@ const (
 // costs about one function timeout of waiting, so maxReceiveCount bounds how long a
 // throttle storm on one partition may last (docs/architecture.md, "Throttling").
 type Backoff struct {
+	// Throttled tells the failures that are throttles (nil: none is; awsclients.Throttled
+	// on AWS's errors).
+	Throttled   func(error) bool
 	MaxReceives int
 	Redeliver   Redeliverer // nil: failed messages wait out the visibility timeout
 	DeadLetter  func(ctx context.Context, msg events.SQSMessage, err error)
@@ -120,7 +123,7 @@ func (b Backoff) Handler(apply BatchFunc) Handler {
 			for _, t := range tails(pending, failures) {
 				// An attempt cut short for the deadline failed for want of time, not of
 				// the message: it comes back soon too.
-				t.soon = Throttled(t.err) || cut
+				t.soon = (b.Throttled != nil && b.Throttled(t.err)) || cut
 				if t.soon {
 					throttled = append(throttled, t)
 				} else {

@@ -3,7 +3,6 @@ package sqsworker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
 	"sync"
@@ -12,42 +11,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
-)
 
-func TestThrottled(t *testing.T) {
-	pte := &types.ProvisionedThroughputExceededException{Message: aws.String("exceeded")}
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"nil", nil, false},
-		{"ProvisionedThroughputExceededException", pte, true},
-		{"wrapped", fmt.Errorf("store: put: %w", pte), true},
-		{"after the SDK's attempts", &retry.MaxAttemptsError{Attempt: 8, Err: pte}, true},
-		{"with the retry quota exhausted", errors.Join(pte, ratelimit.QuotaExceededError{Available: 0, Requested: 5}), true},
-		{"ThrottlingException", &smithy.GenericAPIError{Code: "ThrottlingException"}, true},
-		{"RequestLimitExceeded", &types.RequestLimitExceeded{Message: aws.String("limit")}, true},
-		{"transaction cancelled by a throttle", &types.TransactionCanceledException{
-			CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("ThrottlingError")}}}, true},
-		{"transaction conflict", &types.TransactionConflictException{Message: aws.String("ongoing")}, false},
-		{"transaction cancelled by a conflict", &types.TransactionCanceledException{
-			CancellationReasons: []types.CancellationReason{{Code: aws.String("TransactionConflict")}}}, false},
-		{"condition failed", &types.ConditionalCheckFailedException{}, false},
-		{"other", errors.New("boom"), false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Throttled(tc.err); got != tc.want {
-				t.Errorf("Throttled = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
+	"github.com/subsight/subsight/shared/awsclients"
+)
 
 // script is a BatchFunc whose n-th call fails the messages listed for it, and records
 // what each call was given.
@@ -155,7 +122,7 @@ func TestBackoff(t *testing.T) {
 			s := &script{fail: tc.fail}
 			r := &redeliveries{}
 			var deadLetters []string
-			b := Backoff{MaxReceives: 5, Redeliver: r, FirstWait: time.Millisecond, MaxWait: 2 * time.Millisecond, Margin: 3 * time.Second,
+			b := Backoff{Throttled: awsclients.Throttled, MaxReceives: 5, Redeliver: r, FirstWait: time.Millisecond, MaxWait: 2 * time.Millisecond, Margin: 3 * time.Second,
 				DeadLetter: func(_ context.Context, msg events.SQSMessage, _ error) {
 					deadLetters = append(deadLetters, msg.MessageId)
 				}}
@@ -198,7 +165,7 @@ func TestBackoffAttempt(t *testing.T) {
 		}
 		return nil
 	}
-	b := Backoff{FirstWait: time.Millisecond, MaxWait: time.Millisecond}
+	b := Backoff{Throttled: awsclients.Throttled, FirstWait: time.Millisecond, MaxWait: time.Millisecond}
 	if _, err := b.Handler(apply)(context.Background(), batch(1, "a1")); err != nil {
 		t.Fatal(err)
 	}

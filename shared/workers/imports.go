@@ -22,12 +22,12 @@ const defaultMaxReceiveCount = 20
 // messages that leave the queue are counted in their account's import lane.
 func Import(d *Deps) sqsworker.Handler {
 	return countLeaving(d.Imports, maxReceiveCount(),
-		importBackoff(d.Imports, maxReceiveCount(), d.Redeliver).Handler(applyImports(d.Imports)))
+		importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver).Handler(applyImports(d.Imports)))
 }
 
 // ImportCounted is Import on a given pipeline, without early redelivery.
-func ImportCounted(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
-	return countLeaving(p, maxReceives, ImportWith(p, maxReceives))
+func ImportCounted(p *imports.Pipeline, maxReceives int, throttled func(error) bool) sqsworker.Handler {
+	return countLeaving(p, maxReceives, ImportWith(p, maxReceives, throttled))
 }
 
 func maxReceiveCount() int {
@@ -39,14 +39,14 @@ func maxReceiveCount() int {
 
 // ImportWith is Import on a given pipeline without early redelivery (tests inject
 // failures through it).
-func ImportWith(p *imports.Pipeline, maxReceives int) sqsworker.Handler {
-	return importBackoff(p, maxReceives, nil).Handler(applyImports(p))
+func ImportWith(p *imports.Pipeline, maxReceives int, throttled func(error) bool) sqsworker.Handler {
+	return importBackoff(p, maxReceives, throttled, nil).Handler(applyImports(p))
 }
 
 // importBackoff marks a customer failed in its import on the last receive before the
 // dead-letter queue, which is how the status shows a message that went there.
-func importBackoff(p *imports.Pipeline, maxReceives int, redeliver sqsworker.Redeliverer) sqsworker.Backoff {
-	return sqsworker.Backoff{MaxReceives: maxReceives, Redeliver: redeliver,
+func importBackoff(p *imports.Pipeline, maxReceives int, throttled func(error) bool, redeliver sqsworker.Redeliverer) sqsworker.Backoff {
+	return sqsworker.Backoff{Throttled: throttled, MaxReceives: maxReceives, Redeliver: redeliver,
 		AccountOf: func(msg events.SQSMessage) string {
 			m, _ := imports.DecodeMessage(msg.Body)
 			return m.AccountID

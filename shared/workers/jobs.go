@@ -52,6 +52,9 @@ type Deps struct {
 	// Redeliver brings throttled messages back within seconds (nil: after the queues'
 	// visibility timeout).
 	Redeliver sqsworker.Redeliverer
+	// Throttled tells a throttle from other failures (nil: every failure is final for
+	// its receive).
+	Throttled func(error) bool
 	Now       func() time.Time
 
 	recomputeOnce sync.Once
@@ -83,7 +86,7 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 // wait for capacity and come back soon (sqsworker.Backoff); an activities export is
 // marked failed on its last receive.
 func Jobs(d *Deps) sqsworker.Handler {
-	b := sqsworker.Backoff{MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver,
+	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver,
 		AccountOf: func(msg events.SQSMessage) string {
 			job, _ := jobs.Decode(msg.Body)
 			return job.AccountID

@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
+	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -162,12 +162,8 @@ func (s *Store) ImportCustomersDone(ctx context.Context, accountID, importID str
 
 // throttled maps DynamoDB's throttling errors to store.ErrThrottled.
 func throttled(err error) error {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded":
-			return errors.Join(store.ErrThrottled, err)
-		}
+	if awsclients.Throttled(err) {
+		return errors.Join(store.ErrThrottled, err)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package sqsworker
+package awsclients
 
 import (
 	"errors"

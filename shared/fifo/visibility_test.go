@@ -1,4 +1,4 @@
-package sqsworker_test
+package fifo_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/sqsworker"
+	"github.com/subsight/subsight/shared/fifo"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -26,7 +26,7 @@ func TestVisibilityRedeliver(t *testing.T) {
 	c := env.Deps.Clients.SQS
 	url := env.JobsQueueURL
 	arn := "arn:aws:sqs:us-east-1:123456789012:" + url[strings.LastIndex(url, "/")+1:]
-	v := sqsworker.NewVisibility(c, env.ImportQueueURL, url)
+	v := fifo.NewVisibility(c, env.ImportQueueURL, url)
 	tests := []struct {
 		name  string
 		delay time.Duration

@@ -1,4 +1,4 @@
-package sqsworker
+package fifo
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func (v *Visibility) Redeliver(ctx context.Context, msgs []events.SQSMessage, de
 		name := m.EventSourceARN[strings.LastIndex(m.EventSourceARN, ":")+1:]
 		url, ok := v.urls[name]
 		if !ok {
-			return fmt.Errorf("sqsworker: no queue URL for %q", m.EventSourceARN)
+			return fmt.Errorf("fifo: no queue URL for %q", m.EventSourceARN)
 		}
 		byQueue[url] = append(byQueue[url], m)
 	}
