@@ -311,7 +311,7 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 				authorizers[r.Authorizer] = h
 			}
 			rte.authorizer = h
-			rte.identity = identityHeaders(tpl, r.Authorizer)
+			rte.identity, rte.authTTL = authorizerIdentity(tpl, r.Authorizer)
 		}
 		rt.routes = append(rt.routes, rte)
 	}
@@ -334,7 +334,9 @@ func publicRoute(tpl *samtemplate.Template, r samtemplate.Route, registry map[st
 		timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}, nil
 }
 
-func identityHeaders(tpl *samtemplate.Template, function string) []string {
+// authorizerIdentity returns the identity source headers of the function's
+// authorizer, lower case, and how long API Gateway caches its answers.
+func authorizerIdentity(tpl *samtemplate.Template, function string) ([]string, time.Duration) {
 	for _, api := range tpl.HttpApis {
 		for _, a := range api.Authorizers {
 			if a.Function == function {
@@ -342,11 +344,11 @@ func identityHeaders(tpl *samtemplate.Template, function string) []string {
 				for _, h := range a.IdentityHeaders {
 					out = append(out, strings.ToLower(h))
 				}
-				return out
+				return out, a.ResultTTL
 			}
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resources, o options) ([]*poller, error) {

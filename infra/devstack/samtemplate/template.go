@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -110,6 +111,9 @@ type Authorizer struct {
 	PayloadFormatVersion  string
 	EnableSimpleResponses bool
 	IdentityHeaders       []string
+	// ResultTTL is how long API Gateway caches an answer per identity source value
+	// (0: not cached).
+	ResultTTL time.Duration
 }
 
 // Table is an AWS::DynamoDB::Table.
@@ -244,7 +248,8 @@ type (
 				AuthorizerPayloadFormatVersion string `yaml:"AuthorizerPayloadFormatVersion"`
 				EnableSimpleResponses          bool   `yaml:"EnableSimpleResponses"`
 				Identity                       struct {
-					Headers []string `yaml:"Headers"`
+					Headers          []string `yaml:"Headers"`
+					ReauthorizeEvery int      `yaml:"ReauthorizeEvery"`
 				} `yaml:"Identity"`
 			} `yaml:"Authorizers"`
 		} `yaml:"Auth"`
@@ -262,6 +267,7 @@ type (
 					URI                  Value  `yaml:"authorizerUri"`
 					PayloadFormatVersion string `yaml:"authorizerPayloadFormatVersion"`
 					SimpleResponses      bool   `yaml:"enableSimpleResponses"`
+					ResultTTLSeconds     int    `yaml:"authorizerResultTtlInSeconds"`
 				} `yaml:"x-amazon-apigateway-authorizer"`
 			} `yaml:"securitySchemes"`
 		} `yaml:"components"`
@@ -556,7 +562,8 @@ func readHttpApi(id string, props *yaml.Node) (*HttpApi, error) {
 			return nil, fmt.Errorf("authorizer %s: the local router runs Lambda authorizers, FunctionArn: !GetAtt <Function>.Arn", name)
 		}
 		api.Authorizers[name] = Authorizer{Name: name, Function: a.FunctionArn.Target, PayloadFormatVersion: a.AuthorizerPayloadFormatVersion,
-			EnableSimpleResponses: a.EnableSimpleResponses, IdentityHeaders: a.Identity.Headers}
+			EnableSimpleResponses: a.EnableSimpleResponses, IdentityHeaders: a.Identity.Headers,
+			ResultTTL: time.Duration(a.Identity.ReauthorizeEvery) * time.Second}
 	}
 	if ra.DefinitionBody != nil {
 		if err := api.readDefinition(ra.DefinitionBody); err != nil {
@@ -609,7 +616,8 @@ func (api *HttpApi) readDefinition(def *rawDefinition) error {
 			}
 		}
 		api.Authorizers[name] = Authorizer{Name: name, Function: fn, PayloadFormatVersion: a.PayloadFormatVersion,
-			EnableSimpleResponses: a.SimpleResponses, IdentityHeaders: headers}
+			EnableSimpleResponses: a.SimpleResponses, IdentityHeaders: headers,
+			ResultTTL: time.Duration(a.ResultTTLSeconds) * time.Second}
 	}
 	if def.Security != nil {
 		name, err := securityName(def.Security)
