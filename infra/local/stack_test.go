@@ -23,6 +23,7 @@ import (
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
@@ -56,7 +57,7 @@ func runTests(m *testing.M) (int, error) {
 	if benchmarksOnly() {
 		return m.Run(), nil
 	}
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return 0, err
 	}
