@@ -415,18 +415,23 @@ func openDeadLetters(ctx context.Context, st *dynamo.Store, local bool, stack, b
 			return nil, err
 		}
 		d.sqs, d.s3, d.wait = sqs.NewFromConfig(cfg), s3.NewFromConfig(cfg), 2
-		url = func(id string) (string, error) {
-			name, err := tpl.Resolve(tpl.Queues[id].QueueName, &samtemplate.Resolver{Pseudo: map[string]string{"AWS::StackName": stack}})
-			if err != nil || name == "" {
-				return "", fmt.Errorf("the template gives it no QueueName to find it by: %v", err)
-			}
-			out, err := d.sqs.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
-			if err != nil {
-				return "", err
-			}
-			return aws.ToString(out.QueueUrl), nil
-		}
+		url = stackQueueURL(ctx, tpl, d.sqs, stack)
 	}
 	d.queues, err = deadLetterQueues(tpl, url)
 	return d, err
+}
+
+// stackQueueURL finds a queue of the stack by the QueueName the template gives it.
+func stackQueueURL(ctx context.Context, tpl *samtemplate.Template, c *sqs.Client, stack string) func(id string) (string, error) {
+	return func(id string) (string, error) {
+		name, err := tpl.Resolve(tpl.Queues[id].QueueName, &samtemplate.Resolver{Pseudo: map[string]string{"AWS::StackName": stack}})
+		if err != nil || name == "" {
+			return "", fmt.Errorf("the template gives it no QueueName to find it by: %v", err)
+		}
+		out, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+		if err != nil {
+			return "", err
+		}
+		return aws.ToString(out.QueueUrl), nil
+	}
 }

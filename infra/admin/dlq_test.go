@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -405,5 +407,60 @@ func TestDeadLetterRedriveOfJobs(t *testing.T) {
 	}
 	if n := visible(t, te, te.JobsDLQURL); n != 0 {
 		t.Fatalf("%d jobs dead letters left", n)
+	}
+}
+
+// The local stack's file and the template find the queues as `admin -local` does; on
+// AWS a queue is found by the name the template gives it in the stack.
+func TestDeadLetterQueuesAreFound(t *testing.T) {
+	te := testenv.New(t)
+	ctx := context.Background()
+	root, _ := testenv.RepoTemplate(t)
+	tpl, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	urls := map[string]string{}
+	for id, q := range te.Resources.Queues {
+		urls[id] = q.URL
+	}
+	sf, _ := json.Marshal(map[string]any{"endpoint_url": te.Endpoint, "region": te.AWS.Region, "table_name": te.TableName,
+		"import_bucket": te.ImportBucket, "queue_urls": urls})
+	if err := os.MkdirAll(filepath.Join(dir, ".local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "template.yaml"), tpl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".local", "stack.json"), sf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	d, err := openDeadLetters(ctx, te.Deps.Store, true, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]deadLetterQueue{}
+	for _, q := range d.queues {
+		got[q.Name] = q
+	}
+	if len(got) != 6 || d.bucket != te.ImportBucket || got["ImportDeadLetterQueue"].SourceURL != te.ImportQueueURL ||
+		got["JobsDeadLetterQueue"].URL != te.JobsDLQURL || got["ScheduleDeadLetterQueue"].Source != "" {
+		t.Fatalf("local dead-letter queues: %+v (bucket %q)", d.queues, d.bucket)
+	}
+	if _, err := d.list(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	stack := "st" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	made, err := te.Deps.Clients.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(stack + "-import-dlq.fifo"),
+		Attributes: map[string]string{"FifoQueue": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = te.Deps.Clients.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: made.QueueUrl}) })
+	if u, err := stackQueueURL(ctx, te.Template, te.Deps.Clients.SQS, stack)("ImportDeadLetterQueue"); err != nil || u != aws.ToString(made.QueueUrl) {
+		t.Fatalf("stack queue: %q %v", u, err)
 	}
 }
