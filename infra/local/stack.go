@@ -114,6 +114,9 @@ type stackInfo struct {
 	ImportQueueURL string `json:"import_queue_url"`
 	JobsQueueURL   string `json:"jobs_queue_url"`
 	CursorSecret   string `json:"cursor_secret"`
+	// QueueURLs are every queue of the template by LogicalId (the admin command's
+	// dead-letter commands read them).
+	QueueURLs map[string]string `json:"queue_urls"`
 	// FunctionEnv is every variable template.yaml declares for the functions, as the
 	// local stack resolved it (make sam-local passes it to sam local).
 	FunctionEnv map[string]string `json:"function_env"`
@@ -416,12 +419,16 @@ func concurrentBatches(m samtemplate.SQSMapping, limit int) int {
 }
 
 func (s *stack) info(cursorSecret string) stackInfo {
-	return stackInfo{
+	info := stackInfo{
 		BaseURL: s.baseURL, APIKey: s.apiKey, AccountID: s.accountID, EndpointURL: s.moto.URL,
 		Region: s.resources.Region, TableName: s.deps.Config.TableName, ImportBucket: s.deps.Config.ImportBucket,
 		ImportQueueURL: s.deps.Config.ImportQueueURL, JobsQueueURL: s.deps.Config.JobsQueueURL, CursorSecret: cursorSecret,
-		FunctionEnv: s.functionEnv,
+		FunctionEnv: s.functionEnv, QueueURLs: map[string]string{},
 	}
+	for id, q := range s.resources.Queues {
+		info.QueueURLs[id] = q.URL
+	}
+	return info
 }
 
 func (s *stack) writeStackFile(path, cursorSecret string) error {

@@ -208,6 +208,13 @@ func TestStackFile(t *testing.T) {
 	if info["base_url"] != testStack.baseURL || info["api_key"] != testKey || info["account_id"] != testStack.accountID {
 		t.Errorf("stack.json = %s", b)
 	}
+	var queues struct {
+		QueueURLs map[string]string `json:"queue_urls"`
+	}
+	if err := json.Unmarshal(b, &queues); err != nil || len(queues.QueueURLs) != len(testStack.resources.Queues) ||
+		queues.QueueURLs["ImportDeadLetterQueue"] != testStack.resources.Queues["ImportDeadLetterQueue"].URL {
+		t.Errorf("stack.json queue_urls = %v (%v)", queues.QueueURLs, err)
+	}
 }
 
 // recordingWorker is a FIFO worker whose failures the test scripts by body:

@@ -158,6 +158,9 @@ type Queue struct {
 	DeduplicationScope        string
 	FifoThroughputLimit       string
 	Redrive                   *Redrive
+	// QueueName is the physical name the template gives the queue on AWS (zero when
+	// it leaves the name to CloudFormation).
+	QueueName Value
 }
 
 // Redrive is a queue's RedrivePolicy.
@@ -299,6 +302,7 @@ type (
 		} `yaml:"TimeToLiveSpecification"`
 	}
 	rawQueue struct {
+		QueueName                     Value  `yaml:"QueueName"`
 		FifoQueue                     bool   `yaml:"FifoQueue"`
 		ContentBasedDeduplication     bool   `yaml:"ContentBasedDeduplication"`
 		VisibilityTimeout             *int   `yaml:"VisibilityTimeout"`
@@ -678,7 +682,7 @@ func readQueue(id string, props *yaml.Node) (*Queue, error) {
 	if err := decode(props, &rq); err != nil {
 		return nil, err
 	}
-	q := &Queue{LogicalID: id, FifoQueue: rq.FifoQueue, ContentBasedDeduplication: rq.ContentBasedDeduplication,
+	q := &Queue{LogicalID: id, QueueName: rq.QueueName, FifoQueue: rq.FifoQueue, ContentBasedDeduplication: rq.ContentBasedDeduplication,
 		VisibilityTimeout: rq.VisibilityTimeout, MessageRetentionPeriod: rq.MessageRetentionPeriod, DelaySeconds: rq.DelaySeconds,
 		ReceiveWaitTime: rq.ReceiveMessageWaitTimeSeconds, DeduplicationScope: rq.DeduplicationScope, FifoThroughputLimit: rq.FifoThroughputLimit}
 	if rp := rq.RedrivePolicy; rp != nil {
