@@ -9,12 +9,12 @@ import "github.com/subsight/subsight/shared/api/crm"
 // updates conditional PutItems, listings Queries of the account's or the customer's
 // index.
 var crmOperations = []Operation{
-	{"CreateCustomerNote", post("/v1/customer_notes"), crm.CreateCustomerNote, noteCreate},
+	{"CreateCustomerNote", post("/v1/customer_notes"), crm.CreateCustomerNote, table("GetItem", "Query", "PutItem", "ConditionCheckItem")},
 	{"ListCustomerNotes", get("/v1/customer_notes"), crm.ListCustomerNotes, tableRead},
 	{"GetCustomerNote", get("/v1/customer_notes/{note_uuid}"), crm.GetCustomerNote, tableRead},
 	{"UpdateCustomerNote", patch("/v1/customer_notes/{note_uuid}"), crm.UpdateCustomerNote, table("GetItem", "PutItem")},
 	{"DeleteCustomerNote", delete("/v1/customer_notes/{note_uuid}"), crm.DeleteCustomerNote, table("GetItem", "DeleteItem")},
-	{"CreateNote", post("/v1/notes"), crm.CreateNote, noteCreate},
+	{"CreateNote", post("/v1/notes"), crm.CreateNote, table("GetItem", "Query", "PutItem", "ConditionCheckItem")},
 	{"ListNotes", get("/v1/notes"), crm.ListNotes, tableRead},
 	{"GetNote", get("/v1/notes/{note_uuid}"), crm.GetNote, table("GetItem")},
 	{"UpdateNote", patch("/v1/notes/{note_uuid}"), crm.UpdateNote, table("GetItem", "PutItem")},
@@ -30,9 +30,3 @@ var crmOperations = []Operation{
 	{"UpdateTask", patch("/v1/tasks/{task_uuid}"), crm.UpdateTask, table("GetItem", "PutItem")},
 	{"DeleteTask", delete("/v1/tasks/{task_uuid}"), crm.DeleteTask, table("GetItem", "DeleteItem")},
 }
-
-// noteCreate is a note's creation: the customer's or the contact's partition, the
-// account's first team member when the note names no author, the note written with a
-// condition on its customer.
-var noteCreate = access(table("Query", "PutItem", "ConditionCheckItem"),
-	because("an author_email names a team member, read by its key; the parity notes name none", table("GetItem")))

@@ -12,11 +12,11 @@ var importOperations = []Operation{
 	{"ListJsonImports", get("/v1/data_sources/{data_source_uuid}/json_imports"), jsonimports.ListJSONImports, table("GetItem", "Query")},
 }
 
-// jsonImportIntake is the intake's access: the data source, plans and quotas, the import
-// record, its parts under imports/, and the account's feed.
-var jsonImportIntake = access(table("GetItem", "Query", "PutItem", "UpdateItem"), objects("imports/", "PutObject"), sendFeeds,
-	because("a payload's new plans (a transaction that checks the data source) and the markers of finished imports, deleted at the account's limit",
-		table("DeleteItem", "ConditionCheckItem")))
+// jsonImportIntake is the intake's access: the data source, the payload's plans (a new
+// one in a transaction that checks its data source), the quotas, the import record,
+// its parts under imports/, and the account's feed.
+var jsonImportIntake = access(table("GetItem", "Query", "PutItem", "UpdateItem", "ConditionCheckItem"), objects("imports/", "PutObject"), sendFeeds,
+	because("the markers of finished imports are deleted only at the account's limit of imports in flight", table("DeleteItem")))
 
 // operationMemory are the operations whose MemorySize (MB) is not the template's Globals'.
 // The json_imports intake parses and splits up to 5 MB of JSON: a whole vCPU (1,769 MB)

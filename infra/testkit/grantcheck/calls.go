@@ -121,17 +121,19 @@ var sqsActions = map[string]string{"SendMessageBatch": "SendMessage", "DeleteMes
 	"ChangeMessageVisibilityBatch": "ChangeMessageVisibility"}
 
 func sqsCalls(op string, body []byte, n Names) ([]Call, error) {
-	var req struct{ QueueUrl string } //nolint:revive // the field name is SQS's
+	var req struct {
+		QueueURL string `json:"QueueUrl"`
+	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, fmt.Errorf("sqs %s: %w", op, err)
 	}
-	if req.QueueUrl == "" {
+	if req.QueueURL == "" {
 		return nil, fmt.Errorf("sqs %s: no QueueUrl", op)
 	}
 	if a, ok := sqsActions[op]; ok {
 		op = a
 	}
-	return []Call{{"sqs:" + op, n.queue(req.QueueUrl)}}, nil
+	return []Call{{"sqs:" + op, n.queue(req.QueueURL)}}, nil
 }
 
 var deletedKey = regexp.MustCompile(`<Key>([^<]*)</Key>`)

@@ -96,7 +96,7 @@ func authorizerCase(t *testing.T, fn *function) {
 	}
 }
 
-// createJSONImportCase: the import's payload goes to S3, the import into its account's
+// createJSONImportCase: the import's new plan is created, its payload goes to S3, the import into its account's
 // lane, and one message asking to feed the account to the feeder queue; fed, the lane
 // gives one message per customer to the import queue.
 func createJSONImportCase(t *testing.T, fn *function) {
@@ -104,6 +104,8 @@ func createJSONImportCase(t *testing.T, fn *function) {
 	ev := gatewayEvent(fn.h.tpl, fn.id, map[string]string{"data_source_uuid": f.ds}, nil, map[string]any{
 		"external_id": "parity-batch-2",
 		"customers":   []map[string]any{{"external_id": "cus-queued", "name": "Queued Customer"}},
+		// A new plan, which the intake creates.
+		"plans": []map[string]any{{"external_id": "parity-import-plan", "name": "Imported", "interval_count": 1, "interval_unit": "month"}},
 	}, f.acc.ID)
 	status, body := fn.callAPI(t, ev)
 	if status != 200 || body["status"] != "queued" {
