@@ -14,38 +14,52 @@ type Access []Grant
 // "JobsQueue", "ImportBucket": its Arn) or a LogicalId and a path below its Arn
 // ("Table/index/GSI1", "ImportBucket/exports/*"). Name names the grant inside a role's
 // name; one name always means the same grant.
+//
+// Every grant is proven by the calls of the Lambda-parity run (infra/testkit/grantcheck):
+// each action on each resource must be called by one of the role's functions. Reason
+// says, in a line, why a grant is kept although the run cannot call it (a path it does
+// not reach, a request another service makes with the role); only such grants have one.
 type Grant struct {
 	Name      string
 	Actions   []string
 	Resources []string
+	Reason    string
 }
 
 // none is the access of a function that reads and writes nothing (its logs only).
 var none Access
 
-// The grants the operations are made of.
+// The grants the operations are made of, each proven by the calls of the functions
+// that have it (infra/testkit/grantcheck).
 var (
-	// tableRead is what SAM's DynamoDBReadPolicy grants: reads of the table and its
-	// indexes.
-	tableRead = Access{{Name: "TableRead", Resources: []string{"Table", "Table/index/*"},
-		Actions: dynamodb("GetItem", "Scan", "Query", "BatchGetItem", "DescribeTable")}}
-	// tableCrud is what SAM's DynamoDBCrudPolicy grants: reads and writes of the table
-	// and its indexes.
-	tableCrud = Access{{Name: "TableCrud", Resources: []string{"Table", "Table/index/*"},
-		Actions: dynamodb("GetItem", "DeleteItem", "PutItem", "Scan", "Query", "UpdateItem", "BatchWriteItem",
-			"BatchGetItem", "DescribeTable", "ConditionCheckItem")}}
-	// bucketRead is what SAM's S3ReadPolicy grants on the import bucket.
-	bucketRead = Access{{Name: "BucketRead", Resources: []string{"ImportBucket", "ImportBucket/*"},
-		Actions: []string{"s3:GetObject", "s3:ListBucket", "s3:GetBucketLocation", "s3:GetObjectVersion",
-			"s3:GetLifecycleConfiguration"}}}
-	// sendJobs, sendRecomputes, sendFolds, sendImports and sendFeeds are what SAM's
-	// SQSSendMessagePolicy grants on a queue.
-	sendJobs       = Access{{Name: "SendJobs", Resources: []string{"JobsQueue"}, Actions: []string{"sqs:SendMessage*"}}}
-	sendRecomputes = Access{{Name: "SendRecomputes", Resources: []string{"RecomputeQueue"}, Actions: []string{"sqs:SendMessage*"}}}
-	sendFolds      = Access{{Name: "SendFolds", Resources: []string{"SeriesFoldQueue"}, Actions: []string{"sqs:SendMessage*"}}}
-	sendImports    = Access{{Name: "SendImports", Resources: []string{"ImportQueue"}, Actions: []string{"sqs:SendMessage*"}}}
-	sendFeeds      = Access{{Name: "SendFeeds", Resources: []string{"ImportFeedQueue"}, Actions: []string{"sqs:SendMessage*"}}}
+	// tableRead is what the reading operations need: items, queries of partitions and of
+	// both indexes (the listings).
+	tableRead = access(table("GetItem", "BatchGetItem", "Query"), indexes("Query"))
+	// customerWrites is what the customer, contact and data source writes need: their
+	// items, and the customer's contacts and e-mail lookups (GSI2).
+	customerWrites = access(table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
+		index("GSI2", "Query"))
+	// recordWrites is what the writes of billing records and customers that enqueue a
+	// recomputation need of the table.
+	recordWrites = table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
+		"ConditionCheckItem")
+	// sendJobs, sendRecomputes, sendFolds, sendImports and sendFeeds send to one queue
+	// (SendMessage, which SendMessageBatch needs too).
+	sendJobs       = Access{{Name: "SendJobs", Resources: []string{"JobsQueue"}, Actions: []string{"sqs:SendMessage"}}}
+	sendRecomputes = Access{{Name: "SendRecomputes", Resources: []string{"RecomputeQueue"}, Actions: []string{"sqs:SendMessage"}}}
+	sendFolds      = Access{{Name: "SendFolds", Resources: []string{"SeriesFoldQueue"}, Actions: []string{"sqs:SendMessage"}}}
+	sendImports    = Access{{Name: "SendImports", Resources: []string{"ImportQueue"}, Actions: []string{"sqs:SendMessage"}}}
+	sendFeeds      = Access{{Name: "SendFeeds", Resources: []string{"ImportFeedQueue"}, Actions: []string{"sqs:SendMessage"}}}
 )
+
+// because keeps a grant that the parity run cannot prove, with the reason.
+func because(reason string, a Access) Access {
+	out := slices.Clone(a)
+	for i := range out {
+		out[i].Reason = reason
+	}
+	return out
+}
 
 // itemActions are the DynamoDB item actions in the order role names list them.
 var itemActions = []string{"GetItem", "BatchGetItem", "Query", "Scan", "PutItem", "UpdateItem", "DeleteItem",
@@ -71,6 +85,11 @@ func table(actions ...string) Access {
 	actions = slices.Clone(actions)
 	slices.SortFunc(actions, func(a, b string) int { return slices.Index(itemActions, a) - slices.Index(itemActions, b) })
 	return Access{{Name: "Table" + words(actions), Resources: []string{"Table"}, Actions: dynamodb(actions...)}}
+}
+
+// indexes grants DynamoDB actions on every index of the table.
+func indexes(actions ...string) Access {
+	return Access{{Name: "Indexes" + words(actions), Resources: []string{"Table/index/*"}, Actions: dynamodb(actions...)}}
 }
 
 // index grants DynamoDB actions on one index of the table.
@@ -133,7 +152,7 @@ func (a Access) Sorted() Access {
 
 // rank orders grants in a role name: table, indexes, bucket, queues.
 func rank(name string) int {
-	for i, prefix := range []string{"Table", "Gsi", "Bucket", "Imports", "Exports", "Receive", "Send"} {
+	for i, prefix := range []string{"Table", "Indexes", "Gsi", "Bucket", "Imports", "Exports", "Receive", "Send"} {
 		if strings.HasPrefix(name, prefix) {
 			return i
 		}

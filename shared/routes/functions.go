@@ -8,13 +8,13 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-// authorizer guards every operation. It never denies (docs/architecture.md): it looks
-// the key's hash up in GSI1 and reads the account. No reserved concurrency: a
+// authorizer guards every operation. It never denies (docs/architecture.md): it reads
+// the key's lookup item by the key's hash. No reserved concurrency: a
 // reservation is a ceiling too, and a throttled authorizer fails the request the stage
 // let through with a 5xx; it runs in the pool that the stage's throttle bounds
 // (docs/architecture.md, "Guard rails").
 var authorizer = Function{Name: "Authorizer", Authorizer: auth.Authorizer,
-	Access: access(table("GetItem"), index("GSI1", "Query"))}
+	Access: table("GetItem")}
 
 // dashboardPages are the web dashboard's page and content-hashed assets, embedded in the
 // binary. No authorizer: the page asks the person for an API key and calls the API with
@@ -33,13 +33,16 @@ var backgroundFunctions = []Function{
 	// bucket, and enqueues the customer's recomputation in the recompute queue.
 	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60, ReservedConcurrency: "ImportWorkerReservedConcurrency",
 		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 40}},
-		Access: access(tableCrud, bucketRead, sendRecomputes)},
+		Access: access(table("BatchGetItem", "PutItem", "UpdateItem", "BatchWriteItem"), objects("imports/", "GetObject"), sendRecomputes,
+			because("plans, subscription events and contacts of a customer's records and the marking of a failed customer, which the parity import does not carry",
+				table("GetItem", "Query", "DeleteItem", "ConditionCheckItem")))},
 	// The import feeder feeds each account's customer messages to the import queue, at
 	// most a window of them not yet applied (docs/architecture.md, "Lanes"), so that one
 	// account's large import does not hold another account's back.
 	{Name: "ImportFeeder", Worker: workers.ImportFeeder, MemorySize: 256, Timeout: 60, ReservedConcurrency: "ImportFeederReservedConcurrency",
 		Queues: []QueueSource{{Queue: "ImportFeedQueue", BatchSize: 10, MaxConcurrency: 10}},
-		Access: access(table("Query", "UpdateItem", "DeleteItem"), bucketRead, sendImports, sendFeeds)},
+		Access: access(table("Query", "UpdateItem", "DeleteItem"), objects("imports/", "GetObject"), sendImports,
+			because("the next feed of an account whose lane holds more than its window", sendFeeds))},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
 	// merges and writes activities exports under exports/ (the bucket's lifecycle keeps
 	// them 7 days). One function, three lanes, each with its own concurrency
@@ -53,7 +56,10 @@ var backgroundFunctions = []Function{
 			{Event: "Recomputes", Queue: "RecomputeQueue", BatchSize: 10, MaxConcurrency: 60},
 			{Event: "Folds", Queue: "SeriesFoldQueue", BatchSize: 10, MaxConcurrency: 5},
 		},
-		Access: access(tableCrud, objects("exports/", "PutObject"), sendJobs, sendRecomputes, sendFolds)},
+		Access: access(table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "BatchWriteItem"), indexes("Query"),
+			objects("exports/", "PutObject"),
+			because("purges, merges and folds of the account series' shards, which the parity jobs do not include",
+				access(table("DeleteItem", "ConditionCheckItem"), sendJobs, sendRecomputes, sendFolds)))},
 	// The sweeper enqueues the recomputations that fall due by the passage of time (a
 	// service period ends, a scheduled cancellation or auto-churn takes effect): one GSI2
 	// query per hour bucket, then one recompute_customer job per due customer, in the
@@ -68,7 +74,8 @@ var backgroundFunctions = []Function{
 // which the worker brings a throttled message back within seconds (sqsworker.Backoff).
 func receive(queue string) Access {
 	return Access{{Name: "Receive" + strings.TrimSuffix(queue, "Queue"), Resources: []string{queue},
-		Actions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"}}}
+		Actions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"},
+		Reason:  "Lambda's event source reads the queue with the role; the function changes a visibility only when throttled"}}
 }
 
 // Needs is everything the function's role must grant: its Access and, for a worker, the

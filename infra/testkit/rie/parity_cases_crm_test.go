@@ -77,7 +77,10 @@ var crmParityCases = map[string]parityCase{
 
 	// ------------------------------------------------------------ notes
 	"CreateNoteFunction": {api: func(f *fixture) apiCase {
-		return apiCase{Body: map[string]any{"customer_uuid": f.custUpd, "type": "call", "text": "entity call", "call_duration": 30},
+		// With its author, whom the note reads among the team members (a note without one
+		// is the first member's: CreateCustomerNoteFunction's case).
+		return apiCase{Body: map[string]any{"customer_uuid": f.custUpd, "type": "call", "text": "entity call", "call_duration": 30,
+			"author_email": testenv.Member.Email},
 			Status: 201, Check: func(t *testing.T, f *fixture, b map[string]any) {
 				has(t, "stored note", f.get(t, "GetNoteFunction", map[string]string{"note_uuid": b["uuid"].(string)}, nil),
 					map[string]any{"type": "call", "text": "entity call", "call_duration": 30, "customer_uuid": f.custUpd})

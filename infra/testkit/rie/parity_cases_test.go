@@ -112,7 +112,8 @@ var parityCases = map[string]parityCase{
 		}}
 	}},
 	"UpdateCustomerFunction": {api: func(f *fixture) apiCase {
-		return apiCase{Params: map[string]string{"customer_uuid": f.custUpd}, Body: map[string]any{"company": "Patched Co"}, Status: 200,
+		return apiCase{Params: map[string]string{"customer_uuid": f.custUpd}, Body: map[string]any{"company": "Patched Co",
+			"primary_contact": map[string]any{"first_name": "Pat", "email": "pat@parity.example"}}, Status: 200,
 			Check: func(t *testing.T, f *fixture, b map[string]any) {
 				has(t, "answer", b, map[string]any{"company": "Patched Co"})
 				has(t, "stored customer", f.get(t, "GetCustomerFunction", map[string]string{"customer_uuid": f.custUpd}, nil),

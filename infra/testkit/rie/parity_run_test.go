@@ -96,7 +96,7 @@ func authorizerCase(t *testing.T, fn *function) {
 	}
 }
 
-// createJSONImportCase: the import's payload goes to S3, the import into its account's
+// createJSONImportCase: the import's new plan is created, its payload goes to S3, the import into its account's
 // lane, and one message asking to feed the account to the feeder queue; fed, the lane
 // gives one message per customer to the import queue.
 func createJSONImportCase(t *testing.T, fn *function) {
@@ -104,6 +104,8 @@ func createJSONImportCase(t *testing.T, fn *function) {
 	ev := gatewayEvent(fn.h.tpl, fn.id, map[string]string{"data_source_uuid": f.ds}, nil, map[string]any{
 		"external_id": "parity-batch-2",
 		"customers":   []map[string]any{{"external_id": "cus-queued", "name": "Queued Customer"}},
+		// A new plan, which the intake creates.
+		"plans": []map[string]any{{"external_id": "parity-import-plan", "name": "Imported", "interval_count": 1, "interval_unit": "month"}},
 	}, f.acc.ID)
 	status, body := fn.callAPI(t, ev)
 	if status != 200 || body["status"] != "queued" {
@@ -160,7 +162,7 @@ func importWorkerCase(t *testing.T, fn *function) {
 		t.Fatal(err)
 	}
 	bad := imports.Message{Version: 2, AccountID: f.acc.ID, DataSourceUUID: f.ds, ImportID: imp["id"].(string),
-		CustomerExternalID: "cus-bad", Key: "missing/part.json", System: "Import API", Currency: "USD"}
+		CustomerExternalID: "cus-bad", Key: "imports/missing/part.json", System: "Import API", Currency: "USD"}
 	badBody, _ := json.Marshal(bad)
 	if _, err := env.Deps.Clients.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(env.ImportQueueURL),
 		MessageBody: aws.String(string(badBody)), MessageGroupId: aws.String(bad.Group()), MessageDeduplicationId: aws.String(bad.DedupID())}); err != nil {
@@ -177,10 +179,10 @@ func importWorkerCase(t *testing.T, fn *function) {
 	}
 }
 
-// jobsWorkerCase: the recomputation job that an invoice import queued, an activities
-// export, and a job of an unknown type behind them in the same batch: the first runs
-// (the customer's subscriptions appear), the export's CSV is written to the bucket, the
-// last is reported failed.
+// jobsWorkerCase: the recomputation job that an invoice import queued, two activities
+// exports (of every type, of one type), and a job of an unknown type behind them in the
+// same batch: the first runs (the customer's subscriptions appear), the exports' CSVs
+// are written to the bucket, the last is reported failed.
 func jobsWorkerCase(t *testing.T, fn *function) {
 	env := fn.env
 	f := ownFixture(t, env)
@@ -190,6 +192,8 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 		t.Fatalf("subscriptions before the job ran: %v", got)
 	}
 	export := f.call(200, "CreateActivitiesExportFunction", nil, nil, map[string]any{})["id"].(string)
+	// An export of one type reads another index than an export of all.
+	typed := f.call(200, "CreateActivitiesExportFunction", nil, nil, map[string]any{"type": "new_biz"})["id"].(string)
 	bad := jobs.Message{Type: "no_such_job", AccountID: f.acc.ID, CustomerUUID: "cus_00000000-0000-0000-0000-000000000000"}
 	if err := env.Deps.Jobs.Send(ctx, bad); err != nil {
 		t.Fatal(err)
@@ -198,7 +202,7 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 		with := func(s string) bool {
 			return slices.ContainsFunc(ms, func(m types.Message) bool { return strings.Contains(aws.ToString(m.Body), s) })
 		}
-		return with("no_such_job") && with(export)
+		return with("no_such_job") && with(export) && with(typed)
 	})
 	resp := invokeWorker(t, fn, "JobsQueue", ms)
 	if want := idsOf(ms, "no_such_job"); !slices.Equal(resp, want) {
@@ -207,8 +211,10 @@ func jobsWorkerCase(t *testing.T, fn *function) {
 	if got := f.get(t, "ListCustomerSubscriptionsFunction", map[string]string{"customer_uuid": cust}, nil); len(list(t, got, "entries")) != 2 {
 		t.Errorf("the recomputation did not run: %v", got)
 	}
-	if got := f.get(t, "GetActivitiesExportFunction", map[string]string{"id": export}, nil); got["status"] != "succeeded" {
-		t.Errorf("the export did not run: %v", got)
+	for _, id := range []string{export, typed} {
+		if got := f.get(t, "GetActivitiesExportFunction", map[string]string{"id": id}, nil); got["status"] != "succeeded" {
+			t.Errorf("the export %s did not run: %v", id, got)
+		}
 	}
 	if _, err := env.S3().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(env.ImportBucket),
 		Key: aws.String(workers.ExportKey(f.acc.ID, export))}); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/testkit/grantcheck"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/routes"
@@ -73,6 +74,8 @@ func TestLambdaParity(t *testing.T) {
 		})
 	}
 	cases := time.Since(t0)
+	casesPassed := !t.Failed()
+	t.Run("LeastPrivilege", func(t *testing.T) { h.checkGrants(t, casesPassed) })
 	for id := range parityCases {
 		if _, ok := routes.Lookup(id); !ok {
 			t.Errorf("parityCases has %s, which shared/routes does not register", id)
@@ -94,6 +97,8 @@ type harness struct {
 	box       *sandbox
 	shared    *testenv.Env
 	functions map[string]*function
+	// calls are the AWS requests of every bootstrap, for the least-privilege check.
+	calls grantcheck.Recorder
 
 	fix         *fixture
 	fixtureTime time.Duration
@@ -136,7 +141,8 @@ func newHarness(t *testing.T, rieBin string) *harness {
 		for k, v := range env.Vars[id] {
 			vars[k] = v
 		}
-		vars["AWS_ENDPOINT_URL"] = env.Endpoint
+		// The function reaches the emulator through its recording proxy.
+		vars["AWS_ENDPOINT_URL"] = h.recordingEndpoint(t, id, env)
 		lenv := lambdaEnv(tpl.Functions[id], vars, env.AWS.Region, task, filepath.Dir(h.box.rie))
 		wg.Go(func() {
 			p, err := h.box.start(t, id, task, lenv)
