@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/api/jsonimports"
+	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -78,29 +79,13 @@ func TestRacingExternalIDs(t *testing.T) {
 	for n, tc := range cases {
 		t.Run(tc.shared, func(t *testing.T) {
 			c := n // a case's ids are its own: c2s(c) prefixes them
-			statuses := make([]int, 2*racingPairs)
-			bodies := make([]string, 2*racingPairs)
 			invoices := make([]map[string]any, 2*racingPairs)
-			var ready, done sync.WaitGroup
-			start := make(chan struct{})
-			for i := range statuses {
+			statuses, bodies := raceAll(t, imp, 2*racingPairs, func(i int) apigwtest.Call {
 				invoices[i] = invoice(c, i/2, i%2, tc.shared)
-				ready.Add(1)
-				done.Add(1)
-				go func() {
-					defer done.Done()
-					call := apigwtest.Call{Method: "POST", Route: "/v1/import/customers/{customer_uuid}/invoices",
-						PathParams: map[string]string{"customer_uuid": customers[i]}, AccountID: acc.ID,
-						Body: map[string]any{"invoices": []any{invoices[i]}}}
-					ready.Done()
-					<-start
-					resp := apigwtest.Raw(t, imp, call)
-					statuses[i], bodies[i] = resp.StatusCode, resp.Body
-				}()
-			}
-			ready.Wait()
-			close(start)
-			done.Wait()
+				return apigwtest.Call{Method: "POST", Route: "/v1/import/customers/{customer_uuid}/invoices",
+					PathParams: map[string]string{"customer_uuid": customers[i]}, AccountID: acc.ID,
+					Body: map[string]any{"invoices": []any{invoices[i]}}}
+			})
 			for pair := range racingPairs {
 				a, b := 2*pair, 2*pair+1
 				winner, loser := a, b
@@ -120,6 +105,85 @@ func TestRacingExternalIDs(t *testing.T) {
 }
 
 func c2s(c int) string { return fmt.Sprintf("k%d", c) }
+
+// raceAll builds n calls, then sends them all at the same instant (every goroutine
+// released together) and returns their statuses and bodies, in order.
+func raceAll(t *testing.T, ep apigw.Endpoint, n int, call func(i int) apigwtest.Call) ([]int, []string) {
+	statuses, bodies := make([]int, n), make([]string, n)
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		c := call(i)
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			resp := apigwtest.Raw(t, ep, c)
+			statuses[i], bodies[i] = resp.StatusCode, resp.Body
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return statuses, bodies
+}
+
+// TestRacingSubscriptionEventExternalIDs: two customers create, at the same instant, a
+// subscription event with one external id, twenty pairs: one 201, the other the 422
+// family-B body of a used external id, one event stored, listed by the winner's index
+// alone.
+func TestRacingSubscriptionEventExternalIDs(t *testing.T) {
+	env := testenv.New(t)
+	acc := env.NewAccount(t, "Race events")
+	ctx := context.Background()
+	_, ds := apitest.ImportedCustomer(t, env, acc.ID)
+	seed := apitest.FiftyCustomers("more")
+	for _, kind := range []string{"invoices", "line_items", "transactions", "subscription_events"} {
+		seed[kind] = []any{}
+	}
+	seed["customers"] = seed["customers"].([]any)[1 : 2*racingPairs+1]
+	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST",
+		Route: apitest.ImportsRoute, PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: seed,
+		AccountID: acc.ID}); status != http.StatusOK {
+		t.Fatalf("import: %d %v", status, body)
+	}
+	apitest.RunImportWorker(t, env)
+	statuses, bodies := raceAll(t, billing.CreateSubscriptionEvent(env.API), 2*racingPairs, func(i int) apigwtest.Call {
+		return apigwtest.Call{Method: "POST", Route: apitest.EventsRoute, AccountID: acc.ID,
+			Body: map[string]any{"subscription_event": map[string]any{"data_source_uuid": ds.UUID,
+				"customer_external_id": fmt.Sprintf("c%02d", i+1), "event_type": "subscription_cancelled",
+				"event_date": "2024-05-01", "effective_date": "2024-05-01", "subscription_external_id": fmt.Sprintf("s-%d", i),
+				"external_id": fmt.Sprintf("ev-%d", i/2)}}}
+	})
+	for pair := range racingPairs {
+		a, b := 2*pair, 2*pair+1
+		winner, loser := a, b
+		if statuses[a] != http.StatusCreated {
+			winner, loser = b, a
+		}
+		msg := fmt.Sprintf(`external_id \"ev-%d\" has already been taken`, pair)
+		want := `{"error":"` + msg + `","error_details":[{"param":"external_id","code":"invalid","message":"` + msg + `"}]}`
+		if statuses[winner] != http.StatusCreated || statuses[loser] != http.StatusUnprocessableEntity || bodies[loser] != want {
+			t.Fatalf("pair %d: %d %s / %d %s, want one 201 and one 422 %s", pair, statuses[a], bodies[a], statuses[b], bodies[b], want)
+		}
+		ev, err := env.Deps.Store.SubscriptionEventByExternalID(ctx, acc.ID, ds.UUID, fmt.Sprintf("ev-%d", pair))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, listedWant := range map[int]bool{winner: true, loser: false} {
+			cus := apitest.CustomerByExternalID(t, env, acc.ID, ds.UUID, fmt.Sprintf("c%02d", i+1))
+			idx, err := env.Deps.Store.GetBillingIndex(ctx, acc.ID, cus)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, listed := idx.Events[fmt.Sprint(ev.ID)]; listed != listedWant || listedWant != (ev.CustomerUUID == cus) {
+				t.Fatalf("pair %d: customer c%02d lists the event: %v, owner %s", pair, i+1, listed, ev.CustomerUUID)
+			}
+		}
+	}
+}
 
 // checkHeldOnce checks that the winner's records hold the shared id, and that nothing
 // of the loser's does, in the store and in the loser's index.
