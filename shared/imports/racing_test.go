@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -60,31 +60,23 @@ func TestWorkersRaceForExternalIDs(t *testing.T) {
 			Index: i % 10, Key: "imports/" + f.acc.ID + "/" + f.ds.UUID + "/" + imp.ID + "/" + strconv.Itoa(i/10) + ".json"}}
 	}
 	// Four workers (two batches of ten customers per import) released together.
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
+	var rounds [][]imports.Delivery
 	for _, name := range []string{"a", "b"} {
 		for batch := range pairs / 10 {
 			var round []imports.Delivery
 			for i := batch * 10; i < batch*10+10; i++ {
 				round = append(round, message(name, i))
 			}
-			ready.Add(1)
-			done.Add(1)
-			go func() {
-				defer done.Done()
-				ready.Done()
-				<-start
-				for _, err := range f.p.ApplyMessages(ctx, round) {
-					if err != nil {
-						t.Errorf("apply %s: %v", name, err)
-					}
-				}
-			}()
+			rounds = append(rounds, round)
 		}
 	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	testenv.AtOnce(len(rounds), func(i int) {
+		for _, err := range f.p.ApplyMessages(ctx, rounds[i]) {
+			if err != nil {
+				t.Errorf("apply: %v", err)
+			}
+		}
+	})
 
 	statuses := map[string]model.ImportCustomerStatus{}
 	for _, imp := range imps {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
@@ -106,27 +105,18 @@ func TestRacingExternalIDs(t *testing.T) {
 
 func c2s(c int) string { return fmt.Sprintf("k%d", c) }
 
-// raceAll builds n calls, then sends them all at the same instant (every goroutine
-// released together) and returns their statuses and bodies, in order.
+// raceAll builds n calls, then sends them all at the same instant (testenv.AtOnce) and
+// returns their statuses and bodies, in order.
 func raceAll(t *testing.T, ep apigw.Endpoint, n int, call func(i int) apigwtest.Call) ([]int, []string) {
 	statuses, bodies := make([]int, n), make([]string, n)
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
+	calls := make([]apigwtest.Call, n)
 	for i := range n {
-		c := call(i)
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			resp := apigwtest.Raw(t, ep, c)
-			statuses[i], bodies[i] = resp.StatusCode, resp.Body
-		}()
+		calls[i] = call(i)
 	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	testenv.AtOnce(n, func(i int) {
+		resp := apigwtest.Raw(t, ep, calls[i])
+		statuses[i], bodies[i] = resp.StatusCode, resp.Body
+	})
 	return statuses, bodies
 }
 
