@@ -207,20 +207,25 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		failAll(units, err)
 		return
 	}
-	p.claimRecords(ctx, live(units), state)
+	// The locators of records without an external id go before any invoice that holds
+	// them (a claimed one included): a crash leaves a locator of a record not stored
+	// yet, never a stored record without its locator.
 	var locators []store.RecordLocator
 	for _, u := range live(units) {
 		locators = append(locators, u.locators...)
+	}
+	if err := p.Store.PutRecordLocators(ctx, locators); err != nil {
+		failAll(units, err)
+		return
+	}
+	p.claimRecords(ctx, live(units), state)
+	for _, u := range live(units) {
 		if u.create {
 			records.NewCustomers = append(records.NewCustomers, u.customer)
 		}
 		records.Invoices = append(records.Invoices, u.changedInvoices...)
 		records.Subscriptions = append(records.Subscriptions, u.changedSubs...)
 		records.Events = append(records.Events, u.changedEvents...)
-	}
-	if err := p.Store.PutRecordLocators(ctx, locators); err != nil {
-		failAll(units, err)
-		return
 	}
 	if err := p.Store.PutImportedRecords(ctx, records); err != nil {
 		failAll(units, err)
