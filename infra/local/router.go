@@ -33,6 +33,11 @@ import (
 // maxBody is API Gateway's payload limit for HTTP APIs.
 const maxBody = 10 << 20
 
+// maxInvokePayload is Lambda's limit on a synchronous invocation's request: the event
+// as JSON, the body escaped (or base64-encoded) inside it. A body API Gateway accepts
+// whose event is larger never reaches the function (docs/architecture.md, "Body size").
+const maxInvokePayload = 6 << 20
+
 // localAPIID stands in for the HTTP API's id in events and ARNs.
 const localAPIID = "local"
 
@@ -243,6 +248,12 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ev := rt.buildEvent(r, rte, params, body, requestID, start)
+	if size := eventSize(ev); size > maxInvokePayload {
+		// Lambda refuses the invocation and the HTTP API answers its integration failure.
+		slog.Warn("event over Lambda's payload limit", "request_id", requestID, "route", routeKey, "body_bytes", len(body), "event_bytes", size)
+		gatewayError(sw, requestID, http.StatusInternalServerError, "Internal Server Error")
+		return
+	}
 
 	if rte.authorizer != nil {
 		resp, err := rt.authorize(r.Context(), rte, ev)
@@ -403,6 +414,29 @@ func (rt *router) buildEvent(r *http.Request, rte *route, params map[string]stri
 		}
 	}
 	return ev
+}
+
+// eventSize is the length of the event as Lambda receives it. Only a body that could
+// push it past maxInvokePayload is measured: JSON escapes a byte into six at most.
+func eventSize(ev events.APIGatewayV2HTTPRequest) int {
+	if 6*len(ev.Body) < maxInvokePayload/2 {
+		return 0
+	}
+	var n countingWriter
+	enc := json.NewEncoder(&n)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		return maxInvokePayload + 1
+	}
+	return int(n)
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter int
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
 }
 
 // isText says whether API Gateway passes the body as text rather than base64.

@@ -162,20 +162,24 @@ func TestGatewayErrors(t *testing.T) {
 		authorized bool
 		method     string
 		path       string
-		body       int
+		body       []byte
 		wantStatus int
 		wantBody   string
 	}{
-		{"unknown route", true, "GET", "/v1/nope", 0, 404, `{"message":"Not Found"}`},
-		{"wrong method", true, "GET", "/v1/things/x", 0, 404, `{"message":"Not Found"}`},
-		{"denied", false, "POST", "/v1/things/x", 0, 403, `{"message":"Forbidden"}`},
-		{"too large", true, "POST", "/v1/things/x", maxBody + 1, 413, `{"message":"Request Entity Too Large"}`},
-		{"at the limit", true, "POST", "/v1/things/x", maxBody, 201, "ok"},
+		{"unknown route", true, "GET", "/v1/nope", nil, 404, `{"message":"Not Found"}`},
+		{"wrong method", true, "GET", "/v1/things/x", nil, 404, `{"message":"Not Found"}`},
+		{"denied", false, "POST", "/v1/things/x", nil, 403, `{"message":"Forbidden"}`},
+		{"over API Gateway's limit", true, "POST", "/v1/things/x", jsonString(maxBody + 1), 413, `{"message":"Request Entity Too Large"}`},
+		{"at API Gateway's limit, over Lambda's", true, "POST", "/v1/things/x", jsonString(maxBody), 500, `{"message":"Internal Server Error"}`},
+		{"just over Lambda's limit", true, "POST", "/v1/things/x", jsonString(maxInvokePayload), 500, `{"message":"Internal Server Error"}`},
+		{"under 5 MB, but every quote escaped in the event", true, "POST", "/v1/things/x",
+			bytes.Repeat([]byte(`"`), 3<<20+1<<19), 500, `{"message":"Internal Server Error"}`},
+		{"5 MB, the event under Lambda's limit", true, "POST", "/v1/things/x", jsonString(5 << 20), 201, "ok"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rt, _ := fakeRouter(t, tc.authorized, "POST /v1/things/{uuid}")
-			req := httptest.NewRequest(tc.method, tc.path, bytes.NewReader(make([]byte, tc.body)))
+			req := httptest.NewRequest(tc.method, tc.path, bytes.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			rec := httptest.NewRecorder()
 			rt.ServeHTTP(rec, req)
@@ -236,4 +240,11 @@ func TestAuthorizerAnswersCached(t *testing.T) {
 			t.Fatalf("%s: %d calls, body %q; want %d, %q", s.name, calls, w.Body.String(), s.wantCalls, s.wantBody)
 		}
 	}
+}
+
+// jsonString is a JSON string of n bytes (quotes included) that needs no escaping.
+func jsonString(n int) []byte {
+	b := bytes.Repeat([]byte("x"), n)
+	b[0], b[n-1] = '"', '"'
+	return b
 }

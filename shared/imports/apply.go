@@ -184,27 +184,48 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		u.mergeEvents(state, now)
 		u.nextIndex()
 	}
+	// The order of the writes keeps every record a customer owns listed in its index
+	// (what erasure and recomputation read) at every instant: the indexes first (an
+	// entry whose record is not written yet, or was lost to another customer, is
+	// skipped by every reader), then the claims of the records' external ids, then the
+	// records. A lost claim is not an error: the unit is applied again from a fresh read
+	// (retryLost), which reports the record as another's and drops it from the index.
 	p.writeIndexes(ctx, live(units))
+	var newIndexes []store.BillingIndex
+	for _, u := range live(units) {
+		if u.reserve && u.indexChanged {
+			newIndexes = append(newIndexes, u.index)
+		}
+	}
+	if len(newIndexes) > 0 {
+		if err := p.Store.PutImportedRecords(ctx, store.ImportedRecords{NewIndexes: newIndexes}); err != nil {
+			failAll(units, err)
+			return
+		}
+	}
 	if err := p.step("index"); err != nil {
 		failAll(units, err)
 		return
 	}
+	// The locators of records without an external id go before any invoice that holds
+	// them (a claimed one included): a crash leaves a locator of a record not stored
+	// yet, never a stored record without its locator.
 	var locators []store.RecordLocator
 	for _, u := range live(units) {
 		locators = append(locators, u.locators...)
-		if u.create {
-			records.NewCustomers = append(records.NewCustomers, u.customer)
-		}
-		if u.reserve && u.indexChanged {
-			records.NewIndexes = append(records.NewIndexes, u.index)
-		}
-		records.Invoices = append(records.Invoices, u.changedInvoices...)
-		records.Subscriptions = append(records.Subscriptions, u.changedSubs...)
-		records.Events = append(records.Events, u.changedEvents...)
 	}
 	if err := p.Store.PutRecordLocators(ctx, locators); err != nil {
 		failAll(units, err)
 		return
+	}
+	p.claimRecords(ctx, live(units), state)
+	for _, u := range live(units) {
+		if u.create {
+			records.NewCustomers = append(records.NewCustomers, u.customer)
+		}
+		records.Invoices = append(records.Invoices, u.changedInvoices...)
+		records.Subscriptions = append(records.Subscriptions, u.changedSubs...)
+		records.Events = append(records.Events, u.changedEvents...)
 	}
 	if err := p.Store.PutImportedRecords(ctx, records); err != nil {
 		failAll(units, err)
@@ -217,17 +238,129 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 	for _, u := range units {
 		u.finish(now)
 	}
+	p.retryLost(ctx, accountID, units)
 }
 
 // live are the units still being applied.
 func live(units []*unit) []*unit {
 	var out []*unit
 	for _, u := range units {
-		if u.err == nil && !u.done {
+		if u.err == nil && !u.done && !u.lost {
 			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// maxClaimAttempts bounds how often one message is applied again after losing an
+// external id: each new attempt reads the winner's record and reports it, so a second
+// loss needs another customer racing for another of its ids in those milliseconds.
+const maxClaimAttempts = 4
+
+// claimRecords takes the external ids of the records the units create, each with a
+// conditional write of the record itself or of its locator (absent, or already the
+// customer's), never read-then-write. Three steps, a later one only for the units
+// whose earlier claims all held, so that nothing a lost claim invalidates is written:
+//  1. line items' and transactions' locators (their external ids): an invoice is
+//     written only with records whose ids it holds;
+//  2. new invoices and subscription events, whole (a conditional PutItem costs what the
+//     batch write of the item would);
+//  3. new subscriptions, derived from the line items that 1 and 2 kept.
+//
+// What a unit claimed before losing is its own and stays; its new attempt reads it
+// back, rewrites an invoice whose line item billed a lost subscription, and takes the
+// claims it did not reach. A locator whose invoice then does not hold its record holds
+// nothing (docs/data-model.md).
+func (p *Pipeline) claimRecords(ctx context.Context, units []*unit, state store.ImportState) {
+	var locs []store.RecordLocator
+	var owners []*unit
+	now := p.Now()
+	for _, u := range units {
+		for _, l := range u.claimLocs {
+			l.At = now
+			locs = append(locs, l)
+			owners = append(owners, u)
+		}
+	}
+	settleClaims(owners, p.Store.ClaimRecordLocators(ctx, locs))
+
+	var invs []model.Invoice
+	var evs []model.SubscriptionEvent
+	var invOwners, evOwners []*unit
+	for _, u := range live(units) {
+		u.changedInvoices = takeNew(u, u.changedInvoices, state.Invoices, func(inv model.Invoice) string { return inv.UUID }, &invs, &invOwners)
+		u.changedEvents = takeNew(u, u.changedEvents, state.Events, func(e model.SubscriptionEvent) int64 { return e.ID }, &evs, &evOwners)
+	}
+	var wg sync.WaitGroup
+	var invErrs, evErrs []error
+	wg.Go(func() { invErrs = p.Store.PutInvoices(ctx, invs) })
+	wg.Go(func() { evErrs = p.Store.ClaimSubscriptionEvents(ctx, evs) })
+	wg.Wait()
+	settleClaims(invOwners, invErrs)
+	settleClaims(evOwners, evErrs)
+
+	var subs []model.Subscription
+	var subOwners []*unit
+	for _, u := range live(units) {
+		u.changedSubs = takeNew(u, u.changedSubs, state.Subscriptions, func(sub model.Subscription) string { return sub.UUID }, &subs, &subOwners)
+	}
+	settleClaims(subOwners, p.Store.PutSubscriptions(ctx, subs))
+}
+
+// takeNew moves the records the round did not find stored from changed to claims (with
+// u as their owner) and returns the rest, which the batch writes.
+func takeNew[T any, K comparable, V any](u *unit, changed []T, stored map[K]V, key func(T) K, claims *[]T, owners *[]*unit) []T {
+	return slices.DeleteFunc(changed, func(rec T) bool {
+		_, found := stored[key(rec)]
+		if !found {
+			*claims, *owners = append(*claims, rec), append(*owners, u)
+		}
+		return !found
+	})
+}
+
+// settleClaims records the outcome of claims, errs[i] being owners[i]'s.
+func settleClaims(owners []*unit, errs []error) {
+	for i, err := range errs {
+		u := owners[i]
+		switch {
+		case err == nil:
+			u.claimed = true
+		case errors.Is(err, store.ErrOwnedElsewhere):
+			u.lost = true
+		case u.err == nil:
+			u.err = err
+		}
+	}
+}
+
+// retryLost applies again, from a fresh read, the units that lost a claim: the read
+// now finds the other customer's record and the unit reports it failed, as if it had
+// come second.
+func (p *Pipeline) retryLost(ctx context.Context, accountID string, units []*unit) {
+	var again, was []*unit
+	for _, u := range units {
+		if u.err != nil || !u.lost {
+			continue
+		}
+		if u.attempt+1 >= maxClaimAttempts {
+			u.err = fmt.Errorf("imports: customer %q lost %d races for external ids in a row", u.m.CustomerExternalID, maxClaimAttempts)
+			continue
+		}
+		r := newUnit(u.m, u.part)
+		if u.create && r.m.CustomerID == 0 {
+			r.m.CustomerID = u.customer.ID // the id drawn for it, not written yet
+		}
+		r.attempt, r.claimed, r.retract = u.attempt+1, u.claimed, u.added()
+		again, was = append(again, r), append(was, u)
+	}
+	if len(again) == 0 {
+		return
+	}
+	p.applyAccount(ctx, accountID, again)
+	for i, r := range again {
+		*was[i] = *r
+	}
 }
 
 // resolveCustomers finds or creates each unit's customer: the reservations of new
@@ -362,6 +495,9 @@ func (p *Pipeline) saveIndex(ctx context.Context, u *unit) error {
 	old, next := u.state.Index, u.index
 	for attempt := 0; attempt < 5; attempt++ {
 		err := p.Store.PutBillingIndex(ctx, old, next)
+		if err == nil {
+			return p.releaseRetracted(ctx, u, old, next)
+		}
 		if !errors.Is(err, store.ErrConflict) {
 			return err
 		}
@@ -386,4 +522,18 @@ func (p *Pipeline) saveIndex(ctx context.Context, u *unit) error {
 		old, next = fresh, extended
 	}
 	return errors.New("imports: the customer's index kept changing")
+}
+
+// releaseRetracted gives back the plan references of the plans an earlier attempt of
+// the unit added to the index and this one dropped (dropRetracted).
+func (p *Pipeline) releaseRetracted(ctx context.Context, u *unit, old, next store.BillingIndex) error {
+	for plan, ds := range u.retract.Plans {
+		_, had := old.Plans[plan]
+		if _, keeps := next.Plans[plan]; had && !keeps {
+			if err := p.Store.ReleasePlanReference(ctx, u.m.AccountID, ds, plan); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -40,6 +40,10 @@ func (u *unit) mergeEvents(state store.ImportState, now time.Time) {
 				continue
 			}
 		}
+		if old, ok := state.Events[id]; ok && old.CustomerUUID != u.customer.UUID {
+			u.fail(&u.st.SubscriptionEvents, e.ExternalID, "Subscription event %q belongs to another customer", e.ExternalID)
+			continue
+		}
 		ev := model.SubscriptionEvent{AccountID: u.m.AccountID, ID: id, DataSourceUUID: u.m.DataSourceUUID,
 			CustomerUUID: u.customer.UUID, EventFields: e.EventFields, CreatedAt: now, UpdatedAt: now}
 		u.events[ev.ID] = ev.EffectiveDate.Unix()

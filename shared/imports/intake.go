@@ -25,6 +25,7 @@ type Storage interface {
 	store.Customers
 	store.Plans
 	store.Invoices
+	store.Subscriptions
 	store.BillingIndexes
 	store.LimitCounters
 	store.DeadLetters

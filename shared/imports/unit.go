@@ -41,11 +41,22 @@ type unit struct {
 	index           store.BillingIndex
 	indexChanged    bool
 
-	// locators are the new line items' and transactions' (written before their invoices);
-	// claims maps the records with an external id of the whole round to their invoice,
-	// so two customers of one round cannot take the same external id.
-	locators []store.RecordLocator
-	claims   map[string]string
+	// locators are the new line items' and transactions' without an external id (written
+	// before their invoices); claimLocs those with one, which claimRecords takes with
+	// conditional writes. claims maps the records with an external id of the whole round
+	// to their invoice, so two customers of one round cannot take the same external id.
+	locators  []store.RecordLocator
+	claimLocs []store.RecordLocator
+	claims    map[string]string
+
+	// A unit that lost the race for an external id (lost) is applied again from a fresh
+	// read (attempt counts them), which reports the record as another's; retract holds
+	// the index entries its earlier attempts added, which the new attempt drops unless
+	// it touches them again; claimed: an earlier attempt wrote records.
+	lost    bool
+	attempt int
+	retract store.BillingIndex
+	claimed bool
 }
 
 func newUnit(m Message, part Part) *unit {
@@ -131,7 +142,7 @@ func (u *unit) finish(now time.Time) {
 		}
 	}
 	u.st.UpdatedAt = now
-	if !u.done && (u.create || u.saveFrom != nil || u.indexChanged || len(u.changedInvoices)+len(u.changedSubs)+len(u.changedEvents) > 0) {
+	if !u.done && (u.create || u.saveFrom != nil || u.indexChanged || u.claimed || len(u.changedInvoices)+len(u.changedSubs)+len(u.changedEvents) > 0) {
 		u.changed = u.customer.UUID
 	}
 }
@@ -238,11 +249,16 @@ func (u *unit) mergeLineItem(state store.ImportState, in model.ImportLineItem) {
 	if in.SubscriptionExternalID != "" {
 		li.SubscriptionUUID = model.SubscriptionUUID(u.m.AccountID, u.m.DataSourceUUID, in.SubscriptionExternalID)
 		if sub, ok := state.Subscriptions[li.SubscriptionUUID]; ok && sub.CustomerUUID != u.customer.UUID {
+			// A line item never bills another customer's subscription: one an earlier
+			// attempt wrote before it lost the subscription's claim goes.
+			inv.LineItems = slices.DeleteFunc(inv.LineItems, func(held model.LineItem) bool {
+				return held.UUID == li.UUID && held.SubscriptionUUID == li.SubscriptionUUID
+			})
 			u.fail(&u.st.LineItems, id, "Subscription %q belongs to another customer", in.SubscriptionExternalID)
 			return
 		}
 	}
-	if !u.claim(state.Invoices, state.RecordHolders, li.UUID, in.ExternalID, inv.UUID) {
+	if !u.claim(state, li.UUID, in.ExternalID, inv.UUID) {
 		u.fail(&u.st.LineItems, id, "Line item external id %q is used by another invoice of this data source", in.ExternalID)
 		return
 	}
@@ -266,7 +282,7 @@ func (u *unit) mergeTransaction(state store.ImportState, in model.ImportTransact
 		u.fail(&u.st.Transactions, id, "The %ss of invoice %q would add up to more than its amount", t.Type, in.InvoiceExternalID)
 		return
 	}
-	if !u.claim(stored, state.RecordHolders, t.UUID, in.ExternalID, inv.UUID) {
+	if !u.claim(state, t.UUID, in.ExternalID, inv.UUID) {
 		u.fail(&u.st.Transactions, id, "Transaction external id %q is used by another invoice of this data source", in.ExternalID)
 		return
 	}
@@ -276,10 +292,11 @@ func (u *unit) mergeTransaction(state store.ImportState, in model.ImportTransact
 // claim checks that no other invoice holds the external id of a line item or
 // transaction (ChartMogul keeps them unique per data source; the uuid is derived from
 // it), neither stored nor earlier in the round, and notes the locator of a record the
-// stored invoice does not hold yet.
-func (u *unit) claim(stored map[string]model.Invoice, holders map[string]string, uuid, externalID, invoiceUUID string) bool {
+// stored invoice does not hold yet: with an external id, the locator is the id's claim
+// (claimRecords writes it conditionally, the read only finds the clear cases early).
+func (u *unit) claim(state store.ImportState, uuid, externalID, invoiceUUID string) bool {
 	if externalID != "" {
-		if holder, ok := holders[uuid]; ok && holder != invoiceUUID {
+		if holder, ok := state.RecordHolders[uuid]; ok && holder != invoiceUUID {
 			return false
 		}
 		if holder, ok := u.claims[uuid]; ok && holder != invoiceUUID {
@@ -287,11 +304,16 @@ func (u *unit) claim(stored map[string]model.Invoice, holders map[string]string,
 		}
 		u.claims[uuid] = invoiceUUID
 	}
-	if old, ok := stored[invoiceUUID]; ok && (old.LineItemIndex(uuid) >= 0 || old.TransactionIndex(uuid) >= 0) {
+	if old, ok := state.Invoices[invoiceUUID]; ok && (old.LineItemIndex(uuid) >= 0 || old.TransactionIndex(uuid) >= 0) {
 		return true
 	}
-	if !slices.ContainsFunc(u.locators, func(l store.RecordLocator) bool { return l.UUID == uuid }) {
-		u.locators = append(u.locators, store.RecordLocator{AccountID: u.m.AccountID, UUID: uuid, InvoiceUUID: invoiceUUID})
+	loc := store.RecordLocator{AccountID: u.m.AccountID, UUID: uuid, InvoiceUUID: invoiceUUID}
+	list := &u.locators
+	if externalID != "" {
+		loc.Replaces, list = state.StaleHolders[uuid], &u.claimLocs
+	}
+	if !slices.ContainsFunc(*list, func(l store.RecordLocator) bool { return l.UUID == uuid }) {
+		*list = append(*list, loc)
 	}
 	return true
 }
@@ -377,5 +399,66 @@ func (u *unit) extend(idx store.BillingIndex) store.BillingIndex {
 	for id, at := range u.events {
 		next.Events[strconv.FormatInt(id, 10)] = at
 	}
+	u.dropRetracted(&next)
 	return next
+}
+
+// dropRetracted removes from idx what an earlier attempt of the unit added and this
+// one no longer touches (the records it lost to another customer, the plans only they
+// used).
+func (u *unit) dropRetracted(idx *store.BillingIndex) {
+	if u.retract.Invoices == nil {
+		return
+	}
+	for uuid := range u.retract.Invoices {
+		if _, mine := u.invoices[uuid]; !mine {
+			delete(idx.Invoices, uuid)
+		}
+	}
+	for uuid := range u.retract.Subscriptions {
+		if _, mine := u.subs[uuid]; !mine {
+			delete(idx.Subscriptions, uuid)
+		}
+	}
+	for id := range u.retract.Events {
+		n, err := strconv.ParseInt(id, 10, 64)
+		if _, mine := u.events[n]; err != nil || !mine {
+			delete(idx.Events, id)
+		}
+	}
+	used := map[string]bool{}
+	for _, inv := range u.invoices {
+		for _, li := range inv.LineItems {
+			used[li.PlanUUID] = true
+		}
+	}
+	for plan := range u.retract.Plans {
+		if !used[plan] {
+			delete(idx.Plans, plan)
+		}
+	}
+}
+
+// added is what the unit's index gained over the stored one, with what earlier
+// attempts added (the stored index a retry reads already holds that).
+func (u *unit) added() store.BillingIndex {
+	out := u.retract.Clone()
+	if out.Invoices == nil {
+		out = store.BillingIndex{Invoices: map[string]int64{}, Subscriptions: map[string]int64{}, Plans: map[string]string{},
+			Events: map[string]int64{}}
+	}
+	addNew(out.Invoices, u.index.Invoices, u.state.Index.Invoices)
+	addNew(out.Subscriptions, u.index.Subscriptions, u.state.Index.Subscriptions)
+	addNew(out.Plans, u.index.Plans, u.state.Index.Plans)
+	addNew(out.Events, u.index.Events, u.state.Index.Events)
+	return out
+}
+
+// addNew copies into out the entries of next that old does not have.
+func addNew[V any](out, next, old map[string]V) {
+	for k, v := range next {
+		if _, had := old[k]; !had {
+			out[k] = v
+		}
+	}
 }

@@ -52,9 +52,19 @@ type ImportState struct {
 	EventClaims map[ExternalRef]int64
 	Plans       map[ExternalRef]model.Plan
 	// RecordHolders maps a line item or transaction uuid (of ImportStateQuery.Records)
-	// to the invoice that holds it.
+	// to the invoice that holds it (or is about to: a claim younger than
+	// RecordClaimInFlight whose invoice is not written yet).
 	RecordHolders map[string]string
+	// StaleHolders maps a record uuid whose locator holds nothing any more (its invoice
+	// is gone, or no longer holds the record) to the invoice the locator names: a
+	// claim may take the locator over only from that invoice (RecordLocator.Replaces).
+	StaleHolders map[string]string
 }
+
+// RecordClaimInFlight is how long a line item's or transaction's locator whose
+// invoice does not exist yet still holds its external id: the claim is written
+// before the invoice, and no import step takes nearly as long between the two.
+const RecordClaimInFlight = 5 * time.Minute
 
 // RecordLocator says which invoice holds a line item or transaction: they are packed in
 // their invoice (docs/data-model.md), and the locator is what finds them by uuid (or,
@@ -63,6 +73,11 @@ type RecordLocator struct {
 	AccountID   string
 	UUID        string // li_… or tr_…
 	InvoiceUUID string
+	// Replaces is the invoice a stale locator names (ImportState.StaleHolders), which
+	// ClaimRecordLocators may overwrite; "" when the locator must be absent or ours.
+	Replaces string
+	// At is when the locator was written (RecordClaimInFlight).
+	At time.Time
 }
 
 // ImportedCustomerState is one customer external id as the import finds it.
@@ -144,6 +159,15 @@ type Imports interface {
 	// between leaves a locator of a record not yet stored, never a stored record without
 	// its locator.
 	PutRecordLocators(ctx context.Context, ls []RecordLocator) error
+	// ClaimRecordLocators takes the external ids of line items and transactions with
+	// one conditional PutItem per locator (absent, already naming the same invoice, or
+	// still naming the stale invoice read): one error per locator, ErrOwnedElsewhere
+	// when another invoice got there first.
+	ClaimRecordLocators(ctx context.Context, ls []RecordLocator) []error
+	// ClaimSubscriptionEvents writes events that are new or already the customer's (one
+	// conditional PutItem each, in parallel): one error per event, ErrOwnedElsewhere
+	// when another customer holds the event's id.
+	ClaimSubscriptionEvents(ctx context.Context, es []model.SubscriptionEvent) []error
 	// ReadImportState reads, in two rounds of BatchGetItem: the reservations of the
 	// customers' external ids, the invoices, subscriptions, events and plan external ids;
 	// then the customers, their billing indexes and the plans themselves.

@@ -179,6 +179,24 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 			}
 		})
 	})
+	// A customer's first 12 invoices (36 records, every one with an external id): the
+	// claims of their external ids are conditional writes (docs/benchmarks.md).
+	b.Run("ImportCustomerInvoices (12 new invoices)", func(b *testing.B) {
+		uuids := make([]string, b.N)
+		for i := range b.N {
+			uuids[i] = customer(fmt.Sprint("new-", apitest.BenchSeq.Add(1)))
+		}
+		measure(b, func() {
+			for _, u := range uuids {
+				var months []map[string]any
+				for m := range 12 {
+					months = append(months, month(fmt.Sprintf("%s-%d", u, m), "sub-"+u, m))
+				}
+				importInvoices(u, months...)
+			}
+		})
+		b.ReportMetric(writes.Units()/float64(b.N)/36, "WCU/record")
+	})
 	b.Run("DeleteCustomerInvoices (12 invoices)", func(b *testing.B) {
 		uuids := make([]string, b.N)
 		for i := range b.N {

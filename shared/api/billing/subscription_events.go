@@ -209,6 +209,12 @@ func CreateSubscriptionEvent(d *api.Deps) apigw.Endpoint {
 			if gerr != nil {
 				return apigw.Response{}, gerr
 			}
+			if old.CustomerUUID != cus {
+				// Another customer's event holds the id: this customer's index must not list it.
+				if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, cus, nil, []int64{ev.ID}); err != nil {
+					return apigw.Response{}, err
+				}
+			}
 			if old.CustomerUUID != cus || !sameEventFields(old.EventFields, fields) {
 				return apigw.Response{}, errEventExternalIDTaken(fields.ExternalID)
 			}

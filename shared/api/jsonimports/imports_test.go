@@ -101,7 +101,7 @@ func TestJSONImportIntakeErrors(t *testing.T) {
 		status  int
 		want    string
 	}{
-		{"over 5 MB", big, acc.ID, 413, `"code":413`},
+		{"over 5 MB", big, acc.ID, 413, `{"code":413,"message":"The payload is larger than 5 MB; split it into several imports","param":null}`},
 		{"not JSON", "{nope", acc.ID, 400, `"code":400`},
 		{"missing external_id", map[string]any{"customers": []any{}}, acc.ID, 400, `"param":"external_id"`},
 		{"first offending record named", map[string]any{"external_id": "e", "invoices": []any{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -115,9 +116,9 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		}
 	}
 
-	for _, invUUID := range holders {
-		if _, read := found[keys.Invoice(acc, invUUID)]; !read {
-			second.add(keys.Invoice(acc, invUUID))
+	for _, loc := range holders {
+		if _, read := found[keys.Invoice(acc, loc.InvoiceUUID)]; !read {
+			second.add(keys.Invoice(acc, loc.InvoiceUUID))
 		}
 	}
 
@@ -126,7 +127,7 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	if err != nil {
 		return st, err
 	}
-	if st.RecordHolders, err = liveHolders(acc, holders, firstFound, found); err != nil {
+	if st.RecordHolders, st.StaleHolders, err = liveHolders(acc, holders, time.Now(), firstFound, found); err != nil {
 		return st, err
 	}
 	for ref, cs := range st.Customers {

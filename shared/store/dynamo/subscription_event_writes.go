@@ -181,3 +181,13 @@ func (s *Store) transactAt(ctx context.Context, items []types.TransactWriteItem)
 	}
 	return -1, err
 }
+
+// ClaimSubscriptionEvents writes the events an import creates, each if it is new or
+// already the customer's: the event's id derives from its data source and external
+// id, so the condition keeps the external id unique in its data source. One error per
+// event, ErrOwnedElsewhere for a clash.
+func (s *Store) ClaimSubscriptionEvents(ctx context.Context, es []model.SubscriptionEvent) []error {
+	return putAllOwned(ctx, s, es, func(e model.SubscriptionEvent) (any, string) {
+		return newSubscriptionEventItem(e.AccountID, e), e.CustomerUUID
+	})
+}
