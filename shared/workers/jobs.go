@@ -56,6 +56,9 @@ type Deps struct {
 	// its receive).
 	Throttled func(error) bool
 	Now       func() time.Time
+	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
+	// time.Now): tests make time pass with it.
+	DeadlineClock func() time.Time
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
@@ -86,7 +89,7 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 // wait for capacity and come back soon (sqsworker.Backoff); an activities export is
 // marked failed on its last receive.
 func Jobs(d *Deps) sqsworker.Handler {
-	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver,
+	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver, Now: d.DeadlineClock,
 		AccountOf: func(msg events.SQSMessage) string {
 			job, _ := jobs.Decode(msg.Body)
 			return job.AccountID
@@ -102,6 +105,11 @@ func Jobs(d *Deps) sqsworker.Handler {
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
 			failedAt[gi] = len(g)
+			if !sqsworker.MayStart(ctx) {
+				failures[g[0].MessageId] = sqsworker.ErrNotStarted
+				groups[gi], failedAt[gi] = nil, 0
+				continue
+			}
 			if handled, err := fold(ctx, d, g); err != nil {
 				failures[g[0].MessageId] = err // every fold of the group is retried
 				failedAt[gi] = 0
@@ -118,6 +126,12 @@ func Jobs(d *Deps) sqsworker.Handler {
 				}
 			}
 			if len(msgs) == 0 {
+				break
+			}
+			if !sqsworker.MayStart(ctx) {
+				for _, m := range msgs {
+					failures[m.MessageId] = sqsworker.ErrNotStarted
+				}
 				break
 			}
 			for i, err := range runRound(ctx, d, msgs) {
