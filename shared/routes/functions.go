@@ -41,8 +41,9 @@ var backgroundFunctions = []Function{
 		Queues: []QueueSource{{Queue: "ImportFeedQueue", BatchSize: 10, MaxConcurrency: 10}},
 		Access: access(table("Query", "UpdateItem", "DeleteItem"), bucketRead, sendImports, sendFeeds)},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
-	// merges and writes activities exports under exports/ (the bucket's lifecycle keeps
-	// them 7 days). One function, three lanes, each with its own concurrency
+	// merges and writes activities exports under exports/ (in parts, read back for the
+	// file, when one takes several steps; the bucket's lifecycle keeps them 7 days).
+	// One function, three lanes, each with its own concurrency
 	// (docs/architecture.md, "Lanes"): the jobs queue (the recomputations of changes made
 	// through the API, account-level jobs), the recompute queue (the recomputations that
 	// imports, purges and the sweeper ask for: an import of a million customers waits
@@ -53,7 +54,7 @@ var backgroundFunctions = []Function{
 			{Event: "Recomputes", Queue: "RecomputeQueue", BatchSize: 10, MaxConcurrency: 60},
 			{Event: "Folds", Queue: "SeriesFoldQueue", BatchSize: 10, MaxConcurrency: 5},
 		},
-		Access: access(tableCrud, objects("exports/", "PutObject"), sendJobs, sendRecomputes, sendFolds)},
+		Access: access(tableCrud, objects("exports/", "PutObject", "GetObject"), sendJobs, sendRecomputes, sendFolds)},
 	// The sweeper enqueues the recomputations that fall due by the passage of time (a
 	// service period ends, a scheduled cancellation or auto-churn takes effect): one GSI2
 	// query per hour bucket, then one recompute_customer job per due customer, in the

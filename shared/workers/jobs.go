@@ -3,6 +3,7 @@ package workers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -36,6 +37,8 @@ type Storage interface {
 // Files keeps the activities exports' files (on S3: blobs.Store).
 type Files interface {
 	PutFile(ctx context.Context, key, contentType string, body []byte) error
+	// Get reads a file back (the parts of an export written in steps).
+	Get(ctx context.Context, key string) ([]byte, error)
 }
 
 // Deps are what the workers use, built once per process by the wiring.
@@ -56,6 +59,9 @@ type Deps struct {
 	// its receive).
 	Throttled func(error) bool
 	Now       func() time.Time
+	// ExportPageSize is how many activities one read of an export takes (0: 200);
+	// tests make a small export take several pages.
+	ExportPageSize int
 	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
 	// time.Now): tests make time pass with it.
 	DeadlineClock func() time.Time
@@ -105,11 +111,6 @@ func Jobs(d *Deps) sqsworker.Handler {
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
 			failedAt[gi] = len(g)
-			if !sqsworker.MayStart(ctx) {
-				failures[g[0].MessageId] = sqsworker.ErrNotStarted
-				groups[gi], failedAt[gi] = nil, 0
-				continue
-			}
 			if handled, err := fold(ctx, d, g); err != nil {
 				failures[g[0].MessageId] = err // every fold of the group is retried
 				failedAt[gi] = 0
@@ -163,6 +164,9 @@ func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool
 	if account == "" {
 		return false, nil
 	}
+	if !sqsworker.MayStart(ctx) {
+		return true, sqsworker.ErrNotStarted
+	}
 	d.Recomputer()
 	if err := d.series.Fold(ctx, account, parts); err != nil {
 		slog.ErrorContext(ctx, "series fold failed", "account_id", account, "folds", len(group), "error", logsafe.Text(err.Error()))
@@ -213,18 +217,38 @@ func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
 func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 	switch job.Type {
 	case jobs.PurgeDataSource:
-		return purgeDataSource(ctx, d, job)
+		return continued(ctx, d, job, purgeDataSource(ctx, d, job))
 	case jobs.EmptyDataSource:
-		return emptyDataSource(ctx, d, job)
+		return continued(ctx, d, job, emptyDataSource(ctx, d, job))
 	case jobs.MergeCustomers:
 		return mergeCustomers(ctx, d, job)
 	case jobs.UnmergeCustomer:
 		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 	case jobs.ExportActivities:
-		return exportActivities(ctx, d, job)
+		return continued(ctx, d, job, exportActivities(ctx, d, job))
 	default:
 		return fmt.Errorf("jobs: unknown job type %q", job.Type)
 	}
+}
+
+// continued sends the next step of a job whose step ran out of time (moreSteps) to
+// the jobs queue, as a message of its own with its position, and counts this one done:
+// a long purge or export never runs out of receives, and never holds one invocation
+// past its deadline. The next step joins the end of the job's message group, which
+// only holds the same data source's (or export's) jobs, all of them safe in any order.
+// Another outcome is returned as it is.
+func continued(ctx context.Context, d *Deps, job jobs.Message, err error) error {
+	var more *moreSteps
+	if !errors.As(err, &more) {
+		return err
+	}
+	next := jobs.Continue(job, more.resume)
+	if err := d.Jobs.Send(ctx, next); err != nil {
+		// This step is repeated from its own position: its work is done again as no-ops.
+		return fmt.Errorf("jobs: send the next step: %w", err)
+	}
+	slog.InfoContext(ctx, "job continues in another step", "account_id", job.AccountID, "type", job.Type, "step", next.Step)
+	return nil
 }
 
 // recomputeBatch recomputes the customers of the messages idx together: the jobs
