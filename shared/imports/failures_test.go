@@ -148,4 +148,3 @@ func TestImportDeadlineMidBatch(t *testing.T) {
 		})
 	}
 }
-
