@@ -131,8 +131,11 @@ func (m Message) Group() string {
 	return m.AccountID + "#" + m.DataSourceUUID
 }
 
-// DedupID identifies the message for SQS deduplication.
+// DedupID identifies the message for SQS deduplication. A continuation's position is
+// left out: two continuations of one step (the step repeated) are one message, and
+// either position is a right place to resume, as the work before both is done.
 func (m Message) DedupID() string {
+	m.Resume = ""
 	b, _ := json.Marshal(m)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -6,10 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -19,17 +22,19 @@ import (
 // starts two pieces of work) take several steps, each one message of its own, and
 // finish what one invocation would have done: the purge deletes the source's customers
 // and the source; the emptying that keeps the customers removes the source's records
-// from each and keeps them and the source.
+// from each and keeps them and the source; also when every step is delivered twice.
 func TestPurgeInSteps(t *testing.T) {
+	empty := func(accountID, dsUUID string) jobs.Message { return jobs.Empty(accountID, dsUUID, true, "request-1") }
 	tests := []struct {
-		name string
-		job  func(accountID, dsUUID string) jobs.Message
-		kept bool // the customers and the source stay
+		name   string
+		job    func(accountID, dsUUID string) jobs.Message
+		kept   bool // the customers and the source stay
+		repeat bool // every step delivered twice
 	}{
 		{name: "purge", job: jobs.Purge},
-		{name: "empty, keeping the customers", kept: true, job: func(accountID, dsUUID string) jobs.Message {
-			return jobs.Empty(accountID, dsUUID, true, "request-1")
-		}},
+		{name: "purge, every step repeated", job: jobs.Purge, repeat: true},
+		{name: "empty, keeping the customers", kept: true, job: empty},
+		{name: "empty, every step repeated", kept: true, job: empty, repeat: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +65,11 @@ func TestPurgeInSteps(t *testing.T) {
 			clock := &testenv.SlowClock{Step: 20 * time.Second, Timeout: time.Minute}
 			w := env.Deps.Workers()
 			w.DeadlineClock = clock.Now
-			env.DrainJobs(t, clock.Invoke(workers.Jobs(w)))
+			worker := clock.Invoke(workers.Jobs(w))
+			if tc.repeat {
+				worker = twice(worker)
+			}
+			env.DrainJobs(t, worker)
 
 			if clock.Invocations() < 3 {
 				t.Errorf("%d invocations, want the job to take several steps", clock.Invocations())
@@ -76,5 +85,15 @@ func TestPurgeInSteps(t *testing.T) {
 				t.Errorf("data source: %v, want kept %v", err, tc.kept)
 			}
 		})
+	}
+}
+
+// twice delivers every batch twice, as SQS may: a step repeated must do nothing more.
+func twice(h sqsworker.Handler) sqsworker.Handler {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		if resp, err := h(ctx, ev); err != nil || len(resp.BatchItemFailures) > 0 {
+			return resp, err
+		}
+		return h(ctx, ev)
 	}
 }
