@@ -84,6 +84,15 @@ func Fold(accountID string, shard int, segments []string, batch string) Message 
 	return Message{Type: FoldSeries, AccountID: accountID, Shard: shard, Segments: segments, Nonce: batch}
 }
 
+// Continue is the job that carries on m where its last step stopped: resume is the
+// position that step saved (opaque here; "" when the job keeps its position itself).
+// Each step is a message of its own, so a long job never runs out of receives.
+func Continue(m Message, resume string) Message {
+	m.Step++
+	m.Resume = resume
+	return m
+}
+
 // Message is one job.
 type Message struct {
 	Type           string `json:"type"`
@@ -101,6 +110,10 @@ type Message struct {
 	// Nonce distinguishes two requests for the same work that must both run; empty
 	// lets SQS deduplicate repeats within its five-minute window.
 	Nonce string `json:"nonce,omitempty"`
+	// Step and Resume are a continuation's (Continue): how many steps ran before it,
+	// and where the work resumes.
+	Step   int    `json:"step,omitempty"`
+	Resume string `json:"resume,omitempty"`
 }
 
 // Group is the FIFO message group: the account for a fold, the customer when there is
@@ -118,8 +131,11 @@ func (m Message) Group() string {
 	return m.AccountID + "#" + m.DataSourceUUID
 }
 
-// DedupID identifies the message for SQS deduplication.
+// DedupID identifies the message for SQS deduplication. A continuation's position is
+// left out: two continuations of one step (the step repeated) are one message, and
+// either position is a right place to resume, as the work before both is done.
 func (m Message) DedupID() string {
+	m.Resume = ""
 	b, _ := json.Marshal(m)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -21,10 +21,14 @@ type ActivitiesExport struct {
 	ID        string // bare UUID
 	Type      string // "" for every type
 	// From and To bound the activities' dates (To inclusive); zero when not given.
-	From, To  time.Time
-	Status    string
-	FileKey   string // the CSV object, once succeeded
-	Rows      int
+	From, To time.Time
+	Status   string
+	FileKey  string // the CSV object, once succeeded
+	Rows     int
+	// Part and Next are how far a pending export got: the CSV parts written (the
+	// steps before) and where the activities listing resumes (a store page token).
+	Part      int
+	Next      map[string]string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

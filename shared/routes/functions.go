@@ -44,8 +44,9 @@ var backgroundFunctions = []Function{
 		Access: access(table("Query", "UpdateItem", "DeleteItem"), objects("imports/", "GetObject"), sendImports,
 			because("the next feed of an account whose lane holds more than its window", sendFeeds))},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
-	// merges and writes activities exports under exports/ (the bucket's lifecycle keeps
-	// them 7 days). One function, three lanes, each with its own concurrency
+	// merges and writes activities exports under exports/ (in parts, read back for the
+	// file, when one takes several steps; the bucket's lifecycle keeps them 7 days).
+	// One function, three lanes, each with its own concurrency
 	// (docs/architecture.md, "Lanes"): the jobs queue (the recomputations of changes made
 	// through the API, account-level jobs), the recompute queue (the recomputations that
 	// imports, purges and the sweeper ask for: an import of a million customers waits
@@ -58,6 +59,8 @@ var backgroundFunctions = []Function{
 		},
 		Access: access(table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "BatchWriteItem"), indexes("Query"),
 			objects("exports/", "PutObject"),
+			because("an export written in several steps reads its parts back; the parity export takes one",
+				objects("exports/", "GetObject")),
 			because("purges, merges and folds of the account series' shards, which the parity jobs do not include",
 				access(table("DeleteItem", "ConditionCheckItem"), sendJobs, sendRecomputes, sendFolds)))},
 	// The sweeper enqueues the recomputations that fall due by the passage of time (a

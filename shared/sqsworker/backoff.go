@@ -2,8 +2,11 @@ package sqsworker
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -46,9 +49,17 @@ const (
 // visibility timeout of six function timeouts. Any other failure is reported at once
 // and waits out the visibility timeout, as before.
 //
-// DeadLetter is called for the first failed message of each group reported failed on
-// its last receive (MaxReceives, the queue's maxReceiveCount), whatever the error: the
-// message goes to the dead-letter queue on its next receive. A throttled receive
+// A group whose first failure is on its last receive (MaxReceives, the queue's
+// maxReceiveCount) loses that message to the dead-letter queue, so its later messages
+// of the batch are applied again at once, on their own, rather than failed with it:
+// otherwise they would reach the dead-letter queue on the same receive, never tried.
+//
+// Near the deadline the BatchFunc starts no more work (MayStart) and reports what it
+// did not start with ErrNotStarted: failed for SQS, redelivered soon, not retried.
+//
+// DeadLetter is called for every message reported failed on its last receive, whatever
+// the error (ErrNotStarted for one never tried): it goes to the dead-letter queue on its
+// next receive, which early redelivery makes a few seconds away. A throttled receive
 // costs about one function timeout of waiting, so maxReceiveCount bounds how long a
 // throttle storm on one partition may last (docs/architecture.md, "Throttling").
 type Backoff struct {
@@ -62,6 +73,9 @@ type Backoff struct {
 	AccountOf func(events.SQSMessage) string
 
 	FirstWait, MaxWait, Margin, RedeliveryDelay, Budget time.Duration // zero: the defaults
+	// Now is the clock that MayStart and the throttle waits measure the deadline with
+	// (nil: time.Now; tests make time pass with it).
+	Now func() time.Time
 }
 
 type attemptKey struct{}
@@ -110,45 +124,57 @@ func (b Backoff) Handler(apply BatchFunc) Handler {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		deadline, ok := ctx.Deadline()
 		if !ok {
-			deadline = time.Now().Add(b.Budget)
+			deadline = b.Now().Add(b.Budget)
 		}
 		var gaveUp []failedTail
 		pending := ev.Records
 		for attempt := 1; len(pending) > 0; attempt++ {
 			actx, cancel := attemptContext(context.WithValue(ctx, attemptKey{}, attempt), ok, deadline)
-			failures := apply(actx, pending)
+			failures := b.run(withStartBy(actx, deadline.Add(-b.Margin), b.Now), apply, pending)
 			cut := actx.Err() != nil && ctx.Err() == nil
 			cancel()
 			var throttled []failedTail
+			var behindDead []events.SQSMessage // later messages of groups whose head is dead-lettered
 			for _, t := range tails(pending, failures) {
+				switch {
+				case errors.Is(t.err, ErrNotStarted):
+					t.soon = true
+					gaveUp = append(gaveUp, t)
 				// An attempt cut short for the deadline failed for want of time, not of
 				// the message: it comes back soon too.
-				t.soon = (b.Throttled != nil && b.Throttled(t.err)) || cut
-				if t.soon {
+				case cut || (b.Throttled != nil && b.Throttled(t.err)):
+					t.soon = true
 					throttled = append(throttled, t)
-				} else {
+				default:
+					// A head failing on its last receive goes to the dead-letter queue, so
+					// FIFO order no longer asks its group's later messages to wait for it:
+					// they are tried on their own, not dead-lettered with it untried.
+					if b.lastReceive(t.msgs[0]) && len(t.msgs) > 1 {
+						behindDead = append(behindDead, t.msgs[1:]...)
+						t.msgs = t.msgs[:1]
+					}
 					gaveUp = append(gaveUp, t)
 				}
 			}
-			if len(throttled) == 0 {
-				break
+			if len(throttled) > 0 {
+				wait := b.wait(attempt)
+				if cut || deadline.Sub(b.Now())-b.Margin < wait {
+					slog.WarnContext(ctx, "still throttled near the deadline; redelivering soon", "groups", len(throttled),
+						"attempts", attempt, "redelivery_delay", b.RedeliveryDelay.String())
+					gaveUp = append(gaveUp, throttled...)
+					throttled = nil
+				} else {
+					slog.InfoContext(ctx, "throttled; waiting for capacity", "groups", len(throttled), "attempt", attempt, "wait", wait.String())
+					select {
+					case <-ctx.Done():
+						gaveUp = append(gaveUp, throttled...)
+						gaveUp = append(gaveUp, notStarted(behindDead)...)
+						throttled, behindDead = nil, nil
+					case <-time.After(wait):
+					}
+				}
 			}
-			wait := b.wait(attempt)
-			if cut || time.Until(deadline)-b.Margin < wait {
-				slog.WarnContext(ctx, "still throttled near the deadline; redelivering soon", "groups", len(throttled),
-					"attempts", attempt, "redelivery_delay", b.RedeliveryDelay.String())
-				gaveUp = append(gaveUp, throttled...)
-				break
-			}
-			slog.InfoContext(ctx, "throttled; waiting for capacity", "groups", len(throttled), "attempt", attempt, "wait", wait.String())
-			select {
-			case <-ctx.Done():
-				gaveUp = append(gaveUp, throttled...)
-				pending = nil
-				continue
-			case <-time.After(wait):
-			}
-			pending = pending[:0:0]
+			pending = behindDead
 			for _, t := range throttled {
 				pending = append(pending, t.msgs...)
 			}
@@ -157,28 +183,73 @@ func (b Backoff) Handler(apply BatchFunc) Handler {
 	}
 }
 
-// settle reports the tails failed, asks for the throttled ones' early redelivery and
-// hands the last receives to DeadLetter.
+// run applies msgs; a panic fails the head of every group (its stack is logged), so
+// that the batch is still settled, last receives included.
+func (b Backoff) run(ctx context.Context, apply BatchFunc, msgs []events.SQSMessage) (failures Failures) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.ErrorContext(ctx, "batch panicked", "panic", logsafe.Text(fmt.Sprint(r)), "stack", string(debug.Stack()))
+			err := fmt.Errorf("sqsworker: panic: %v", r)
+			failures = Failures{}
+			for _, g := range Groups(msgs) {
+				failures[g[0].MessageId] = err
+			}
+		}
+	}()
+	return apply(ctx, msgs)
+}
+
+// notStarted is msgs, by group, as tails not started.
+func notStarted(msgs []events.SQSMessage) []failedTail {
+	var out []failedTail
+	for _, g := range Groups(msgs) {
+		out = append(out, failedTail{msgs: g, err: ErrNotStarted, soon: true})
+	}
+	return out
+}
+
+// lastReceive tells a message that goes to the dead-letter queue if it fails now.
+func (b Backoff) lastReceive(msg events.SQSMessage) bool {
+	return b.MaxReceives > 0 && ReceiveCount(msg) >= b.MaxReceives
+}
+
+// settle reports the tails failed, asks for the early redelivery of the throttled,
+// the unstarted and the last receives (these go to the dead-letter queue at once rather
+// than locking their group for a visibility timeout) and hands every failed last
+// receive to DeadLetter: tried and failed, or never tried, it is dead-lettered either way.
 func (b Backoff) settle(ctx context.Context, ev events.SQSEvent, gaveUp []failedTail) events.SQSEventResponse {
 	failed := map[string]bool{}
 	var soon []events.SQSMessage
 	for _, t := range gaveUp {
-		for _, m := range t.msgs {
-			failed[m.MessageId] = true
-		}
-		if t.soon {
-			soon = append(soon, t.msgs...)
-		}
 		first := t.msgs[0]
 		account := ""
 		if b.AccountOf != nil {
 			account = b.AccountOf(first)
 		}
-		slog.ErrorContext(ctx, "message failed", "account_id", account, "message_id", first.MessageId,
-			"group", first.Attributes["MessageGroupId"], "receive_count", ReceiveCount(first), "throttled", t.soon,
-			"error", logsafe.Text(t.err.Error()), "later_failed", len(t.msgs)-1)
-		if b.DeadLetter != nil && b.MaxReceives > 0 && ReceiveCount(first) >= b.MaxReceives {
-			b.DeadLetter(ctx, first, t.err)
+		if errors.Is(t.err, ErrNotStarted) {
+			slog.WarnContext(ctx, "not started before the deadline; redelivering soon", "account_id", account,
+				"message_id", first.MessageId, "group", first.Attributes["MessageGroupId"], "messages", len(t.msgs))
+		} else {
+			slog.ErrorContext(ctx, "message failed", "account_id", account, "message_id", first.MessageId,
+				"group", first.Attributes["MessageGroupId"], "receive_count", ReceiveCount(first), "throttled", t.soon,
+				"error", logsafe.Text(t.err.Error()), "later_failed", len(t.msgs)-1)
+		}
+		for i, m := range t.msgs {
+			failed[m.MessageId] = true
+			last := b.lastReceive(m)
+			if t.soon || last {
+				soon = append(soon, m)
+			}
+			if !last || b.DeadLetter == nil {
+				continue
+			}
+			err := t.err
+			if i > 0 {
+				err = ErrNotStarted
+			}
+			slog.WarnContext(ctx, "last receive failed; dead-lettered", "account_id", account, "message_id", m.MessageId,
+				"tried", !errors.Is(err, ErrNotStarted))
+			b.DeadLetter(ctx, m, err)
 		}
 	}
 	if len(soon) > 0 && b.Redeliver != nil {
@@ -186,7 +257,7 @@ func (b Backoff) settle(ctx context.Context, ev events.SQSEvent, gaveUp []failed
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := b.Redeliver.Redeliver(rctx, soon, b.RedeliveryDelay); err != nil {
-			slog.WarnContext(ctx, "could not shorten the redelivery of throttled messages", "messages", len(soon), "error", logsafe.Text(err.Error()))
+			slog.WarnContext(ctx, "could not shorten the redelivery of failed messages", "messages", len(soon), "error", logsafe.Text(err.Error()))
 		}
 	}
 	var resp events.SQSEventResponse
@@ -237,6 +308,9 @@ func (b Backoff) withDefaults() Backoff {
 	def(&b.Margin, DefaultMargin)
 	def(&b.RedeliveryDelay, DefaultRedeliveryDelay)
 	def(&b.Budget, DefaultBudget)
+	if b.Now == nil {
+		b.Now = time.Now
+	}
 	return b
 }
 

@@ -34,6 +34,9 @@ func (s *script) apply(ctx context.Context, msgs []events.SQSMessage) Failures {
 	s.calls = append(s.calls, ids)
 	out := Failures{}
 	if n := len(s.calls) - 1; n < len(s.fail) {
+		if s.fail[n][msgs[0].MessageId] == errPanic {
+			panic("boom")
+		}
 		for _, g := range Groups(msgs) { // the first failure of a group stops it
 			for _, m := range g {
 				if err := s.fail[n][m.MessageId]; err != nil {
@@ -45,6 +48,9 @@ func (s *script) apply(ctx context.Context, msgs []events.SQSMessage) Failures {
 	}
 	return out
 }
+
+// errPanic makes script panic.
+var errPanic = errors.New("panic")
 
 type redeliveries struct {
 	ids   []string
@@ -97,21 +103,38 @@ func TestBackoff(t *testing.T) {
 			calls:       [][]string{{"a1", "b1", "a2"}},
 			failed:      []string{"a1", "a2"},
 			redelivered: []string{"a1", "a2"}},
-		{name: "throttled on the last receive until the deadline: dead-lettered, so marked failed", receives: 5, deadline: 2 * time.Second,
+		{name: "throttled on the last receive until the deadline: dead-lettered, so marked failed, and so is the untried later one", receives: 5, deadline: 2 * time.Second,
 			fail:        []map[string]error{{"a1": throttle}},
 			calls:       [][]string{{"a1", "a2"}},
 			failed:      []string{"a1", "a2"},
 			redelivered: []string{"a1", "a2"},
-			deadLetters: []string{"a1"}},
+			deadLetters: []string{"a1", "a2"}},
 		{name: "a non-throttle failure is not retried and waits out the visibility timeout", receives: 1, deadline: time.Minute,
 			fail:   []map[string]error{{"b1": boom}},
 			calls:  [][]string{{"a1", "b1", "a2", "b2"}},
 			failed: []string{"b1", "b2"}},
-		{name: "a non-throttle failure on the last receive goes to DeadLetter", receives: 5, deadline: time.Minute,
+		{name: "a non-throttle failure on the last receive goes to DeadLetter, back soon to leave for the dead-letter queue", receives: 5, deadline: time.Minute,
 			fail:        []map[string]error{{"b1": boom}},
-			calls:       [][]string{{"a1", "b1", "b2"}},
-			failed:      []string{"b1", "b2"},
+			calls:       [][]string{{"a1", "b1", "b2"}, {"b2"}},
+			failed:      []string{"b1"},
+			redelivered: []string{"b1"},
 			deadLetters: []string{"b1"}},
+		{name: "behind a poisoned message on its last receive, the later ones are tried on their own", receives: 5, deadline: time.Minute,
+			fail:        []map[string]error{{"b1": boom}, {"b3": boom}},
+			calls:       [][]string{{"a1", "b1", "b2", "b3", "b4"}, {"b2", "b3", "b4"}, {"b4"}},
+			failed:      []string{"b1", "b3"},
+			redelivered: []string{"b1", "b3"},
+			deadLetters: []string{"b1", "b3"}},
+		{name: "behind a poisoned message not on its last receive, the later ones wait (FIFO)", receives: 4, deadline: time.Minute,
+			fail:   []map[string]error{{"b1": boom}},
+			calls:  [][]string{{"a1", "b1", "b2"}},
+			failed: []string{"b1", "b2"}},
+		{name: "a panic fails every group's head and the batch is still settled", receives: 5, deadline: time.Minute,
+			fail:        []map[string]error{{"a1": errPanic}},
+			calls:       [][]string{{"a1", "b1"}},
+			failed:      []string{"a1", "b1"},
+			redelivered: []string{"a1", "b1"},
+			deadLetters: []string{"a1", "b1"}},
 		{name: "FIFO: a throttled group's later messages wait; the other group's failure stands", receives: 1, deadline: time.Minute,
 			fail:   []map[string]error{{"a1": throttle, "b2": boom}},
 			calls:  [][]string{{"a1", "b1", "a2", "b2"}, {"a1", "a2"}},
@@ -171,5 +194,102 @@ func TestBackoffAttempt(t *testing.T) {
 	}
 	if !reflect.DeepEqual(attempts, []int{1, 2}) {
 		t.Errorf("attempts %v, want [1 2]", attempts)
+	}
+}
+
+// fakeClock is a clock that moves only when told to.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// rounds applies a batch as the workers do, round k the k-th message of each group,
+// checking MayStart before each round; every round takes roundTime of the fake clock.
+func rounds(clock *fakeClock, roundTime time.Duration, applied *[]string) BatchFunc {
+	return func(ctx context.Context, msgs []events.SQSMessage) Failures {
+		groups := Groups(msgs)
+		for round := 0; ; round++ {
+			var due []events.SQSMessage
+			for _, g := range groups {
+				if round < len(g) {
+					due = append(due, g[round])
+				}
+			}
+			if len(due) == 0 {
+				return nil
+			}
+			if !MayStart(ctx) {
+				out := Failures{}
+				for _, m := range due {
+					out[m.MessageId] = ErrNotStarted
+				}
+				return out
+			}
+			for _, m := range due {
+				*applied = append(*applied, m.MessageId)
+			}
+			clock.advance(roundTime)
+		}
+	}
+}
+
+// TestBackoffStopsStartingNearTheDeadline: rounds of 20 s (of a fake clock) in an
+// invocation of 60 s with a margin of 15 s: the fourth round is not started; its
+// message is reported failed and asked back soon, not logged or counted as a failure
+// of its own, unless it is on its last receive, where it goes to DeadLetter (it would
+// reach the dead-letter queue untried).
+func TestBackoffStopsStartingNearTheDeadline(t *testing.T) {
+	tests := []struct {
+		name        string
+		receives    int
+		deadLetters []string
+	}{
+		{name: "an early receive", receives: 1},
+		{name: "the last receive", receives: 5, deadLetters: []string{"a4"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Now()}
+			var applied, deadLetters []string
+			r := &redeliveries{}
+			b := Backoff{MaxReceives: 5, Redeliver: r, Margin: 15 * time.Second, Now: clock.Now,
+				DeadLetter: func(_ context.Context, msg events.SQSMessage, err error) {
+					if !errors.Is(err, ErrNotStarted) {
+						t.Errorf("dead letter %s: %v, want ErrNotStarted", msg.MessageId, err)
+					}
+					deadLetters = append(deadLetters, msg.MessageId)
+				}}
+			ctx, cancel := context.WithDeadline(context.Background(), clock.Now().Add(time.Minute))
+			defer cancel()
+			resp, err := b.Handler(rounds(clock, 20*time.Second, &applied))(ctx, batch(tc.receives, "a1", "b1", "a2", "a3", "a4"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, f := range resp.BatchItemFailures {
+				failed = append(failed, f.ItemIdentifier)
+			}
+			if want := []string{"a1", "b1", "a2", "a3"}; !reflect.DeepEqual(applied, want) {
+				t.Errorf("applied %v, want %v", applied, want)
+			}
+			if !reflect.DeepEqual(failed, []string{"a4"}) || !reflect.DeepEqual(r.ids, []string{"a4"}) {
+				t.Errorf("failed %v, redelivered early %v; want [a4], [a4]", failed, r.ids)
+			}
+			if !reflect.DeepEqual(deadLetters, tc.deadLetters) {
+				t.Errorf("dead letters %v, want %v", deadLetters, tc.deadLetters)
+			}
+		})
 	}
 }

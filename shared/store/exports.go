@@ -17,4 +17,8 @@ type ActivitiesExports interface {
 	// and row count when it succeeded) unless it is finished already: a redelivered job
 	// finds it so and changes nothing (ErrConflict).
 	FinishActivitiesExport(ctx context.Context, e model.ActivitiesExport) error
+	// SaveActivitiesExportStep records how far a pending export got (e's Part, Next
+	// and Rows) unless it is finished or another step moved it on since it was at
+	// part (ErrConflict).
+	SaveActivitiesExportStep(ctx context.Context, e model.ActivitiesExport, part int) error
 }

@@ -93,6 +93,10 @@ type DataSources interface {
 	// start with keep, 25 at a time (emptying a data source keeps its customers'
 	// external-id reservations).
 	DeletePartitionExcept(ctx context.Context, pk, keep string) (int, error)
+	// DeletePartitionWhile is DeletePartitionExcept asking more() before each page of
+	// keys it reads (one Query, up to 1 MB); done is false when it stopped with items
+	// left (a purge's step out of time).
+	DeletePartitionWhile(ctx context.Context, pk, keep string, more func() bool) (deleted int, done bool, err error)
 	// ImportIDs lists the ids of a data source's imports (from their locators), whose
 	// per-customer status items live in partitions of their own.
 	ImportIDs(ctx context.Context, accountID, dsUUID string) ([]string, error)

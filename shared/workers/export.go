@@ -2,6 +2,7 @@ package workers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/activityview"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -23,8 +25,9 @@ const exportPageSize = 200
 // exportActivities carries out an activities export: it reads the account's activities
 // with the export's filter (as GET /v1/activities does, one Query a page of 200),
 // writes them as CSV to the bucket (blobs.ExportKey) and marks the export succeeded.
-// A finished export is left as it is, so a redelivered job changes nothing; on the
-// last receive before the dead-letter queue the export is marked failed (Jobs).
+// An export that outgrows one invocation is written in steps (writeExport). A finished
+// export is left as it is, so a redelivered job changes nothing; on the last receive
+// before the dead-letter queue the export is marked failed (Jobs).
 func exportActivities(ctx context.Context, d *Deps, job jobs.Message) error {
 	e, err := d.Store.GetActivitiesExport(ctx, job.AccountID, job.ExportID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && e.Status != model.ExportPending) {
@@ -48,6 +51,13 @@ func failExport(ctx context.Context, d *Deps, job jobs.Message) {
 	}
 }
 
+// writeExport writes the export from where its last step got (e.Part, e.Next). Out of
+// time (sqsworker.MayStart) after a page, the step writes what it read as the
+// export's next part (ExportPartKey), saves its position on the export and stops with
+// moreSteps; the step that reads the last page writes the file: the parts, then what it
+// read. The position lives on the export, not in the job, so a step repeated (its job
+// redelivered, or sent twice) starts where the last step stopped, never writes a part
+// another step already counted, and finds a finished export finished.
 func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error {
 	acc, err := d.Store.GetAccount(ctx, e.AccountID)
 	if err != nil {
@@ -56,13 +66,15 @@ func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error 
 	loc := accountseries.Calendar(acc).Location
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	if err := w.Write(ExportColumns()); err != nil {
-		return err
+	if e.Part == 0 {
+		if err := w.Write(ExportColumns()); err != nil {
+			return err
+		}
 	}
 	filter := store.ActivityFilter{From: e.From, To: e.To, Type: e.Type}
-	var start store.PageToken
+	start := store.PageToken(e.Next)
 	for {
-		page, err := d.Store.ListActivities(ctx, e.AccountID, filter, exportPageSize, start)
+		page, err := d.Store.ListActivities(ctx, e.AccountID, filter, cmp.Or(d.ExportPageSize, exportPageSize), start)
 		if err != nil {
 			return err
 		}
@@ -81,13 +93,29 @@ func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error 
 			break
 		}
 		start = page.Next
+		if !sqsworker.MayStart(ctx) {
+			return saveExportPart(ctx, d, e, w, &buf, start)
+		}
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		return err
 	}
+	body := buf.Bytes()
+	if e.Part > 0 {
+		var whole bytes.Buffer
+		for part := range e.Part {
+			b, err := d.Files.Get(ctx, ExportPartKey(e.AccountID, e.ID, part))
+			if err != nil {
+				return err
+			}
+			whole.Write(b)
+		}
+		whole.Write(body)
+		body = whole.Bytes()
+	}
 	e.FileKey = ExportKey(e.AccountID, e.ID)
-	if err := d.Files.PutFile(ctx, e.FileKey, "text/csv; charset=utf-8", buf.Bytes()); err != nil {
+	if err := d.Files.PutFile(ctx, e.FileKey, "text/csv; charset=utf-8", body); err != nil {
 		return err
 	}
 	e.Status, e.UpdatedAt = model.ExportSucceeded, d.Now()
@@ -95,6 +123,35 @@ func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error 
 		return err
 	}
 	return nil
+}
+
+// saveExportPart writes what a step read as the export's next part and moves its
+// position on to next; the job continues in another step (moreSteps), unless another
+// step moved the export on already.
+func saveExportPart(ctx context.Context, d *Deps, e *model.ActivitiesExport, w *csv.Writer, buf *bytes.Buffer, next store.PageToken) error {
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	if err := d.Files.PutFile(ctx, ExportPartKey(e.AccountID, e.ID, e.Part), "text/csv; charset=utf-8", buf.Bytes()); err != nil {
+		return err
+	}
+	part := e.Part
+	e.Part, e.Next, e.UpdatedAt = part+1, next, d.Now()
+	err := d.Store.SaveActivitiesExportStep(ctx, *e, part)
+	if errors.Is(err, store.ErrConflict) {
+		return nil // finished, or a later step ran: this job has nothing more to do
+	}
+	if err != nil {
+		return err
+	}
+	return &moreSteps{}
+}
+
+// ExportPartKey is where the part of an export written by one of its steps lives
+// until the file is written (the bucket's lifecycle removes them with the exports).
+func ExportPartKey(accountID, exportID string, part int) string {
+	return fmt.Sprintf("exports/%s/%s.part-%d.csv", accountID, exportID, part)
 }
 
 // ExportKey is where an export's CSV lives in the bucket, under its own prefix (the

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -21,8 +22,9 @@ const defaultMaxReceiveCount = 20
 // Throttled customers wait for capacity and come back soon (sqsworker.Backoff); the
 // messages that leave the queue are counted in their account's import lane.
 func Import(d *Deps) sqsworker.Handler {
-	return countLeaving(d.Imports, maxReceiveCount(),
-		importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver).Handler(applyImports(d.Imports)))
+	b := importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver)
+	b.Now = d.DeadlineClock
+	return countLeaving(d.Imports, maxReceiveCount(), b.Handler(applyImports(d.Imports)))
 }
 
 // ImportCounted is Import on a given pipeline, without early redelivery.
@@ -40,7 +42,15 @@ func maxReceiveCount() int {
 // ImportWith is Import on a given pipeline without early redelivery (tests inject
 // failures through it).
 func ImportWith(p *imports.Pipeline, maxReceives int, throttled func(error) bool) sqsworker.Handler {
-	return importBackoff(p, maxReceives, throttled, nil).Handler(applyImports(p))
+	return ImportAt(p, maxReceives, throttled, nil)
+}
+
+// ImportAt is ImportWith measuring the invocation's deadline with the clock now (nil:
+// time.Now): tests make time pass with it.
+func ImportAt(p *imports.Pipeline, maxReceives int, throttled func(error) bool, now func() time.Time) sqsworker.Handler {
+	b := importBackoff(p, maxReceives, throttled, nil)
+	b.Now = now
+	return b.Handler(applyImports(p))
 }
 
 // importBackoff marks a customer failed in its import on the last receive before the
@@ -69,7 +79,8 @@ func importBackoff(p *imports.Pipeline, maxReceives int, throttled func(error) b
 // (message group) of the batch, so a customer's records apply in order while the
 // customers of a round share their reads and writes (imports.Pipeline.ApplyMessages).
 // The first failure of a customer fails its later messages too, and one failing
-// customer does not hold the others back.
+// customer does not hold the others back. Near the deadline no round is started
+// (sqsworker.MayStart).
 func applyImports(p *imports.Pipeline) sqsworker.BatchFunc {
 	return func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
 		failures := sqsworker.Failures{}
@@ -100,6 +111,13 @@ func applyImports(p *imports.Pipeline) sqsworker.BatchFunc {
 				from = append(from, gi)
 			}
 			if len(batch) == 0 {
+				break
+			}
+			if !sqsworker.MayStart(ctx) {
+				// Near the deadline: the rest is reported as not done and comes back soon.
+				for _, gi := range from {
+					failures[groups[gi][round].MessageId] = sqsworker.ErrNotStarted
+				}
 				break
 			}
 			for i, err := range p.ApplyMessages(ctx, batch) {

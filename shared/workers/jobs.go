@@ -3,6 +3,7 @@ package workers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -37,6 +38,8 @@ type Storage interface {
 // Files keeps the activities exports' files (on S3: blobs.Store).
 type Files interface {
 	PutFile(ctx context.Context, key, contentType string, body []byte) error
+	// Get reads a file back (the parts of an export written in steps).
+	Get(ctx context.Context, key string) ([]byte, error)
 }
 
 // Deps are what the workers use, built once per process by the wiring.
@@ -57,6 +60,12 @@ type Deps struct {
 	// its receive).
 	Throttled func(error) bool
 	Now       func() time.Time
+	// ExportPageSize is how many activities one read of an export takes (0: 200);
+	// tests make a small export take several pages.
+	ExportPageSize int
+	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
+	// time.Now): tests make time pass with it.
+	DeadlineClock func() time.Time
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
@@ -87,7 +96,7 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 // wait for capacity and come back soon (sqsworker.Backoff); an activities export is
 // marked failed on its last receive.
 func Jobs(d *Deps) sqsworker.Handler {
-	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver,
+	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver, Now: d.DeadlineClock,
 		AccountOf: func(msg events.SQSMessage) string {
 			job, _ := jobs.Decode(msg.Body)
 			return job.AccountID
@@ -123,6 +132,12 @@ func Jobs(d *Deps) sqsworker.Handler {
 			if len(msgs) == 0 {
 				break
 			}
+			if !sqsworker.MayStart(ctx) {
+				for _, m := range msgs {
+					failures[m.MessageId] = sqsworker.ErrNotStarted
+				}
+				break
+			}
 			for i, err := range runRound(ctx, d, msgs) {
 				if err != nil {
 					failures[msgs[i].MessageId] = err
@@ -151,6 +166,9 @@ func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool
 	}
 	if account == "" {
 		return false, nil
+	}
+	if !sqsworker.MayStart(ctx) {
+		return true, sqsworker.ErrNotStarted
 	}
 	d.Recomputer()
 	if err := d.series.Fold(ctx, account, parts); err != nil {
@@ -202,18 +220,38 @@ func runRound(ctx context.Context, d *Deps, msgs []events.SQSMessage) []error {
 func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 	switch job.Type {
 	case jobs.PurgeDataSource:
-		return purgeDataSource(ctx, d, job)
+		return continued(ctx, d, job, purgeDataSource(ctx, d, job))
 	case jobs.EmptyDataSource:
-		return emptyDataSource(ctx, d, job)
+		return continued(ctx, d, job, emptyDataSource(ctx, d, job))
 	case jobs.MergeCustomers:
 		return mergeCustomers(ctx, d, job)
 	case jobs.UnmergeCustomer:
 		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 	case jobs.ExportActivities:
-		return exportActivities(ctx, d, job)
+		return continued(ctx, d, job, exportActivities(ctx, d, job))
 	default:
 		return fmt.Errorf("jobs: unknown job type %q", job.Type)
 	}
+}
+
+// continued sends the next step of a job whose step ran out of time (moreSteps) to
+// the jobs queue, as a message of its own with its position, and counts this one done:
+// a long purge or export never runs out of receives, and never holds one invocation
+// past its deadline. The next step joins the end of the job's message group, which
+// only holds the same data source's (or export's) jobs, all of them safe in any order.
+// Another outcome is returned as it is.
+func continued(ctx context.Context, d *Deps, job jobs.Message, err error) error {
+	var more *moreSteps
+	if !errors.As(err, &more) {
+		return err
+	}
+	next := jobs.Continue(job, more.resume)
+	if err := d.Jobs.Send(ctx, next); err != nil {
+		// This step is repeated from its own position: its work is done again as no-ops.
+		return fmt.Errorf("jobs: send the next step: %w", err)
+	}
+	slog.InfoContext(ctx, "job continues in another step", "account_id", job.AccountID, "type", job.Type, "step", next.Step)
+	return nil
 }
 
 // recomputeBatch recomputes the customers of the messages idx together: the jobs

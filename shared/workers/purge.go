@@ -2,13 +2,16 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -19,7 +22,7 @@ import (
 // imports, the items of its partitions (plans, imports, the shards of external-id
 // reservations),
 // then the source itself. Every step is idempotent, so a redelivery finishes an
-// interrupted purge.
+// interrupted purge. A purge that outgrows one invocation continues in steps (steps).
 func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	ds, err := d.Store.GetDataSource(ctx, job.AccountID, job.DataSourceUUID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -28,7 +31,7 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	if err != nil {
 		return err
 	}
-	emptied, err := emptySource(ctx, d, ds, false, "purge:"+ds.UUID)
+	emptied, err := emptySource(ctx, d, ds, false, "purge:"+ds.UUID, job.Resume)
 	if err != nil {
 		return err
 	}
@@ -52,7 +55,7 @@ func emptyDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	if err != nil {
 		return err
 	}
-	emptied, err := emptySource(ctx, d, ds, job.KeepCustomers, "empty:"+ds.UUID+"#"+job.Nonce)
+	emptied, err := emptySource(ctx, d, ds, job.KeepCustomers, "empty:"+ds.UUID+"#"+job.Nonce, job.Resume)
 	if err != nil {
 		return err
 	}
@@ -62,44 +65,114 @@ func emptyDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	return nil
 }
 
-// emptied counts what emptySource went through.
+// emptied counts what emptySource went through (in its last step).
 type emptied struct{ customers, imports, items int }
+
+// Phases of emptySource.
+const (
+	phaseCustomers = iota
+	phaseImports
+	phasePartitions
+)
+
+// purgePosition is where a purge or an emptying resumes: its phase, and within it the
+// customers listing's page (an emptying that keeps them; a purge's customers leave the
+// listing, so it reads from the start), the next import or the next partition.
+type purgePosition struct {
+	Phase     int             `json:"phase,omitempty"`
+	Customers store.PageToken `json:"customers,omitempty"`
+	Import    int             `json:"import,omitempty"`
+	Partition int             `json:"partition,omitempty"`
+}
+
+// stepBudget tells a step whether to start another piece of work: always its first
+// (the worker only starts the job while it has time), then while the invocation has
+// time for one (sqsworker.MayStart). So every step moves the job on.
+type stepBudget struct {
+	ctx     context.Context
+	started bool
+}
+
+func (b *stepBudget) more() bool {
+	if !b.started {
+		b.started = true
+		return true
+	}
+	return sqsworker.MayStart(b.ctx)
+}
+
+// moreSteps is the error of a step out of time; the job continues from resume.
+type moreSteps struct{ resume string }
+
+func (m *moreSteps) Error() string { return "workers: the job continues in another step" }
+
+func stopAt(pos purgePosition) error {
+	b, err := json.Marshal(pos)
+	if err != nil {
+		return err
+	}
+	return &moreSteps{resume: string(b)}
+}
 
 // emptySource deletes the records the customers of ds have from it and asks for their
 // recomputation; then, unless keepCustomers, the customers that have no other source
 // (the others lose this one); the status items of its imports; and the items of its
 // partitions: plans, imports, and the external-id reservations (but the customers',
-// when they stay). reason is the nonce of the recomputations it asks for.
-func emptySource(ctx context.Context, d *Deps, ds model.DataSource, keepCustomers bool, reason string) (emptied, error) {
+// when they stay). reason is the nonce of the recomputations it asks for. It starts
+// at resume (a purgePosition, "" for the start) and, out of time
+// (sqsworker.MayStart), stops with a moreSteps error naming where it got to; every
+// piece of work is idempotent, so a step repeated does nothing more.
+func emptySource(ctx context.Context, d *Deps, ds model.DataSource, keepCustomers bool, reason, resume string) (emptied, error) {
 	var out emptied
+	var pos purgePosition
+	if resume != "" {
+		if err := json.Unmarshal([]byte(resume), &pos); err != nil {
+			return out, fmt.Errorf("workers: bad purge position: %w", err)
+		}
+	}
 	var err error
-	if keepCustomers {
-		out.customers, err = purgeCustomerRecords(ctx, d, ds.AccountID, ds.UUID, reason)
-	} else {
-		out.customers, err = purgeCustomers(ctx, d, ds.AccountID, ds.UUID, reason)
-	}
-	if err != nil {
-		return out, err
-	}
-	imports, err := d.Store.ImportIDs(ctx, ds.AccountID, ds.UUID)
-	if err != nil {
-		return out, err
-	}
-	out.imports = len(imports)
-	for _, id := range imports {
-		if _, err := deletePartitions(ctx, d, keys.ImportCustomersPartitions(ds.AccountID, id)); err != nil {
+	budget := &stepBudget{ctx: ctx}
+	if pos.Phase == phaseCustomers {
+		if keepCustomers {
+			out.customers, err = purgeCustomerRecords(ctx, d, budget, ds.AccountID, ds.UUID, reason, pos.Customers)
+		} else {
+			out.customers, err = purgeCustomers(ctx, d, budget, ds.AccountID, ds.UUID, reason)
+		}
+		if err != nil {
 			return out, err
+		}
+		pos = purgePosition{Phase: phaseImports}
+	}
+	if pos.Phase == phaseImports {
+		// The imports' locators go with the source's partition, in the last phase: until
+		// then the list is the same at every step.
+		imports, err := d.Store.ImportIDs(ctx, ds.AccountID, ds.UUID)
+		if err != nil {
+			return out, err
+		}
+		out.imports = len(imports)
+		for i := pos.Import; i < len(imports); i++ {
+			if !budget.more() {
+				return out, stopAt(purgePosition{Phase: phaseImports, Import: i})
+			}
+			if _, err := deletePartitions(ctx, d, keys.ImportCustomersPartitions(ds.AccountID, imports[i])); err != nil {
+				return out, err
+			}
 		}
 	}
 	keep := ""
 	if keepCustomers {
 		keep = keys.CustomerExternalIDPrefix
 	}
-	for _, pk := range keys.DataSourcePartitions(ds.AccountID, ds.UUID) {
-		n, err := d.Store.DeletePartitionExcept(ctx, pk, keep)
+	pks := keys.DataSourcePartitions(ds.AccountID, ds.UUID)
+	for i := pos.Partition; i < len(pks); i++ {
+		n, done, err := d.Store.DeletePartitionWhile(ctx, pks[i], keep, budget.more)
 		out.items += n
 		if err != nil {
 			return out, err
+		}
+		if !done {
+			return out, stopAt(purgePosition{Phase: phasePartitions, Partition: i})
 		}
 	}
 	return out, nil
@@ -119,8 +192,10 @@ func deletePartitions(ctx context.Context, d *Deps, pks []string) (int, error) {
 	return n, nil
 }
 
-// purgeCustomers takes the data source away from each of its customers.
-func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID, reason string) (int, error) {
+// purgeCustomers takes the data source away from each of its customers, one at a time
+// while the step's budget lasts (a purged customer leaves the listing: the next step
+// reads it from the start again).
+func purgeCustomers(ctx context.Context, d *Deps, budget *stepBudget, accountID, dsUUID, reason string) (int, error) {
 	filter := store.CustomerFilter{DataSourceUUID: dsUUID}
 	count := 0
 	for {
@@ -130,6 +205,9 @@ func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID, reason stri
 			return count, err
 		}
 		for _, c := range page.Items {
+			if !budget.more() {
+				return count, stopAt(purgePosition{Phase: phaseCustomers})
+			}
 			if err := purgeCustomer(ctx, d, c, dsUUID, reason); err != nil {
 				return count, err
 			}
@@ -142,12 +220,17 @@ func purgeCustomers(ctx context.Context, d *Deps, accountID, dsUUID, reason stri
 }
 
 // purgeCustomerRecords removes the records each customer of the data source has from
-// it and asks for its recomputation; the customers stay, with the source.
-func purgeCustomerRecords(ctx context.Context, d *Deps, accountID, dsUUID, reason string) (int, error) {
+// it and asks for its recomputation, from the listing's page next on; the customers
+// stay, with the source.
+func purgeCustomerRecords(ctx context.Context, d *Deps, budget *stepBudget, accountID, dsUUID, reason string, next store.PageToken) (int, error) {
 	filter := store.CustomerFilter{DataSourceUUID: dsUUID}
 	count := 0
-	var next store.PageToken
 	for {
+		// A page (of 100 customers, two requests each) is the piece of work: a step
+		// stops only between pages, where the listing's token says where to resume.
+		if !budget.more() {
+			return count, stopAt(purgePosition{Phase: phaseCustomers, Customers: next})
+		}
 		page, err := d.Store.ListCustomers(ctx, accountID, filter, 100, next)
 		if err != nil {
 			return count, err

@@ -1,17 +1,23 @@
 package metricsapi_test
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -95,4 +101,67 @@ func apigwtestDo(t *testing.T, b *apitest.Billing, ep func(*api.Deps) apigw.Endp
 	b.Acc = account
 	defer func() { b.Acc = saved }()
 	return b.Call(ep, "GET", "/v1/activities_export/{id}", map[string]string{"id": id}, nil, nil)
+}
+
+// TestActivitiesExportInSteps: on a slow jobs worker (every look at the clock finds
+// 25 s gone, so an invocation of 60 s with its margin of 15 s reads one page, here of
+// one activity) the export takes several steps, each writing a part and saving its
+// position on the export; the file is the parts in order: the header and every
+// activity once, as the export written at once has them.
+func TestActivitiesExportInSteps(t *testing.T) {
+	b := apitest.NewBilling(t, "2024-03-10T00:00:00Z")
+	b.ImportInvoices(
+		b.MonthInvoice("jan", "s1", "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", 1000, "successful"),
+		b.MonthInvoice("feb", "s1", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", 3000, "successful"),
+		b.MonthInvoice("feb-2", "s2", "2024-02-10T00:00:00Z", "2024-03-10T00:00:00Z", 500, "successful"))
+	b.Recompute()
+	export := func(worker sqsworker.Handler) [][]string {
+		t.Helper()
+		status, created := b.Call(metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, map[string]any{})
+		if status != 200 {
+			t.Fatalf("create: %d %v", status, created)
+		}
+		b.F.Env.DrainJobs(t, worker)
+		status, done := apigwtestDo(t, b, metricsapi.GetActivitiesExport, b.Acc, created["id"].(string))
+		url, _ := done["file_url"].(string)
+		if status != 200 || done["status"] != "succeeded" || url == "" {
+			t.Fatalf("after the worker: %d %v", status, done)
+		}
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		rows, err := csv.NewReader(resp.Body).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	whole := export(workers.Jobs(b.F.D.Workers()))
+	clock := &testenv.SlowClock{Step: 25 * time.Second, Timeout: time.Minute}
+	w := b.F.D.Workers()
+	w.DeadlineClock, w.ExportPageSize = clock.Now, 1
+	stepped := export(clock.Invoke(workers.Jobs(w)))
+	if len(whole) < 4 {
+		t.Fatalf("%d rows: too few activities to take steps", len(whole))
+	}
+	if clock.Invocations() < 3 {
+		t.Errorf("%d invocations, want several steps", clock.Invocations())
+	}
+	if fmt.Sprint(stepped) != fmt.Sprint(whole) {
+		t.Errorf("written in steps:\n%q\nat once:\n%q", stepped, whole)
+	}
+	// Every step delivered twice (a redelivery after its continuation was sent): the
+	// position saved on the export makes the repeat move on, not write a part again.
+	twice := clock.Invoke(workers.Jobs(w))
+	repeated := export(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		if _, err := twice(ctx, ev); err != nil {
+			return events.SQSEventResponse{}, err
+		}
+		return twice(ctx, ev)
+	})
+	if fmt.Sprint(repeated) != fmt.Sprint(whole) {
+		t.Errorf("written in repeated steps:\n%q\nat once:\n%q", repeated, whole)
+	}
 }

@@ -15,18 +15,20 @@ import (
 )
 
 type activitiesExportItem struct {
-	PK        string     `dynamodbav:"PK"`
-	SK        string     `dynamodbav:"SK"`
-	ET        string     `dynamodbav:"et"`
-	ID        string     `dynamodbav:"id"`
-	Type      string     `dynamodbav:"type,omitempty"`
-	From      *time.Time `dynamodbav:"from,omitempty"`
-	To        *time.Time `dynamodbav:"to,omitempty"`
-	Status    string     `dynamodbav:"status"`
-	FileKey   string     `dynamodbav:"file,omitempty"`
-	Rows      int        `dynamodbav:"rows,omitempty"`
-	CreatedAt time.Time  `dynamodbav:"ca"`
-	UpdatedAt time.Time  `dynamodbav:"ua"`
+	PK        string            `dynamodbav:"PK"`
+	SK        string            `dynamodbav:"SK"`
+	ET        string            `dynamodbav:"et"`
+	ID        string            `dynamodbav:"id"`
+	Type      string            `dynamodbav:"type,omitempty"`
+	From      *time.Time        `dynamodbav:"from,omitempty"`
+	To        *time.Time        `dynamodbav:"to,omitempty"`
+	Status    string            `dynamodbav:"status"`
+	FileKey   string            `dynamodbav:"file,omitempty"`
+	Rows      int               `dynamodbav:"rows,omitempty"`
+	Part      int               `dynamodbav:"part,omitempty"`
+	Next      map[string]string `dynamodbav:"next,omitempty"`
+	CreatedAt time.Time         `dynamodbav:"ca"`
+	UpdatedAt time.Time         `dynamodbav:"ua"`
 }
 
 func optTime(t time.Time) *time.Time {
@@ -38,7 +40,7 @@ func optTime(t time.Time) *time.Time {
 
 func (it activitiesExportItem) export(accountID string) model.ActivitiesExport {
 	e := model.ActivitiesExport{AccountID: accountID, ID: it.ID, Type: it.Type, Status: it.Status, FileKey: it.FileKey,
-		Rows: it.Rows, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+		Rows: it.Rows, Part: it.Part, Next: it.Next, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	if it.From != nil {
 		e.From = *it.From
 	}
@@ -77,6 +79,32 @@ func (s *Store) FinishActivitiesExport(ctx context.Context, e model.ActivitiesEx
 		ExpressionAttributeNames: map[string]string{"#s": "status", "#f": "file", "#r": "rows"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": sAttr(model.ExportPending),
 			":s": sAttr(e.Status), ":f": sAttr(e.FileKey), ":r": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Rows)}, ":ua": ua},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	return conflict(err)
+}
+
+// SaveActivitiesExportStep records how far a pending export got with one UpdateItem,
+// conditional on its part still being part: a step repeated after the next one ran
+// finds it moved on (store.ErrConflict).
+func (s *Store) SaveActivitiesExportStep(ctx context.Context, e model.ActivitiesExport, part int) error {
+	ua, err := attributevalue.Marshal(e.UpdatedAt)
+	if err != nil {
+		return err
+	}
+	next, err := attributevalue.Marshal(e.Next)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                &s.table,
+		Key:                      keyAttrs(keys.ActivitiesExport(e.AccountID, e.ID)),
+		ConditionExpression:      aws.String("#s = :pending AND (attribute_not_exists(#p) OR #p = :prev)"),
+		UpdateExpression:         aws.String("SET #p = :p, #n = :n, #r = :r, ua = :ua"),
+		ExpressionAttributeNames: map[string]string{"#s": "status", "#p": "part", "#n": "next", "#r": "rows"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": sAttr(model.ExportPending),
+			":prev": &types.AttributeValueMemberN{Value: strconv.Itoa(part)}, ":p": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Part)},
+			":n": next, ":r": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Rows)}, ":ua": ua},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	return conflict(err)

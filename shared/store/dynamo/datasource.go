@@ -91,7 +91,13 @@ func (s *Store) DeletePartition(ctx context.Context, pk string) (int, error) {
 // DeletePartitionExcept deletes the items of a partition whose sort key does not start
 // with keep ("" keeps nothing), 25 at a time.
 func (s *Store) DeletePartitionExcept(ctx context.Context, pk, keep string) (int, error) {
-	deleted := 0
+	deleted, _, err := s.DeletePartitionWhile(ctx, pk, keep, func() bool { return true })
+	return deleted, err
+}
+
+// DeletePartitionWhile is DeletePartitionExcept asking more() before each page of keys
+// it reads; done is false when it stopped with items left.
+func (s *Store) DeletePartitionWhile(ctx context.Context, pk, keep string, more func() bool) (deleted int, done bool, err error) {
 	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
 		TableName:                 &s.table,
 		KeyConditionExpression:    aws.String("PK = :pk"),
@@ -99,9 +105,12 @@ func (s *Store) DeletePartitionExcept(ctx context.Context, pk, keep string) (int
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
 	})
 	for p.HasMorePages() {
+		if !more() {
+			return deleted, false, nil
+		}
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return deleted, err
+			return deleted, false, err
 		}
 		doomed := page.Items
 		if keep != "" {
@@ -111,11 +120,11 @@ func (s *Store) DeletePartitionExcept(ctx context.Context, pk, keep string) (int
 			})
 		}
 		if err := s.batchDelete(ctx, doomed); err != nil {
-			return deleted, err
+			return deleted, false, err
 		}
 		deleted += len(doomed)
 	}
-	return deleted, nil
+	return deleted, true, nil
 }
 
 // ImportIDs lists the ids of a data source's imports (from their locators), whose
