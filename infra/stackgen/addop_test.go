@@ -17,7 +17,7 @@ import (
 // handler, its test and its schema in the OpenAPI document; nothing else.
 var greetingEdits = []struct{ file, after, insert string }{
 	{"shared/routes/account.go", "var accountOperations = []Operation{\n",
-		"\t{\"GetGreeting\", get(\"/v1/account/greeting\"), account.GetGreeting, none},\n"},
+		"\top(\"GetGreeting\", get(\"/v1/account/greeting\"), account.GetGreeting, none),\n"},
 	{"shared/api/account/greeting.go", "", `package account
 
 import (

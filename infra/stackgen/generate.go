@@ -245,7 +245,7 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
 			} else {
 				fmt.Fprintf(b, "              security:\n                - %s: []\n", authorizerName)
 			}
-			if params := pathParams(path); len(params) > 0 {
+			if params := o.r.Parameters(); len(params) > 0 {
 				b.WriteString("              parameters:\n")
 				for _, p := range params {
 					fmt.Fprintf(b, "                - name: %s\n                  in: path\n                  required: true\n", p)
@@ -297,16 +297,6 @@ func Parameters(fns []routes.Function) []string {
 		}
 		if f.ReservedConcurrency != "" {
 			out = append(out, f.ReservedConcurrency)
-		}
-	}
-	return out
-}
-
-func pathParams(path string) []string {
-	var out []string
-	for _, seg := range strings.Split(path, "/") {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			out = append(out, strings.Trim(seg, "{}"))
 		}
 	}
 	return out
