@@ -90,9 +90,9 @@ func (o Operation) throttled(name string) Operation { o.Throttle = name; return 
 // andByExternalID declares the operation's by-external-id twin (ByExternalID).
 func (o Operation) andByExternalID() Operation { o.ByExternalID = true; return o }
 
-// Declared is the operation and, when it has one, its by-external-id twin, in that
+// declared is the operation and, when it has one, its by-external-id twin, in that
 // order.
-func (o Operation) Declared() []Operation {
+func (o Operation) declared() []Operation {
 	if !o.ByExternalID {
 		return []Operation{o}
 	}
@@ -105,15 +105,15 @@ func (o Operation) Declared() []Operation {
 	return []Operation{o, twin}
 }
 
-// Family is a group of operations: their section of the registry, their invoke role in
-// the template and their tag in docs/openapi.yaml.
-type Family struct {
-	Name       string
-	Operations []Operation
+// family is a group of operations: their section of the registry, their invoke role in
+// the template and their tag in docs/openapi.yaml (Function.Family).
+type family struct {
+	name       string
+	operations []Operation
 }
 
-// Families are the operations' families, in the template's order.
-var Families = []Family{{"Account", accountOperations}, {"Customers", customerOperations}, {"Crm", crmOperations},
+// families are the operations' families, in the template's order.
+var families = []family{{"Account", accountOperations}, {"Customers", customerOperations}, {"Crm", crmOperations},
 	{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}}
 
 // Function is one Lambda function of the template. Exactly one constructor is set;
@@ -191,10 +191,10 @@ func (f Function) Folder() string { return Folder(f.LogicalID()) }
 // scheduled functions.
 var Functions = func() []Function {
 	out := []Function{authorizer, dashboardPages}
-	for _, family := range Families {
-		for _, declared := range family.Operations {
-			for _, o := range declared.Declared() {
-				out = append(out, Function{Name: o.Name, Family: family.Name, Routes: []Route{o.Route}, API: o.Handler,
+	for _, fam := range families {
+		for _, declared := range fam.operations {
+			for _, o := range declared.declared() {
+				out = append(out, Function{Name: o.Name, Family: fam.name, Routes: []Route{o.Route}, API: o.Handler,
 					Access: withRequestCounting(o.Access), MemorySize: o.MemorySize, Timeout: o.Timeout, Throttle: o.Throttle})
 			}
 		}
