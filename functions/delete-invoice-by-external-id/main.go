@@ -8,4 +8,4 @@ import (
 	"github.com/subsight/subsight/shared/lambdaapp"
 )
 
-func main() { lambdaapp.API(billing.DeleteInvoiceByExternalID) }
+func main() { lambdaapp.API(billing.DeleteInvoice) }

@@ -18,7 +18,7 @@ import (
 // handler, its test and its schema in the OpenAPI document; nothing else.
 var greetingEdits = []struct{ file, after, insert string }{
 	{"shared/routes/account.go", "var accountOperations = []Operation{\n",
-		"\t{\"GetGreeting\", get(\"/v1/account/greeting\"), account.GetGreeting, none},\n"},
+		"\top(\"GetGreeting\", get(\"/v1/account/greeting\"), account.GetGreeting, none),\n"},
 	{"shared/api/account/greeting.go", "", `package account
 
 import (
@@ -75,8 +75,8 @@ func TestGetGreeting(t *testing.T) {
 // TestAddingAnOperation adds one small operation to a copy of the repository with only
 // the edits "Add an operation" in docs/architecture.md lists, then checks what make lint
 // and the tests check: the generated files are stale until `go generate
-// ./shared/routes`, which writes only the template and the function's main.go; then
-// the copy builds and vets, nothing is stale, the OpenAPI coverage, template and role
+// ./shared/routes`, which writes only the template, the function's main.go and its row
+// in docs/api.md; then the copy builds and vets, nothing is stale, the OpenAPI coverage, template and role
 // tests pass, the operation's own test, the cross-account test and the stack's
 // resource count (one function more) too.
 func TestAddingAnOperation(t *testing.T) {
@@ -125,7 +125,7 @@ func TestAddingAnOperation(t *testing.T) {
 		}
 	}
 	if out := run(false, "go", "run", "./infra/stackgen", "-check"); !strings.Contains(out, "template.yaml") ||
-		!strings.Contains(out, "functions/get-greeting/main.go") {
+		!strings.Contains(out, "functions/get-greeting/main.go") || !strings.Contains(out, "docs/api.md") {
 		t.Errorf("the staleness check names other files: %s", out)
 	}
 	run(true, "go", "generate", "./shared/routes")
@@ -137,7 +137,7 @@ func TestAddingAnOperation(t *testing.T) {
 		}
 	}
 	slices.Sort(changed)
-	want := []string{"docs/openapi.yaml", "functions/get-greeting/main.go", "shared/api/account/greeting.go",
+	want := []string{"docs/api.md", "docs/openapi.yaml", "functions/get-greeting/main.go", "shared/api/account/greeting.go",
 		"shared/api/account/greeting_test.go", "shared/routes/account.go", "template.yaml"}
 	if !slices.Equal(changed, want) {
 		t.Errorf("changed files %v, want %v", changed, want)

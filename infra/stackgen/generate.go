@@ -30,7 +30,7 @@ const generatedNote = `  # Everything up to "end of generated resources" is writ
 `
 
 // Files are the generated files by path relative to root: template.yaml with its
-// generated part and every function's main.go.
+// generated part, docs/api.md with its per-endpoint tables and every function's main.go.
 func Files(root string, fns []routes.Function) (map[string][]byte, error) {
 	tpl, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	if err != nil {
@@ -55,7 +55,11 @@ func Files(root string, fns []routes.Function) (map[string][]byte, error) {
 	b.WriteString(generatedNote)
 	b.WriteString(part)
 	b.Write(tpl[end:])
-	files := map[string][]byte{"template.yaml": b.Bytes()}
+	doc, err := APIDoc(root, fns)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{"template.yaml": b.Bytes(), apiDocPath: doc}
 	for _, f := range fns {
 		src, err := Main(f)
 		if err != nil {
@@ -245,7 +249,7 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
 			} else {
 				fmt.Fprintf(b, "              security:\n                - %s: []\n", authorizerName)
 			}
-			if params := pathParams(path); len(params) > 0 {
+			if params := o.r.Parameters(); len(params) > 0 {
 				b.WriteString("              parameters:\n")
 				for _, p := range params {
 					fmt.Fprintf(b, "                - name: %s\n                  in: path\n                  required: true\n", p)
@@ -297,16 +301,6 @@ func Parameters(fns []routes.Function) []string {
 		}
 		if f.ReservedConcurrency != "" {
 			out = append(out, f.ReservedConcurrency)
-		}
-	}
-	return out
-}
-
-func pathParams(path string) []string {
-	var out []string
-	for _, seg := range strings.Split(path, "/") {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			out = append(out, strings.Trim(seg, "{}"))
 		}
 	}
 	return out

@@ -1,7 +1,7 @@
 // Command stackgen writes what follows from the registry of shared/routes: the
 // generated part of template.yaml (the functions, their shared execution roles, the
-// roles API Gateway invokes them with, and the HTTP API's routes) and every
-// functions/<folder>/main.go. `go generate ./shared/routes` runs it; with -check it
+// roles API Gateway invokes them with, and the HTTP API's routes), every
+// functions/<folder>/main.go and the per-endpoint tables of docs/api.md. `go generate ./shared/routes` runs it; with -check it
 // writes nothing and fails when a file differs from what it would write (make lint).
 package main
 

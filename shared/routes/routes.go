@@ -40,6 +40,17 @@ type Route struct{ Method, Path string }
 // Key is API Gateway's route key, "GET /v1/ping".
 func (r Route) Key() string { return r.Method + " " + r.Path }
 
+// Parameters are the names of the route's path parameters, in order.
+func (r Route) Parameters() []string {
+	var out []string
+	for _, seg := range strings.Split(r.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			out = append(out, strings.Trim(seg, "{}"))
+		}
+	}
+	return out
+}
+
 func get(path string) Route    { return Route{"GET", path} }
 func post(path string) Route   { return Route{"POST", path} }
 func put(path string) Route    { return Route{"PUT", path} }
@@ -47,13 +58,63 @@ func patch(path string) Route  { return Route{"PATCH", path} }
 func delete(path string) Route { return Route{"DELETE", path} }
 
 // Operation is one HTTP API operation behind the API-key authorizer: its function's
-// name, its route, its handler and its access.
+// name, its route, its handler, its access and the settings of its function that are
+// not the template's Globals. Declared with op, and the methods below for the rest.
 type Operation struct {
 	Name    string
 	Route   Route
 	Handler API
 	Access  Access
+	// MemorySize (MB) and Timeout (seconds) override the template's Globals when set.
+	MemorySize, Timeout int
+	// Throttle names the route-level throttle of the operation's route (Function.Throttle).
+	Throttle string
+	// ByExternalID declares the operation's twin: the same method on the route without
+	// its path parameter, named "<Name>ByExternalId", served by the same handler with the
+	// same access; the handler finds the record by data_source_uuid and external_id
+	// (query string or body) when the path parameter is absent.
+	ByExternalID bool
 }
+
+// op declares an operation: its name, route, handler and access.
+func op(name string, route Route, handler API, access Access) Operation {
+	return Operation{Name: name, Route: route, Handler: handler, Access: access}
+}
+
+// memory sets the operation's MemorySize (MB).
+func (o Operation) memory(mb int) Operation { o.MemorySize = mb; return o }
+
+// throttled gives the operation's route the route-level throttle named.
+func (o Operation) throttled(name string) Operation { o.Throttle = name; return o }
+
+// andByExternalID declares the operation's by-external-id twin (ByExternalID).
+func (o Operation) andByExternalID() Operation { o.ByExternalID = true; return o }
+
+// declared is the operation and, when it has one, its by-external-id twin, in that
+// order.
+func (o Operation) declared() []Operation {
+	if !o.ByExternalID {
+		return []Operation{o}
+	}
+	if n := len(o.Route.Parameters()); n != 1 {
+		panic(fmt.Sprintf("routes: %s has %d path parameters; a by-external-id twin drops exactly one", o.Name, n))
+	}
+	twin := o
+	twin.Name, twin.ByExternalID = o.Name+"ByExternalId", false
+	twin.Route.Path = strings.Replace(o.Route.Path, "/{"+o.Route.Parameters()[0]+"}", "", 1)
+	return []Operation{o, twin}
+}
+
+// family is a group of operations: their section of the registry, their invoke role in
+// the template and their tag in docs/openapi.yaml (Function.Family).
+type family struct {
+	name       string
+	operations []Operation
+}
+
+// families are the operations' families, in the template's order.
+var families = []family{{"Account", accountOperations}, {"Customers", customerOperations}, {"Crm", crmOperations},
+	{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}}
 
 // Function is one Lambda function of the template. Exactly one constructor is set;
 // it says how main.go starts the function (lambdaapp.API, Public, Worker, Scheduled
@@ -113,6 +174,15 @@ type Schedule struct{ Rate, Description string }
 // LogicalID is the function's resource name in template.yaml.
 func (f Function) LogicalID() string { return f.Name + "Function" }
 
+// Tag is the tag of the function's operations in docs/openapi.yaml: its family's name
+// in lower case.
+func (f Function) Tag() string { return strings.ToLower(f.Family) }
+
+// OperationID is the operationId of the function's operation in docs/openapi.yaml: its
+// name with a lower-case first letter. A function of several routes (the dashboard's)
+// names each operation with it and a word of its own.
+func (f Function) OperationID() string { return strings.ToLower(f.Name[:1]) + f.Name[1:] }
+
 // Folder is the function's folder under functions/ and under the build output.
 func (f Function) Folder() string { return Folder(f.LogicalID()) }
 
@@ -121,14 +191,12 @@ func (f Function) Folder() string { return Folder(f.LogicalID()) }
 // scheduled functions.
 var Functions = func() []Function {
 	out := []Function{authorizer, dashboardPages}
-	for _, family := range []struct {
-		name string
-		ops  []Operation
-	}{{"Account", accountOperations}, {"Customers", customerOperations}, {"Crm", crmOperations},
-		{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}} {
-		for _, op := range family.ops {
-			out = append(out, Function{Name: op.Name, Family: family.name, Routes: []Route{op.Route}, API: op.Handler,
-				Access: withRequestCounting(op.Access), MemorySize: operationMemory[op.Name], Throttle: operationThrottle[op.Name]})
+	for _, fam := range families {
+		for _, declared := range fam.operations {
+			for _, o := range declared.declared() {
+				out = append(out, Function{Name: o.Name, Family: fam.name, Routes: []Route{o.Route}, API: o.Handler,
+					Access: withRequestCounting(o.Access), MemorySize: o.MemorySize, Timeout: o.Timeout, Throttle: o.Throttle})
+			}
 		}
 	}
 	out = append(out, backgroundFunctions...)

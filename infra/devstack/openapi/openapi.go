@@ -2,13 +2,15 @@
 // real responses against it. The client compatibility suites send all their traffic
 // through Proxy, so that a response whose shape the document does not allow fails the
 // suite that received it; the tests of this package check that the document covers
-// exactly the routes of template.yaml.
+// exactly the routes of the registry (shared/routes) and declares what the registry
+// declares of each: operationId, path parameters, tag, security and 401.
 package openapi
 
 import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -83,6 +85,50 @@ func (s *Spec) Operations() map[string]*v3.Operation {
 	for p := orderedmap.First(s.model.Paths.PathItems); p != nil; p = p.Next() {
 		for m := orderedmap.First(p.Value().GetOperations()); m != nil; m = m.Next() {
 			out[strings.ToUpper(m.Key())+" "+p.Key()] = m.Value()
+		}
+	}
+	return out
+}
+
+// Declaration is what the document declares of one operation beyond its shapes: what
+// the registry (shared/routes) declares too, compared field by field by this package's
+// tests.
+type Declaration struct {
+	OperationID string
+	Tags        []string
+	// PathParameters are the names of the parameters "in: path", the path item's and
+	// the operation's.
+	PathParameters []string
+	// Security names the schemes the operation requires: its own security, else the
+	// document's; none when it is open to all (security: []).
+	Security []string
+	// Documents401 says whether the operation lists a 401 response.
+	Documents401 bool
+}
+
+// Declarations maps each documented route ("METHOD /path") to its declaration.
+func (s *Spec) Declarations() map[string]Declaration {
+	out := map[string]Declaration{}
+	for p := orderedmap.First(s.model.Paths.PathItems); p != nil; p = p.Next() {
+		for m := orderedmap.First(p.Value().GetOperations()); m != nil; m = m.Next() {
+			op := m.Value()
+			d := Declaration{OperationID: op.OperationId, Tags: op.Tags}
+			for _, param := range append(slices.Clone(p.Value().Parameters), op.Parameters...) {
+				if param.In == "path" {
+					d.PathParameters = append(d.PathParameters, param.Name)
+				}
+			}
+			security := op.Security
+			if security == nil {
+				security = s.model.Security
+			}
+			for _, req := range security {
+				for r := orderedmap.First(req.Requirements); r != nil; r = r.Next() {
+					d.Security = append(d.Security, r.Key())
+				}
+			}
+			d.Documents401 = op.Responses != nil && op.Responses.Codes.GetOrZero("401") != nil
+			out[strings.ToUpper(m.Key())+" "+p.Key()] = d
 		}
 	}
 	return out

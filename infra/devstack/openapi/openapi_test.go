@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,9 +17,8 @@ import (
 	"github.com/subsight/subsight/shared/routes"
 )
 
-// load reads the document and the registry's routes, each with whether it is public
-// (no authorizer).
-func load(t *testing.T) (*openapi.Spec, map[string]bool) {
+// load reads the document and the registry's functions by route.
+func load(t *testing.T) (*openapi.Spec, map[string]routes.Function) {
 	t.Helper()
 	root, err := repo.Root()
 	if err != nil {
@@ -28,21 +28,21 @@ func load(t *testing.T) (*openapi.Spec, map[string]bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	public := map[string]bool{}
+	byRoute := map[string]routes.Function{}
 	for _, f := range routes.Functions {
 		for _, r := range f.Routes {
-			public[r.Key()] = f.Public != nil
+			byRoute[r.Key()] = f
 		}
 	}
-	return spec, public
+	return spec, byRoute
 }
 
 // TestDocumentCoversTheRegistry: every route of the registry (shared/routes, from which
 // template.yaml's are generated) is documented, and the document has no route the
 // registry lacks.
 func TestDocumentCoversTheRegistry(t *testing.T) {
-	spec, public := load(t)
-	registered := slices.Sorted(maps.Keys(public))
+	spec, registry := load(t)
+	registered := slices.Sorted(maps.Keys(registry))
 	documented := spec.Routes()
 	for _, r := range registered {
 		if !slices.Contains(documented, r) {
@@ -58,10 +58,9 @@ func TestDocumentCoversTheRegistry(t *testing.T) {
 }
 
 // TestDocumentIsValid: the document is OpenAPI 3.1 and valid against the
-// specification's schema, and every operation names its responses, the 401 included
-// on the routes behind the authorizer; the routes without one say so (security: []).
+// specification's schema, and every operation names its responses.
 func TestDocumentIsValid(t *testing.T) {
-	spec, public := load(t)
+	spec, _ := load(t)
 	if !strings.HasPrefix(spec.Version(), "3.1") {
 		t.Fatalf("openapi %q, want 3.1", spec.Version())
 	}
@@ -69,20 +68,50 @@ func TestDocumentIsValid(t *testing.T) {
 		t.Error(e)
 	}
 	for route, op := range spec.Operations() {
-		if op.OperationId == "" {
-			t.Errorf("%s has no operationId", route)
-		}
 		if op.Responses == nil {
 			t.Errorf("%s documents no response", route)
-			continue
 		}
-		documents401 := op.Responses.Codes.GetOrZero("401") != nil
-		openToAll := op.Security != nil && len(op.Security) == 0
-		switch {
-		case public[route] && (!openToAll || documents401):
-			t.Errorf("%s has no authorizer: it needs security: [] and no 401", route)
-		case !public[route] && (openToAll || !documents401):
-			t.Errorf("%s is behind the authorizer: it needs the 401 and the API key's security", route)
+	}
+}
+
+// apiKeyScheme is the document's security scheme of the API key (HTTP Basic).
+const apiKeyScheme = "apiKey"
+
+// TestDocumentDeclaresWhatTheRegistryDoes: every documented operation declares what
+// the registry declares of its function, field by field: the operationId is the
+// function's (Function.OperationID; the dashboard's routes start theirs with it), the
+// path parameters are the route's, the one tag is the family's (Function.Tag), and
+// the security follows the kind: behind the authorizer, the API key's scheme and a
+// 401; public, security: [] and no 401.
+func TestDocumentDeclaresWhatTheRegistryDoes(t *testing.T) {
+	spec, registry := load(t)
+	for route, got := range spec.Declarations() {
+		f, ok := registry[route]
+		if !ok {
+			continue // TestDocumentCoversTheRegistry names it
+		}
+		r := f.Routes[slices.IndexFunc(f.Routes, func(r routes.Route) bool { return r.Key() == route })]
+		want := openapi.Declaration{OperationID: f.OperationID(), Tags: []string{f.Tag()}, PathParameters: r.Parameters(),
+			Security: []string{apiKeyScheme}, Documents401: true}
+		if f.Public != nil {
+			want.Security, want.Documents401 = nil, false
+		}
+		if len(f.Routes) > 1 && strings.HasPrefix(got.OperationID, want.OperationID) && got.OperationID != want.OperationID {
+			want.OperationID = got.OperationID
+		}
+		for _, field := range []struct {
+			name      string
+			got, want any
+		}{
+			{"operationId", got.OperationID, want.OperationID},
+			{"tags", got.Tags, want.Tags},
+			{"path parameters", got.PathParameters, want.PathParameters},
+			{"security", got.Security, want.Security},
+			{"a 401 response", got.Documents401, want.Documents401},
+		} {
+			if !reflect.DeepEqual(field.got, field.want) {
+				t.Errorf("%s (%s): %s %v, the registry says %v", route, f.Name, field.name, field.got, field.want)
+			}
 		}
 	}
 }

@@ -101,23 +101,13 @@ func GetInvoice(d *api.Deps) apigw.Endpoint {
 	}}
 }
 
-// DeleteInvoice is DELETE /v1/invoices/{invoice_uuid}.
+// DeleteInvoice is DELETE /v1/invoices/{invoice_uuid} and DELETE
+// /v1/invoices?data_source_uuid=&external_id= (chartmogul-node
+// Invoice.destroyByExternalId); handle_as_user_edit is accepted and ignored, as these
+// sources have no user edits.
 func DeleteInvoice(d *api.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		inv, err := loadInvoice(ctx, d, r.AccountID, r.PathParam("invoice_uuid"))
-		if err != nil {
-			return apigw.Response{}, err
-		}
-		return deleteInvoice(ctx, d, inv)
-	}}
-}
-
-// DeleteInvoiceByExternalID is DELETE /v1/invoices?data_source_uuid=&external_id=
-// (chartmogul-node Invoice.destroyByExternalId); handle_as_user_edit is accepted and
-// ignored, as these sources have no user edits.
-func DeleteInvoiceByExternalID(d *api.Deps) apigw.Endpoint {
-	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
-		inv, err := invoiceByExternalID(ctx, d, r)
+		inv, err := requestedInvoice(ctx, d, r)
 		if err != nil {
 			return apigw.Response{}, err
 		}

@@ -213,7 +213,7 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 	if len(sb["subscriptions"].([]any)) != 1 {
 		t.Fatalf("subscription removed while an invoice still uses it: %v", sb)
 	}
-	byExt := billing.DeleteInvoiceByExternalID(env.API)
+	byExt := billing.DeleteInvoice(env.API)
 	if status, body = apigwtest.Do(t, byExt, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices",
 		Query: url.Values{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i2"}, "handle_as_user_edit": {"true"}}, AccountID: acc.ID}); status != 204 {
 		t.Fatalf("delete by external id: %d %v", status, body)
