@@ -20,6 +20,7 @@ import (
 
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
@@ -27,7 +28,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo"
 )
 
-const usage = `usage: admin [-local] [-table NAME] [-jobs-queue URL] [-region REGION] COMMAND [flags]
+const usage = `usage: admin [-local] [-table NAME] [-jobs-queue URL] [-bucket NAME] [-region REGION] COMMAND [flags]
 
 commands:
   create-account -name NAME [-currency USD] [-time-zone UTC] [-week-start monday]
@@ -46,6 +47,7 @@ commands:
   check-series   -account ACCOUNT_ID [-fold]   (the stored series against every customer recomputed; exit 1 on a difference;
                  -fold folds the series' bulk shards into the read copy first)
   reshard        -account ACCOUNT_ID   (moves items written before the write shards to their shard; repeatable)
+  delete-account -account ACCOUNT_ID [-settle 15m]   (every item, object and queued message of the account; no undo)
 `
 
 // env is what every command needs.
@@ -53,8 +55,10 @@ type env struct {
 	store *dynamo.Store
 	// jobs is the jobs queue; nil when none is configured (commands that enqueue
 	// recomputations then refuse to run).
-	jobs   jobSender
-	stdout io.Writer
+	jobs jobSender
+	// objects is the import bucket; nil when none is configured.
+	objects objectEraser
+	stdout  io.Writer
 }
 
 type command func(ctx context.Context, e env, args []string) error
@@ -73,6 +77,7 @@ var commands = map[string]command{
 	"define-attribute": defineAttribute,
 	"check-series":     checkSeries,
 	"reshard":          reshard,
+	"delete-account":   deleteAccount,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -83,6 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table of the deployment")
 	region := global.String("region", "", "AWS region (default from the environment)")
 	jobsQueue := global.String("jobs-queue", os.Getenv("JOBS_QUEUE_URL"), "URL of the deployment's jobs queue (the stack's JobsQueueUrl output)")
+	bucket := global.String("bucket", os.Getenv("IMPORT_BUCKET"), "the deployment's import bucket (the stack's ImportBucketName output)")
 	if err := global.Parse(args); err != nil {
 		return 2
 	}
@@ -96,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admin: unknown command %q\n\n%s", name, usage)
 		return 2
 	}
-	st, q, err := openStore(ctx, *local, *table, *jobsQueue, *region)
+	st, q, objects, err := openStore(ctx, *local, *table, *jobsQueue, *bucket, *region)
 	if err != nil {
 		fmt.Fprintf(stderr, "admin: %v\n", err)
 		return 1
@@ -104,6 +110,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := env{store: st, stdout: stdout}
 	if q != nil {
 		e.jobs = q
+	}
+	if objects != nil {
+		e.objects = objects
 	}
 	if err := cmd(ctx, e, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -121,27 +130,29 @@ type stackFile struct {
 	Region      string `json:"region"`
 	TableName   string `json:"table_name"`
 	JobsQueue   string `json:"jobs_queue_url"`
+	Bucket      string `json:"import_bucket"`
 }
 
-// openStore opens the table and, when its URL is known, the jobs queue (nil otherwise).
-func openStore(ctx context.Context, local bool, table, jobsQueue, region string) (*dynamo.Store, *jobs.Queue, error) {
+// openStore opens the table and, when they are known, the jobs queue and the import
+// bucket (nil otherwise).
+func openStore(ctx context.Context, local bool, table, jobsQueue, bucket, region string) (*dynamo.Store, *jobs.Queue, *blobs.Store, error) {
 	now := func() time.Time { return time.Now().UTC() }
 	if local {
 		sf, err := readStackFile()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		cfg, err := awsclients.LoadConfig(ctx,
 			awsconfig.WithRegion(sf.Region),
 			awsconfig.WithBaseEndpoint(sf.EndpointURL),
 			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return openClients(cfg, sf.TableName, sf.JobsQueue, now)
+		return openClients(cfg, sf.TableName, sf.JobsQueue, sf.Bucket, now)
 	}
 	if table == "" {
-		return nil, nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
+		return nil, nil, nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
 	}
 	var opts []func(*awsconfig.LoadOptions) error
 	if region != "" {
@@ -149,18 +160,22 @@ func openStore(ctx context.Context, local bool, table, jobsQueue, region string)
 	}
 	cfg, err := awsclients.LoadConfig(ctx, opts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return openClients(cfg, table, jobsQueue, now)
+	return openClients(cfg, table, jobsQueue, bucket, now)
 }
 
-func openClients(cfg aws.Config, table, jobsQueue string, now func() time.Time) (*dynamo.Store, *jobs.Queue, error) {
+func openClients(cfg aws.Config, table, jobsQueue, bucket string, now func() time.Time) (*dynamo.Store, *jobs.Queue, *blobs.Store, error) {
 	c := awsclients.New(cfg)
 	var q *jobs.Queue
 	if jobsQueue != "" {
 		q = jobs.NewQueue(fifo.New(c.SQS, jobsQueue, "JOBS_QUEUE_URL"))
 	}
-	return dynamo.New(c.DynamoDB, table, now), q, nil
+	var objects *blobs.Store
+	if bucket != "" {
+		objects = blobs.New(cfg, bucket)
+	}
+	return dynamo.New(c.DynamoDB, table, now), q, objects, nil
 }
 
 // readStackFile finds .local/stack.json in the current directory or above it.

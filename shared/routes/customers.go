@@ -12,7 +12,7 @@ var customerOperations = []Operation{
 	{"GetCustomer", get("/v1/customers/{customer_uuid}"), customers.GetCustomer, tableRead},
 	{"UpdateCustomer", patch("/v1/customers/{customer_uuid}"), customers.UpdateCustomer, access(tableCrud, sendJobs)},
 	{"PutCustomer", put("/v1/customers/{customer_uuid}"), customers.UpdateCustomer, access(tableCrud, sendJobs)},
-	{"DeleteCustomer", delete("/v1/customers/{customer_uuid}"), customers.DeleteCustomer, tableCrud},
+	{"DeleteCustomer", delete("/v1/customers/{customer_uuid}"), customers.DeleteCustomer, access(tableCrud, sendJobs)},
 	{"GetCustomerAttributes", get("/v1/customers/{customer_uuid}/attributes"), customers.GetCustomerAttributes, tableRead},
 	{"AddCustomerTags", post("/v1/customers/{customer_uuid}/attributes/tags"), customers.AddTags, tableCrud},
 	{"RemoveCustomerTags", delete("/v1/customers/{customer_uuid}/attributes/tags"), customers.RemoveTags, tableCrud},

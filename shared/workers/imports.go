@@ -19,10 +19,11 @@ const defaultMaxReceiveCount = 20
 
 // Import runs the import queue: one message per customer of a json_imports batch.
 // Throttled customers wait for capacity and come back soon (sqsworker.Backoff); the
-// messages that leave the queue are counted in their account's import lane.
+// messages that leave the queue are counted in their account's import lane. A deleted
+// account's messages are dropped unrun (dropGone), and uncounted: its lane is gone too.
 func Import(d *Deps) sqsworker.Handler {
-	return countLeaving(d.Imports, maxReceiveCount(),
-		importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver).Handler(applyImports(d.Imports)))
+	return dropGone(d.Store, countLeaving(d.Imports, maxReceiveCount(),
+		importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver).Handler(applyImports(d.Imports))))
 }
 
 // ImportCounted is Import on a given pipeline, without early redelivery.
