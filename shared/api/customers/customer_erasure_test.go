@@ -3,9 +3,9 @@ package customers_test
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/api/apitest"
-		"github.com/subsight/subsight/shared/api/customers"
+	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/workers"

@@ -10,7 +10,11 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
+	"github.com/subsight/subsight/shared/store"
 )
+
+// Only the operator's command erases accounts: no function's role may scan the table.
+var _ store.AccountErasure = (*Store)(nil)
 
 // eraseScanSegments is how many segments of the table the account's erasure scans at
 // once.
