@@ -28,7 +28,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo"
 )
 
-const usage = `usage: admin [-local] [-table NAME] [-jobs-queue URL] [-bucket NAME] [-region REGION] COMMAND [flags]
+const usage = `usage: admin [-local] [-table NAME] [-jobs-queue URL] [-stack NAME] [-bucket NAME] [-region REGION] COMMAND [flags]
 
 commands:
   create-account -name NAME [-currency USD] [-time-zone UTC] [-week-start monday]
@@ -47,7 +47,11 @@ commands:
   check-series   -account ACCOUNT_ID [-fold]   (the stored series against every customer recomputed; exit 1 on a difference;
                  -fold folds the series' bulk shards into the read copy first)
   reshard        -account ACCOUNT_ID   (moves items written before the write shards to their shard; repeatable)
-  delete-account -account ACCOUNT_ID [-settle 15m]   (every item, object and queued message of the account; no undo)
+  dlq list       [-account ACCOUNT_ID] [-json]   (every dead-letter queue, by account and error; consumes nothing)
+  dlq redrive    -queue NAME [-account ACCOUNT_ID] [-dry-run] [-json]   (replays to the source queue what is safe;
+                 on AWS the dlq commands need -stack, and -bucket for the import queue)
+  delete-account -account ACCOUNT_ID [-settle 90s]   (every item, object and queued message of the account;
+                 no undo; on AWS needs -bucket)
 `
 
 // env is what every command needs.
@@ -59,6 +63,9 @@ type env struct {
 	// objects is the import bucket; nil when none is configured.
 	objects objectEraser
 	stdout  io.Writer
+	// deadLetters opens the stack's dead-letter queues (the dlq commands); nil when
+	// they are not known.
+	deadLetters func(ctx context.Context) (*deadLetters, error)
 }
 
 type command func(ctx context.Context, e env, args []string) error
@@ -77,6 +84,7 @@ var commands = map[string]command{
 	"define-attribute": defineAttribute,
 	"check-series":     checkSeries,
 	"reshard":          reshard,
+	"dlq":              dlqCommand,
 	"delete-account":   deleteAccount,
 }
 
@@ -88,6 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	table := global.String("table", os.Getenv("TABLE_NAME"), "DynamoDB table of the deployment")
 	region := global.String("region", "", "AWS region (default from the environment)")
 	jobsQueue := global.String("jobs-queue", os.Getenv("JOBS_QUEUE_URL"), "URL of the deployment's jobs queue (the stack's JobsQueueUrl output)")
+	stack := global.String("stack", os.Getenv("STACK_NAME"), "the deployment's CloudFormation stack name (the dlq commands find its queues by it)")
 	bucket := global.String("bucket", os.Getenv("IMPORT_BUCKET"), "the deployment's import bucket (the stack's ImportBucketName output)")
 	if err := global.Parse(args); err != nil {
 		return 2
@@ -114,6 +123,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if objects != nil {
 		e.objects = objects
 	}
+	e.deadLetters = func(ctx context.Context) (*deadLetters, error) {
+		return openDeadLetters(ctx, st, *local, *stack, *bucket, *region)
+	}
 	if err := cmd(ctx, e, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 2
@@ -126,11 +138,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // stackFile is the part of .local/stack.json the admin command reads.
 type stackFile struct {
-	EndpointURL string `json:"endpoint_url"`
-	Region      string `json:"region"`
-	TableName   string `json:"table_name"`
-	JobsQueue   string `json:"jobs_queue_url"`
-	Bucket      string `json:"import_bucket"`
+	EndpointURL  string            `json:"endpoint_url"`
+	Region       string            `json:"region"`
+	TableName    string            `json:"table_name"`
+	JobsQueue    string            `json:"jobs_queue_url"`
+	ImportBucket string            `json:"import_bucket"`
+	QueueURLs    map[string]string `json:"queue_urls"`
 }
 
 // openStore opens the table and, when they are known, the jobs queue and the import
@@ -138,31 +151,43 @@ type stackFile struct {
 func openStore(ctx context.Context, local bool, table, jobsQueue, bucket, region string) (*dynamo.Store, *jobs.Queue, *blobs.Store, error) {
 	now := func() time.Time { return time.Now().UTC() }
 	if local {
-		sf, err := readStackFile()
+		cfg, sf, err := localConfig(ctx)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		cfg, err := awsclients.LoadConfig(ctx,
-			awsconfig.WithRegion(sf.Region),
-			awsconfig.WithBaseEndpoint(sf.EndpointURL),
-			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		return openClients(cfg, sf.TableName, sf.JobsQueue, sf.Bucket, now)
+		return openClients(cfg, sf.TableName, sf.JobsQueue, sf.ImportBucket, now)
 	}
 	if table == "" {
 		return nil, nil, nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
 	}
-	var opts []func(*awsconfig.LoadOptions) error
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	}
-	cfg, err := awsclients.LoadConfig(ctx, opts...)
+	cfg, err := awsConfig(ctx, region)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return openClients(cfg, table, jobsQueue, bucket, now)
+}
+
+// localConfig is the SDK configuration of the running local stack.
+func localConfig(ctx context.Context) (aws.Config, stackFile, error) {
+	sf, err := readStackFile()
+	if err != nil {
+		return aws.Config{}, sf, err
+	}
+	cfg, err := awsclients.LoadConfig(ctx,
+		awsconfig.WithRegion(sf.Region),
+		awsconfig.WithBaseEndpoint(sf.EndpointURL),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	return cfg, sf, err
+}
+
+// awsConfig is the SDK configuration of an AWS deployment (region from the environment
+// unless given).
+func awsConfig(ctx context.Context, region string) (aws.Config, error) {
+	var opts []func(*awsconfig.LoadOptions) error
+	if region != "" {
+		opts = append(opts, awsconfig.WithRegion(region))
+	}
+	return awsclients.LoadConfig(ctx, opts...)
 }
 
 func openClients(cfg aws.Config, table, jobsQueue, bucket string, now func() time.Time) (*dynamo.Store, *jobs.Queue, *blobs.Store, error) {
@@ -180,28 +205,41 @@ func openClients(cfg aws.Config, table, jobsQueue, bucket string, now func() tim
 
 // readStackFile finds .local/stack.json in the current directory or above it.
 func readStackFile() (stackFile, error) {
-	dir, err := os.Getwd()
+	path, err := findUp(filepath.Join(".local", "stack.json"))
+	if err != nil {
+		return stackFile{}, errors.New("no .local/stack.json found: start the local stack with `make run` first")
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return stackFile{}, err
 	}
+	var sf stackFile
+	if err := json.Unmarshal(b, &sf); err != nil {
+		return sf, fmt.Errorf(".local/stack.json: %w", err)
+	}
+	if sf.EndpointURL == "" || sf.TableName == "" {
+		return sf, errors.New(".local/stack.json lacks endpoint_url or table_name")
+	}
+	if sf.Region == "" {
+		sf.Region = "us-east-1"
+	}
+	return sf, nil
+}
+
+// findUp finds rel in the current directory or the nearest one above it.
+func findUp(rel string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
 	for {
-		b, err := os.ReadFile(filepath.Join(dir, ".local", "stack.json"))
-		if err == nil {
-			var sf stackFile
-			if err := json.Unmarshal(b, &sf); err != nil {
-				return sf, fmt.Errorf(".local/stack.json: %w", err)
-			}
-			if sf.EndpointURL == "" || sf.TableName == "" {
-				return sf, errors.New(".local/stack.json lacks endpoint_url or table_name")
-			}
-			if sf.Region == "" {
-				sf.Region = "us-east-1"
-			}
-			return sf, nil
+		path := filepath.Join(dir, rel)
+		if _, err := os.Stat(path); err == nil {
+			return path, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return stackFile{}, errors.New("no .local/stack.json found: start the local stack with `make run` first")
+			return "", fmt.Errorf("no %s in this directory or above", rel)
 		}
 		dir = parent
 	}

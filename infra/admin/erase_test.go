@@ -140,6 +140,12 @@ func TestDeleteAccount(t *testing.T) {
 	if got, err := te.Deps.Store.AccountForKeyHash(ctx, auth.Hash(apiKeys[0])); err == nil && got != "" {
 		t.Fatalf("the deleted account's key still resolves to %q", got)
 	}
+	// A request that API Gateway's cached authorizer answer still admits for the account
+	// meets the rate gate, which finds the account's rate item gone.
+	if status, body := apigwtest.Do(t, customers.ListCustomers(te.API), apigwtest.Call{Method: "GET", Route: "/v1/customers",
+		AccountID: doomed}); status != http.StatusUnauthorized {
+		t.Errorf("a request of the deleted account: %d %v", status, body)
+	}
 	// What was queued before the deletion arrives now: the workers find the account gone.
 	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
 	te.DrainJobs(t, workers.Jobs(te.Workers))

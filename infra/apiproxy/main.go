@@ -22,8 +22,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/openapi"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 func main() {
@@ -48,7 +48,7 @@ func run() int {
 		return 2
 	}
 	if *spec == "" {
-		root, err := emulator.RepoRoot()
+		root, err := repo.Root()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "apiproxy:", err)
 			return 2

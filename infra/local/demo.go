@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 // make demo: a generated account of any size (generatedCustomers), loaded into the running
@@ -45,7 +45,7 @@ func runDemo(ctx context.Context, args []string) error {
 		return fmt.Errorf("-customers %d: want at least 1", *customers)
 	}
 	if *stackFile == "" {
-		root, err := emulator.RepoRoot()
+		root, err := repo.Root()
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 // TestGeneratedCustomers: a customer depends on its number alone (an account is the same
@@ -45,7 +45,7 @@ func TestGeneratedCustomers(t *testing.T) {
 // Active.
 func TestDemoLoadsAGeneratedAccount(t *testing.T) {
 	ctx := context.Background()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 // TestFairLanes measures the import lanes (docs/architecture.md, "Lanes") through the
@@ -20,7 +20,7 @@ import (
 func TestFairLanes(t *testing.T) {
 	sizeA, sizeB := envInt("FAIRNESS_A", 600), envInt("FAIRNESS_B", 20)
 	ctx := context.Background()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

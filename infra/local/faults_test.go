@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/infra/testkit/faults"
 	"github.com/subsight/subsight/shared/keys"
 )
@@ -81,7 +81,7 @@ func importUnderFaults(t *testing.T, inject *faults.Injector, hot func(account s
 		customers = v
 	}
 	ctx := context.Background()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,9 +155,9 @@ func importUnderFaults(t *testing.T, inject *faults.Injector, hot func(account s
 	// How many series bucket items there are depends on how the customers' uuids (which
 	// differ between the accounts) spread over the write shards; their numbers are
 	// compared by the metrics answer above and by the series check below.
-	// The rate limit's windows are one per second (and minute) the account's requests
-	// touched: timing, not data.
-	for _, kind := range []string{"series_index", "series_year", "series_month", "request_window", "import_records_window"} {
+	// The import records' windows are one per minute the account's imports touched:
+	// timing, not data.
+	for _, kind := range []string{"series_index", "series_year", "series_month", "import_records_window"} {
 		delete(wantItems, kind)
 		delete(gotItems, kind)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 )
 
@@ -44,7 +44,7 @@ func envInt(name string, def int) int {
 
 func runFreshness(b *testing.B, samples, background int) {
 	ctx := context.Background()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		b.Fatal(err)
 	}

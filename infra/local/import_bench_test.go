@@ -22,6 +22,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/infra/testkit/awscost"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/stagemodel"
@@ -70,7 +71,7 @@ const importBenchPollers = 4
 
 func runImportBenchmark(b *testing.B, customers int) {
 	ctx := context.Background()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/auth"
 )
 
@@ -73,7 +73,7 @@ func run() error {
 }
 
 func optionsFromEnv() (options, error) {
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return options{}, err
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/synthetic"
 	"github.com/subsight/subsight/shared/accountseries"
@@ -105,7 +105,7 @@ type metricsBench struct {
 
 func startMetricsBench(b *testing.B, customers int) *metricsBench {
 	ctx := context.Background()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		b.Fatal(err)
 	}

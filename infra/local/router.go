@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -42,13 +43,70 @@ type route struct {
 	handler    apigw.LambdaHandler
 	authorizer auth.AuthorizerHandler // nil when the route has none
 	identity   []string               // identity source headers, lower case
+	authTTL    time.Duration          // how long the authorizer's answers are cached
 	timeout    time.Duration          // the function's Timeout
 }
 
 // router plays API Gateway (HTTP API, payload format 2.0) for the template's routes.
 type router struct {
-	routes []*route
-	region string
+	routes  []*route
+	region  string
+	answers authorizerCache
+	clock   func() time.Time // nil: time.Now
+}
+
+func (rt *router) now() time.Time {
+	if rt.clock != nil {
+		return rt.clock()
+	}
+	return time.Now()
+}
+
+// authorizerCache keeps authorizer answers per authorizer and identity source values
+// for the authorizer's TTL, as API Gateway does: a key's requests within a minute of its
+// first cost no authorizer call, and what the application does about a key revoked
+// meanwhile (the rate gate refuses it) is exercised locally as it is on AWS.
+type authorizerCache struct {
+	mu      sync.Mutex
+	answers map[string]cachedAnswer
+}
+
+type cachedAnswer struct {
+	resp    events.APIGatewayV2CustomAuthorizerSimpleResponse
+	expires time.Time
+}
+
+// maxCachedAnswers bounds the cache against a stream of made-up keys; past it, expired
+// answers are dropped first, then all.
+const maxCachedAnswers = 10_000
+
+func (c *authorizerCache) get(key string, now time.Time) (events.APIGatewayV2CustomAuthorizerSimpleResponse, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.answers[key]
+	if !ok || !now.Before(a.expires) {
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, false
+	}
+	return a.resp, true
+}
+
+func (c *authorizerCache) put(key string, resp events.APIGatewayV2CustomAuthorizerSimpleResponse, now, expires time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers == nil {
+		c.answers = map[string]cachedAnswer{}
+	}
+	if len(c.answers) >= maxCachedAnswers {
+		for k, a := range c.answers {
+			if !now.Before(a.expires) {
+				delete(c.answers, k)
+			}
+		}
+		if len(c.answers) >= maxCachedAnswers {
+			clear(c.answers)
+		}
+	}
+	c.answers[key] = cachedAnswer{resp: resp, expires: expires}
 }
 
 // match finds the route API Gateway would select: literal segments beat {param},
@@ -233,10 +291,18 @@ func (rt *router) authorize(ctx context.Context, rte *route, ev events.APIGatewa
 		RequestContext: ev.RequestContext, PathParameters: ev.PathParameters,
 	}
 	// Deviation (docs/local-stack.md): API Gateway answers 401 itself when an
-	// identity source is missing; locally the authorizer is called anyway.
+	// identity source is missing; locally the authorizer is called anyway (and its
+	// answer not cached).
 	for _, h := range rte.identity {
 		if v, ok := ev.Headers[h]; ok {
 			req.IdentitySource = append(req.IdentitySource, v)
+		}
+	}
+	cacheKey := ""
+	if rte.authTTL > 0 && len(req.IdentitySource) == len(rte.identity) && len(rte.identity) > 0 {
+		cacheKey = rte.Authorizer + "\x00" + strings.Join(req.IdentitySource, "\x00")
+		if resp, ok := rt.answers.get(cacheKey, rt.now()); ok {
+			return resp, nil
 		}
 	}
 	defer func() {
@@ -246,7 +312,12 @@ func (rt *router) authorize(ctx context.Context, rte *route, ev events.APIGatewa
 	}()
 	ctx, cancel := lambdaContext(ctx, ev.RequestContext.RequestID, rte.Authorizer, rte.timeout)
 	defer cancel()
-	return rte.authorizer(ctx, req)
+	start := rt.now()
+	resp, err = rte.authorizer(ctx, req)
+	if err == nil && cacheKey != "" {
+		rt.answers.put(cacheKey, resp, start, start.Add(rte.authTTL))
+	}
+	return resp, err
 }
 
 // buildEvent builds the payload format 2.0 event API Gateway sends to the function.

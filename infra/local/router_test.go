@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -184,5 +186,54 @@ func TestGatewayErrors(t *testing.T) {
 				t.Errorf("content type %q", rec.Header().Get("Content-Type"))
 			}
 		})
+	}
+}
+
+// TestAuthorizerAnswersCached: as API Gateway does, the router keeps an authorizer's
+// answer per identity source value for the authorizer's TTL; a request without the
+// identity source is not cached.
+func TestAuthorizerAnswersCached(t *testing.T) {
+	calls := 0
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	rt := &router{region: "us-east-1", clock: func() time.Time { return now }}
+	rt.routes = append(rt.routes, &route{
+		Route:    samtemplate.Route{Method: "GET", Path: "/v1/ping", Function: "Ping", Authorizer: "Auth"},
+		segments: []string{"v1", "ping"},
+		handler: func(_ context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+			return events.APIGatewayV2HTTPResponse{StatusCode: 200, Body: ev.RequestContext.Authorizer.Lambda["n"].(string)}, nil
+		},
+		authorizer: func(context.Context, events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
+			calls++
+			return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: true,
+				Context: map[string]any{"n": strconv.Itoa(calls)}}, nil
+		},
+		identity: []string{"authorization"},
+		authTTL:  time.Minute,
+	})
+	steps := []struct {
+		name      string
+		header    string
+		advance   time.Duration
+		wantCalls int
+		wantBody  string // the answer the handler got
+	}{
+		{"first request", "Basic a", 0, 1, "1"},
+		{"same key: cached", "Basic a", 30 * time.Second, 1, "1"},
+		{"another key", "Basic b", 0, 2, "2"},
+		{"first key, past the TTL", "Basic a", 30 * time.Second, 3, "3"},
+		{"no identity source: not cached", "", 0, 4, "4"},
+		{"no identity source again", "", 0, 5, "5"},
+	}
+	for _, s := range steps {
+		now = now.Add(s.advance)
+		req := httptest.NewRequest("GET", "/v1/ping", nil)
+		if s.header != "" {
+			req.Header.Set("Authorization", s.header)
+		}
+		w := httptest.NewRecorder()
+		rt.ServeHTTP(w, req)
+		if calls != s.wantCalls || w.Body.String() != s.wantBody {
+			t.Fatalf("%s: %d calls, body %q; want %d, %q", s.name, calls, w.Body.String(), s.wantCalls, s.wantBody)
+		}
 	}
 }

@@ -114,6 +114,9 @@ type stackInfo struct {
 	ImportQueueURL string `json:"import_queue_url"`
 	JobsQueueURL   string `json:"jobs_queue_url"`
 	CursorSecret   string `json:"cursor_secret"`
+	// QueueURLs are every queue of the template by LogicalId (the admin command's
+	// dead-letter commands read them).
+	QueueURLs map[string]string `json:"queue_urls"`
 	// FunctionEnv is every variable template.yaml declares for the functions, as the
 	// local stack resolved it (make sam-local passes it to sam local).
 	FunctionEnv map[string]string `json:"function_env"`
@@ -311,7 +314,7 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 				authorizers[r.Authorizer] = h
 			}
 			rte.authorizer = h
-			rte.identity = identityHeaders(tpl, r.Authorizer)
+			rte.identity, rte.authTTL = authorizerIdentity(tpl, r.Authorizer)
 		}
 		rt.routes = append(rt.routes, rte)
 	}
@@ -334,7 +337,9 @@ func publicRoute(tpl *samtemplate.Template, r samtemplate.Route, registry map[st
 		timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second}, nil
 }
 
-func identityHeaders(tpl *samtemplate.Template, function string) []string {
+// authorizerIdentity returns the identity source headers of the function's
+// authorizer, lower case, and how long API Gateway caches its answers.
+func authorizerIdentity(tpl *samtemplate.Template, function string) ([]string, time.Duration) {
 	for _, api := range tpl.HttpApis {
 		for _, a := range api.Authorizers {
 			if a.Function == function {
@@ -342,11 +347,11 @@ func identityHeaders(tpl *samtemplate.Template, function string) []string {
 				for _, h := range a.IdentityHeaders {
 					out = append(out, strings.ToLower(h))
 				}
-				return out
+				return out, a.ResultTTL
 			}
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 func buildPollers(tpl *samtemplate.Template, d *app.Deps, res *provision.Resources, o options) ([]*poller, error) {
@@ -414,12 +419,16 @@ func concurrentBatches(m samtemplate.SQSMapping, limit int) int {
 }
 
 func (s *stack) info(cursorSecret string) stackInfo {
-	return stackInfo{
+	info := stackInfo{
 		BaseURL: s.baseURL, APIKey: s.apiKey, AccountID: s.accountID, EndpointURL: s.moto.URL,
 		Region: s.resources.Region, TableName: s.deps.Config.TableName, ImportBucket: s.deps.Config.ImportBucket,
 		ImportQueueURL: s.deps.Config.ImportQueueURL, JobsQueueURL: s.deps.Config.JobsQueueURL, CursorSecret: cursorSecret,
-		FunctionEnv: s.functionEnv,
+		FunctionEnv: s.functionEnv, QueueURLs: map[string]string{},
 	}
+	for id, q := range s.resources.Queues {
+		info.QueueURLs[id] = q.URL
+	}
+	return info
 }
 
 func (s *stack) writeStackFile(path, cursorSecret string) error {

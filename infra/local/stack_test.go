@@ -23,6 +23,7 @@ import (
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/routes"
 	"github.com/subsight/subsight/shared/sqsworker"
@@ -56,7 +57,7 @@ func runTests(m *testing.M) (int, error) {
 	if benchmarksOnly() {
 		return m.Run(), nil
 	}
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return 0, err
 	}
@@ -206,6 +207,13 @@ func TestStackFile(t *testing.T) {
 	}
 	if info["base_url"] != testStack.baseURL || info["api_key"] != testKey || info["account_id"] != testStack.accountID {
 		t.Errorf("stack.json = %s", b)
+	}
+	var queues struct {
+		QueueURLs map[string]string `json:"queue_urls"`
+	}
+	if err := json.Unmarshal(b, &queues); err != nil || len(queues.QueueURLs) != len(testStack.resources.Queues) ||
+		queues.QueueURLs["ImportDeadLetterQueue"] != testStack.resources.Queues["ImportDeadLetterQueue"].URL {
+		t.Errorf("stack.json queue_urls = %v (%v)", queues.QueueURLs, err)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 // samCreate is the body SAM CLI 1.170 posts to create a Lambda container (as
@@ -130,7 +130,7 @@ print(json.dumps({"body": created, "port": container.get_port()}))
 // smoke test needs. It fails if a SAM CLI upgrade changes the entrypoint, the
 // published port or how SAM CLI reaches it; then adjust hostnet.go.
 func TestSAMCreatesContainersAsTheAdapterExpects(t *testing.T) {
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

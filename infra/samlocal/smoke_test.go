@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 )
 
@@ -55,7 +55,7 @@ func TestSAMLocalSmoke(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the SAM smoke starts dockerd, which needs root (SAM_SMOKE=0 make test skips it)")
 	}
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 // The edits that add one operation, GET /v1/account/greeting: the registry entry, the
@@ -83,7 +84,7 @@ func TestAddingAnOperation(t *testing.T) {
 	if err != nil {
 		t.Skip("make test runs this test (it needs the emulator and the tools of .venv)")
 	}
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,14 +16,14 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/routes"
 )
 
 func main() {
 	check := flag.Bool("check", false, "write nothing; fail when a generated file is stale")
 	flag.Parse()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err == nil {
 		err = run(root, *check)
 	}

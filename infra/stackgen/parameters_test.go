@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/routes"
 )
 
@@ -14,7 +14,7 @@ import (
 // reservations' parameters by name; a template that does not declare one is refused
 // before CloudFormation would refuse it.
 func TestEveryReferredParameterIsDeclared(t *testing.T) {
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,10 @@ import (
 // AuthorizerAccountKey is the key of the account id in the Lambda authorizer's context.
 const AuthorizerAccountKey = "accountId"
 
+// AuthorizerKeyIDKey is the key of the API key's id in the authorizer's context: the
+// rate gate refuses it once revoked, though API Gateway still caches the answer.
+const AuthorizerKeyIDKey = "keyId"
+
 // Request is one API call, already authenticated.
 type Request struct {
 	Event     events.APIGatewayV2HTTPRequest
@@ -61,7 +65,8 @@ type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) 
 
 // Wrap turns an endpoint into a Lambda handler: it rejects unauthenticated calls with
 // ChartMogul's 401, counts the rest against the account's rate (gate; nil limits
-// nothing) and refuses those past it with a 429 before the handler runs, recovers
+// nothing) and refuses those past it with a 429, and those of a revoked key or a
+// deleted account with the 401, before the handler runs, recovers
 // panics, logs, and renders the result. It never returns a Go error, so that API
 // Gateway never answers with its own 500 body.
 func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
@@ -78,7 +83,10 @@ func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
 			return render(apperr.Unauthorized(), ep.Family), nil
 		}
 		if refused := gate.admit(ctx, log, ev, account); refused != nil {
-			return renderThrottled(refused, ep.Family), nil
+			if refused.revoked {
+				return render(apperr.Unauthorized(), ep.Family), nil
+			}
+			return renderThrottled(refused.throttled, ep.Family), nil
 		}
 		out, err := ep.Handler(ctx, &Request{Event: ev, AccountID: account})
 		if err != nil {
@@ -104,6 +112,16 @@ func AccountFromEvent(ev events.APIGatewayV2HTTPRequest) string {
 		return ""
 	}
 	v, _ := ev.RequestContext.Authorizer.Lambda[AuthorizerAccountKey].(string)
+	return v
+}
+
+// KeyIDFromEvent reads the id of the request's API key from the authorizer's context
+// ("" when the answer predates it or the caller is a test).
+func KeyIDFromEvent(ev events.APIGatewayV2HTTPRequest) string {
+	if ev.RequestContext.Authorizer == nil {
+		return ""
+	}
+	v, _ := ev.RequestContext.Authorizer.Lambda[AuthorizerKeyIDKey].(string)
 	return v
 }
 

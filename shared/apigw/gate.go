@@ -28,7 +28,7 @@ const RateLimitMessage = "Your request rate has exceeded our rate limit."
 // RequestCounter counts an account's requests in windows of one second
 // (store.LimitCounters).
 type RequestCounter interface {
-	CountRequest(ctx context.Context, accountID string, second int64) (int64, error)
+	CountRequest(ctx context.Context, c store.RequestCount) (int64, error)
 }
 
 // Gate limits each account to its requests per second before any handler runs: a
@@ -41,7 +41,8 @@ type Gate struct {
 	// seen is the highest count this process saw in each account's window of the
 	// current second: the count only grows, so a request whose limit it already passes
 	// is refused without another write (a noisy account's refusals then cost no write
-	// unit but the first in each process and second).
+	// unit but the first in each process and second). An account absent from it is
+	// counted as the first of a new second.
 	mu     sync.Mutex
 	second int64
 	seen   map[string]int64
@@ -50,14 +51,18 @@ type Gate struct {
 // NewGate builds the gate on a counter and a clock.
 func NewGate(c RequestCounter, now func() time.Time) *Gate { return &Gate{counter: c, now: now} }
 
-// seenPast tells whether the account's window of second is known to be past limit.
-func (g *Gate) seenPast(account string, second int64, limit int) bool {
+// seenIn returns the highest count this process saw in the account's window of second
+// (0: none yet).
+func (g *Gate) seenIn(account string, second int64) int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.second == second && g.seen[account] > int64(limit)
+	if g.second != second {
+		return 0
+	}
+	return g.seen[account]
 }
 
-// remember keeps a refused window's count for the rest of its second.
+// remember keeps a window's count for the rest of its second.
 func (g *Gate) remember(account string, second, n int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -84,36 +89,49 @@ func TooManyRequests(message string, retryAfter time.Duration) *Throttled {
 		RetryAfter: retryAfter}
 }
 
-// admit counts the request and returns the refusal when the account is past its rate;
-// nil admits it.
-func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGatewayV2HTTPRequest, account string) *Throttled {
+// refusal is why the gate turned a request away: its rate, or its key.
+type refusal struct {
+	throttled *Throttled
+	revoked   bool // the key was revoked or the account deleted: the 401
+}
+
+// admit counts the request and returns the refusal when the account is past its rate
+// or its key no longer works; nil admits it.
+func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGatewayV2HTTPRequest, account string) *refusal {
 	if g == nil {
 		return nil
 	}
 	now := g.now()
 	second := now.Unix()
 	retry := time.Unix(second+1, 0).Sub(now)
+	tooMany := &refusal{throttled: TooManyRequests(RateLimitMessage, retry)}
 	limit := RateLimitFromEvent(ev)
-	if g.seenPast(account, second, limit) {
-		return TooManyRequests(RateLimitMessage, retry)
+	seen := g.seenIn(account, second)
+	if seen > int64(limit) {
+		return tooMany
 	}
-	n, err := g.counter.CountRequest(ctx, account, second)
+	n, err := g.counter.CountRequest(ctx, store.RequestCount{AccountID: account, KeyID: KeyIDFromEvent(ev),
+		Second: second, NewWindow: seen == 0})
 	switch {
+	case errors.Is(err, store.ErrRevoked):
+		log.InfoContext(ctx, "revoked key refused", "account_id", account)
+		return &refusal{revoked: true}
 	case errors.Is(err, store.ErrThrottled):
 		// DynamoDB throttles one item at about a thousand writes a second: the account
 		// is far past any limit.
 		g.remember(account, second, math.MaxInt64)
-		return TooManyRequests(RateLimitMessage, retry)
+		return tooMany
 	case err != nil:
 		// Fail open: the limiter protects capacity, and an outage of its counter must
 		// not take every account's API down with it; the handler's own reads and
 		// writes meet the same DynamoDB and fail on their own if it is really down.
 		log.ErrorContext(ctx, "rate limiter failed; request admitted", "account_id", account, "error", err.Error())
 		return nil
-	case n > int64(limit):
+	}
+	g.remember(account, second, n)
+	if n > int64(limit) {
 		log.InfoContext(ctx, "rate limited", "account_id", account, "count", n)
-		g.remember(account, second, n)
-		return TooManyRequests(RateLimitMessage, retry)
+		return tooMany
 	}
 	return nil
 }

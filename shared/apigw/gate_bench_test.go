@@ -10,6 +10,7 @@ import (
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api/account"
 	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // BenchmarkGate measures what the rate gate adds to a warm request: GET /v1/account
@@ -66,7 +67,10 @@ func BenchmarkGate(b *testing.B) {
 		call func(i int) error
 	}{
 		{"GetItem alone", func(int) error { _, err := deps.Store.GetAccount(ctx, acc.ID); return err }},
-		{"counter UpdateItem alone", func(int) error { _, err := deps.Store.CountRequest(ctx, acc.ID, time.Now().Unix()); return err }},
+		{"counter UpdateItem alone", func(int) error {
+			_, err := deps.Store.CountRequest(ctx, store.RequestCount{AccountID: acc.ID, Second: time.Now().Unix()})
+			return err
+		}},
 		{"settings UpdateItem alone", func(int) error { return deps.Store.UpdateSettings(ctx, acc.ID, acc.Settings) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,11 +15,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -36,16 +39,17 @@ type memCounter struct {
 	keys []keys.Key
 }
 
-func (c *memCounter) CountRequest(_ context.Context, account string, second int64) (int64, error) {
+func (c *memCounter) CountRequest(_ context.Context, r store.RequestCount) (int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
 		return 0, c.err
 	}
-	k := keys.RequestWindow(account, second)
+	k := keys.AccountRate(r.AccountID)
 	c.keys = append(c.keys, k)
-	c.n[k.PK]++
-	return c.n[k.PK], nil
+	window := k.PK + "#" + strconv.FormatInt(r.Second, 10)
+	c.n[window]++
+	return c.n[window], nil
 }
 
 // event is a request whose authorizer passed account and, unless nil, rate.
@@ -170,18 +174,21 @@ func TestHandlerQuotaIsA429WithRetryAfter(t *testing.T) {
 	}
 }
 
-// TestGateOnDynamoDB runs the gate on the table: one item per account and second,
-// under the account's partitions, with the entity type and an expiry for the table's
-// time to live.
+// TestGateOnDynamoDB runs the gate on the table: one counter per account, under the
+// account's partitions, holding the count of the current second.
 func TestGateOnDynamoDB(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Noisy")
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	gate := apigw.NewGate(env.Deps.Store, func() time.Time { return now })
 	h := apigw.Wrap(apigw.Endpoint{Family: apperr.FamilyA, Handler: func(context.Context, *apigw.Request) (apigw.Response, error) {
 		return apigw.NoContent()
-	}}, gate)
-	statuses := func(n int) []int {
+	}}, apigw.NewGate(env.Deps.Store, func() time.Time { return now }))
+	// A second process, whose first request of each second meets a counter the first
+	// process already moved on.
+	other := apigw.Wrap(apigw.Endpoint{Family: apperr.FamilyA, Handler: func(context.Context, *apigw.Request) (apigw.Response, error) {
+		return apigw.NoContent()
+	}}, apigw.NewGate(env.Deps.Store, func() time.Time { return now }))
+	statuses := func(h apigw.LambdaHandler, n int) []int {
 		var out []int
 		for range n {
 			resp, _ := h(context.Background(), event(acc.ID, float64(3)))
@@ -189,33 +196,89 @@ func TestGateOnDynamoDB(t *testing.T) {
 		}
 		return out
 	}
-	if got := statuses(5); !equal(got, []int{204, 204, 204, 429, 429}) {
+	if got := append(statuses(h, 2), statuses(other, 3)...); !equal(got, []int{204, 204, 204, 429, 429}) {
 		t.Fatalf("first second: %v", got)
 	}
 	now = now.Add(time.Second)
-	if got := statuses(4); !equal(got, []int{204, 204, 204, 429}) {
+	if got := append(statuses(other, 1), statuses(h, 3)...); !equal(got, []int{204, 204, 204, 429}) {
 		t.Fatalf("next second: %v", got)
 	}
 	out, err := env.Deps.Clients.DynamoDB.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(env.TableName)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var windows []map[string]any
+	var counters []map[string]any
 	for _, it := range out.Items {
 		var m map[string]any
 		_ = attributevalue.UnmarshalMap(it, &m)
-		if m[keys.EntityType] == keys.TypeRequestWindow {
-			windows = append(windows, m)
+		if m[keys.EntityType] == keys.TypeAccountRate {
+			counters = append(counters, m)
 		}
 	}
-	if len(windows) != 2 {
-		t.Fatalf("%d windows: %v", len(windows), windows)
+	if len(counters) != 1 {
+		t.Fatalf("%d counters: %v", len(counters), counters)
 	}
-	for _, w := range windows {
-		pk, _ := w[keys.PK].(string)
-		exp, _ := w[keys.ExpiresAt].(float64)
-		if !keys.OwnedBy(pk, acc.ID) || w["n"] == nil || exp < float64(now.Unix()) {
-			t.Fatalf("window %v", w)
+	if c := counters[0]; c[keys.PK] != keys.AccountRate(acc.ID).PK || c["n"] != float64(4) || c["sec"] != float64(now.Unix()) {
+		t.Fatalf("counter %v", c)
+	}
+}
+
+// TestGateRefusesRevokedKeysAtOnce: API Gateway keeps the authorizer's answer for a
+// minute, so a revoked key's requests still arrive naming the account; the gate's one
+// write refuses them with the 401 from the moment the key is revoked, and every request
+// once the account's counter is gone (the account deleted).
+func TestGateRefusesRevokedKeysAtOnce(t *testing.T) {
+	env := testenv.New(t)
+	ctx := context.Background()
+	acc := env.NewAccount(t, "Acme")
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	h := apigw.Wrap(apigw.Endpoint{Family: apperr.FamilyA, Handler: func(context.Context, *apigw.Request) (apigw.Response, error) {
+		return apigw.NoContent()
+	}}, apigw.NewGate(env.Deps.Store, func() time.Time { return now }))
+	var keyIDs []string
+	for range 2 {
+		key, _ := auth.NewAPIKey()
+		id, err := env.Deps.Store.CreateAPIKey(ctx, acc.ID, auth.Hash(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyIDs = append(keyIDs, id)
+	}
+	// cached is the event of a request whose authorizer answer API Gateway cached.
+	cached := func(keyID string) events.APIGatewayV2HTTPRequest {
+		ev := event(acc.ID, float64(1000))
+		ev.RequestContext.Authorizer.Lambda[apigw.AuthorizerKeyIDKey] = keyID
+		return ev
+	}
+	steps := []struct {
+		name   string
+		before func() error
+		keyID  string
+		want   int
+	}{
+		{"live key", nil, keyIDs[0], 204},
+		{"revoked key, the same second", func() error { return env.Deps.Store.RevokeAPIKey(ctx, acc.ID, keyIDs[0]) }, keyIDs[0], 401},
+		{"revoked key, a later second", func() error { now = now.Add(3 * time.Second); return nil }, keyIDs[0], 401},
+		{"the account's other key", nil, keyIDs[1], 204},
+		{"the account deleted", func() error {
+			_, err := env.Deps.Clients.DynamoDB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.TableName),
+				Key: map[string]types.AttributeValue{keys.PK: &types.AttributeValueMemberS{Value: keys.AccountRate(acc.ID).PK},
+					keys.SK: &types.AttributeValueMemberS{Value: keys.AccountRate(acc.ID).SK}}})
+			return err
+		}, keyIDs[1], 401},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			if err := s.before(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resp, _ := h(ctx, cached(s.keyID))
+		if resp.StatusCode != s.want {
+			t.Fatalf("%s: %d %s, want %d", s.name, resp.StatusCode, resp.Body, s.want)
+		}
+		if s.want == 401 && resp.Body != `{"code":401,"message":"No valid API key provided","param":null}` {
+			t.Fatalf("%s: body %s", s.name, resp.Body)
 		}
 	}
 }

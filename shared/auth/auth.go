@@ -71,9 +71,10 @@ func KeyFromBasic(header string) (string, error) {
 // simple responses.
 type AuthorizerHandler func(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error)
 
-// Authorizer resolves the caller's account and its requests-per-second limit (kept on
-// the key's lookup item: one read), which travels in the context to apigw.Wrap's rate
-// gate; API Gateway caches the answer per Authorization header for a minute. It never
+// Authorizer resolves the caller's account, its requests-per-second limit (kept on the
+// key's lookup item: one read) and the key's id, which travel in the context to
+// apigw.Wrap's rate gate; API Gateway caches the answer per Authorization header for a
+// minute, and the gate refuses a key revoked meanwhile. It never
 // denies: an unknown key yields an empty account id, and apigw.Wrap answers
 // ChartMogul's 401, because API Gateway's own deny is a 403 that ChartMogul clients do
 // not expect.
@@ -88,6 +89,7 @@ func Authorizer(st store.KeyResolver) AuthorizerHandler {
 		}
 		out := map[string]any{apigw.AuthorizerAccountKey: owner.AccountID}
 		if owner.AccountID != "" {
+			out[apigw.AuthorizerKeyIDKey] = owner.KeyID
 			out[apigw.AuthorizerRateKey] = model.Limits{RequestsPerSecond: owner.RequestsPerSecond}.Effective().RequestsPerSecond
 		}
 		return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: true, Context: out}, nil

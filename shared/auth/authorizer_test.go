@@ -90,11 +90,20 @@ func TestAuthorizerResolvesOnlyLiveKeys(t *testing.T) {
 			}
 		})
 	}
+	// The key's id travels with the account, for the gate to refuse it once revoked.
+	resp, _ := authorize(ctx, events.APIGatewayV2CustomAuthorizerV2Request{Headers: map[string]string{"authorization": basic(key + ":")}})
+	raw, _ := json.Marshal(resp.Context)
+	var lambdaCtx map[string]any
+	_ = json.Unmarshal(raw, &lambdaCtx)
+	if got := apigw.KeyIDFromEvent(events.APIGatewayV2HTTPRequest{RequestContext: events.APIGatewayV2HTTPRequestContext{
+		Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{Lambda: lambdaCtx}}}); got != keyID {
+		t.Fatalf("key id %q in the context, want %q", got, keyID)
+	}
 	// Revoking the live key takes it out at once.
 	if err := env.Deps.Store.RevokeAPIKey(ctx, acc.ID, keyID); err != nil {
 		t.Fatal(err)
 	}
-	resp, _ := authorize(ctx, events.APIGatewayV2CustomAuthorizerV2Request{Headers: map[string]string{"authorization": basic(key + ":")}})
+	resp, _ = authorize(ctx, events.APIGatewayV2CustomAuthorizerV2Request{Headers: map[string]string{"authorization": basic(key + ":")}})
 	if resp.Context[apigw.AuthorizerAccountKey] != "" {
 		t.Fatalf("revoked key still resolves: %+v", resp)
 	}

@@ -27,6 +27,7 @@ type Storage interface {
 	store.Invoices
 	store.BillingIndexes
 	store.LimitCounters
+	store.DeadLetters
 }
 
 // Parts keeps the customers' parts of an import (on S3: blobs.Store).

@@ -4,7 +4,7 @@ import "strconv"
 
 // Entity types of the limits' counters (docs/architecture.md, "Limits per account").
 const (
-	TypeRequestWindow  = "request_window"
+	TypeAccountRate    = "account_rate"
 	TypeImportRecords  = "import_records_window"
 	TypeImportInFlight = "import_in_flight"
 )
@@ -13,11 +13,12 @@ const (
 // deletes an item some time after it passes.
 const ExpiresAt = "expires_at"
 
-// RequestWindow counts an account's API requests in one second (Unix seconds). Each
-// window is its own partition, so a noisy account's counter shares no partition with
-// its data, and an item only ever takes one second of writes.
-func RequestWindow(accountID string, second int64) Key {
-	return Key{PK: Partition(accountID, "RATE", strconv.FormatInt(second, 10)), SK: "RATE"}
+// AccountRate is the account's request counter and the proof that the account and its
+// keys are still live: created with the account and with each key, it holds the count
+// of the current second and the ids of keys revoked lately. It has its own partition, so
+// a noisy account's counter shares none with its data.
+func AccountRate(accountID string) Key {
+	return Key{PK: Partition(accountID, "RATE"), SK: "RATE"}
 }
 
 // ImportRecordsWindow counts the records an account's json_imports accepted in one

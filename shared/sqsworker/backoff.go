@@ -239,3 +239,14 @@ func (b Backoff) withDefaults() Backoff {
 	def(&b.Budget, DefaultBudget)
 	return b
 }
+
+// RedrivenAttribute is the message attribute of a message replayed from its
+// dead-letter queue (`admin dlq redrive`): its earlier receives may have written part
+// of its work, as a redelivery's may.
+const RedrivenAttribute = "subsight_redriven"
+
+// Redriven reports whether msg was replayed from its dead-letter queue.
+func Redriven(msg events.SQSMessage) bool {
+	_, ok := msg.MessageAttributes[RedrivenAttribute]
+	return ok
+}

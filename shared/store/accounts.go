@@ -38,9 +38,11 @@ type Accounts interface {
 }
 
 // KeyOwner is what the authorizer needs of a key: its account and the account's
-// requests per second (0: the default).
+// requests per second (0: the default), and the key's id (the rate gate checks it
+// against the keys revoked since the authorizer's answer was cached).
 type KeyOwner struct {
 	AccountID         string
+	KeyID             string
 	RequestsPerSecond int
 }
 
@@ -63,9 +65,9 @@ type APIKeys interface {
 	CreateAPIKey(ctx context.Context, accountID, hash string) (string, error)
 	// ListAPIKeys returns every key of the account, revoked ones included.
 	ListAPIKeys(ctx context.Context, accountID string) ([]model.APIKey, error)
-	// RevokeAPIKey removes the key's lookup item, so the authorizer can no longer find
-	// it, then marks the key revoked (in that order: a crash in between leaves a key that
-	// no longer works, and revoking again completes it).
+	// RevokeAPIKey makes the key fail at once: the rate gate refuses it from then on
+	// (CountRequest's ErrRevoked) even while API Gateway still caches the authorizer's
+	// answer for it, and the authorizer can no longer find it.
 	RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 }
 

@@ -131,6 +131,9 @@ type Imports interface {
 	PutImportCustomerStatus(ctx context.Context, accountID, importID string, st model.ImportCustomerStatus) error
 	// PutImportCustomerStatuses records the outcome of several customers at once.
 	PutImportCustomerStatuses(ctx context.Context, sts []ImportCustomerStatusWrite) error
+	// ImportCustomerOutcome reads one customer's status in an import (model.RecordsFailed,
+	// or the status of its applied records); ErrNotFound while it has none.
+	ImportCustomerOutcome(ctx context.Context, accountID, importID, customerExternalID string) (string, error)
 	// ImportCustomerStatuses reads every customer entry recorded so far for an import.
 	ImportCustomerStatuses(ctx context.Context, accountID, importID string) ([]model.ImportCustomerStatus, error)
 	// ListImports reads one page of a data source's json_imports records, in the order of

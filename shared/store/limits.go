@@ -14,6 +14,22 @@ var ErrThrottled = errors.New("throttled")
 // ErrQuotaExceeded: a conditional counter would pass its limit; nothing was added.
 var ErrQuotaExceeded = errors.New("quota exceeded")
 
+// ErrRevoked: the request's key was revoked or its account deleted, though the
+// authorizer's cached answer still names the account.
+var ErrRevoked = errors.New("key revoked or account deleted")
+
+// RequestCount is one request to count against its account's second.
+type RequestCount struct {
+	AccountID string
+	// KeyID is the key the authorizer found; requests that carry one are refused
+	// (ErrRevoked) when that key was revoked or the account's counter is gone.
+	KeyID  string
+	Second int64 // Unix seconds
+	// NewWindow hints that the caller has not counted in this second yet, so the
+	// counter most likely still holds an earlier second.
+	NewWindow bool
+}
+
 // ImportInFlight is the marker of a json_import that may still be queued or processing.
 type ImportInFlight struct {
 	AccountID, ImportID, DataSourceUUID, ExternalID string
@@ -21,12 +37,13 @@ type ImportInFlight struct {
 }
 
 // LimitCounters are the counters behind the accounts' limits (docs/architecture.md,
-// "Limits per account"). Every counter lives under the account's partitions and
-// expires on its own (the table's time to live).
+// "Limits per account"). Every counter lives under the account's partitions; the
+// windows of import records and the in-flight markers expire on their own (the table's
+// time to live).
 type LimitCounters interface {
-	// CountRequest adds one request to the account's window of one second (Unix
-	// seconds) and returns the window's count with it: one write.
-	CountRequest(ctx context.Context, accountID string, second int64) (int64, error)
+	// CountRequest adds one request to the account's count of its second and returns
+	// the count with it: one conditional write, two on a wrong NewWindow hint.
+	CountRequest(ctx context.Context, c RequestCount) (int64, error)
 	// CountImportRecords adds n records to the account's window of one minute unless
 	// the window would pass limit (ErrQuotaExceeded, nothing added): one conditional
 	// write.

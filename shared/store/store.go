@@ -53,4 +53,5 @@ type Store interface {
 	PlanGroups
 	Activities
 	ActivitiesExports
+	DeadLetters
 }

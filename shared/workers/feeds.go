@@ -30,6 +30,9 @@ func ImportFeeder(d *Deps) sqsworker.Handler {
 			if err != nil {
 				slog.ErrorContext(ctx, "import lane feed failed", "account_id", m.AccountID, "message_id", g[0].MessageId, "error", logsafe.Text(err.Error()))
 				failedAt[gi] = 0
+				if sqsworker.ReceiveCount(g[0]) >= maxReceiveCount() {
+					noteDeadLetter(ctx, d.Store, m.AccountID, g[0], err, d.Now())
+				}
 			}
 		}
 		return sqsworker.FailedFrom(groups, failedAt), nil

@@ -52,8 +52,9 @@ func importBackoff(p *imports.Pipeline, maxReceives int, throttled func(error) b
 			m, _ := imports.DecodeMessage(msg.Body)
 			return m.AccountID
 		},
-		DeadLetter: func(ctx context.Context, msg events.SQSMessage, _ error) {
+		DeadLetter: func(ctx context.Context, msg events.SQSMessage, cause error) {
 			m, err := imports.DecodeMessage(msg.Body)
+			noteDeadLetter(ctx, p.Store, m.AccountID, msg, cause, p.Now())
 			if err != nil {
 				return // nothing to mark: it goes to the dead-letter queue as it is
 			}
@@ -94,7 +95,8 @@ func applyImports(p *imports.Pipeline) sqsworker.BatchFunc {
 					continue
 				}
 				// A second attempt within the invocation may meet its first one's writes.
-				redelivered := sqsworker.ReceiveCount(msg) > 1 || sqsworker.Attempt(ctx) > 1
+				// So may a message replayed from the dead-letter queue (admin dlq redrive).
+				redelivered := sqsworker.ReceiveCount(msg) > 1 || sqsworker.Attempt(ctx) > 1 || sqsworker.Redriven(msg)
 				batch = append(batch, imports.Delivery{Message: m, Redelivered: redelivered})
 				from = append(from, gi)
 			}

@@ -31,6 +31,7 @@ type Storage interface {
 	accountseries.SeriesStore
 	store.Activities
 	store.ActivitiesExports
+	store.DeadLetters
 }
 
 // Files keeps the activities exports' files (on S3: blobs.Store).
@@ -91,8 +92,10 @@ func Jobs(d *Deps) sqsworker.Handler {
 			job, _ := jobs.Decode(msg.Body)
 			return job.AccountID
 		},
-		DeadLetter: func(ctx context.Context, msg events.SQSMessage, _ error) {
-			if job, err := jobs.Decode(msg.Body); err == nil && job.Type == jobs.ExportActivities {
+		DeadLetter: func(ctx context.Context, msg events.SQSMessage, cause error) {
+			job, err := jobs.Decode(msg.Body)
+			noteDeadLetter(ctx, d.Store, job.AccountID, msg, cause, d.Now())
+			if err == nil && job.Type == jobs.ExportActivities {
 				failExport(ctx, d, job)
 			}
 		}}

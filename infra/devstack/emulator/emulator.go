@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/subsight/subsight/infra/repo"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -116,7 +117,7 @@ func FindBinary() (string, error) {
 		}
 		return p, nil
 	}
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return "", err
 	}
@@ -125,24 +126,6 @@ func FindBinary() (string, error) {
 		return "", fmt.Errorf("%w at %s (run `make test` or `make run`, which install it, or set %s)", ErrNotFound, p, EnvMotoServer)
 	}
 	return p, nil
-}
-
-// RepoRoot walks up from the working directory to the directory holding go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("emulator: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // motoServer starts moto's server after the series of patches the local stack needs:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/subsight/subsight/infra/repo"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,7 +48,7 @@ func TestFindBinary(t *testing.T) {
 }
 
 func TestRepoRoot(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestStartServeStop(t *testing.T) {
 // TestMotoPin: motoserver.py's patches are written for the moto that
 // infra/requirements.txt installs.
 func TestMotoPin(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

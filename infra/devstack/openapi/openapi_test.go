@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/openapi"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/routes"
 )
 
@@ -20,7 +20,7 @@ import (
 // (no authorizer).
 func load(t *testing.T) (*openapi.Spec, map[string]bool) {
 	t.Helper()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -110,6 +111,9 @@ type Authorizer struct {
 	PayloadFormatVersion  string
 	EnableSimpleResponses bool
 	IdentityHeaders       []string
+	// ResultTTL is how long API Gateway caches an answer per identity source value
+	// (0: not cached).
+	ResultTTL time.Duration
 }
 
 // Table is an AWS::DynamoDB::Table.
@@ -154,6 +158,9 @@ type Queue struct {
 	DeduplicationScope        string
 	FifoThroughputLimit       string
 	Redrive                   *Redrive
+	// QueueName is the physical name the template gives the queue on AWS (zero when
+	// it leaves the name to CloudFormation).
+	QueueName Value
 }
 
 // Redrive is a queue's RedrivePolicy.
@@ -244,7 +251,8 @@ type (
 				AuthorizerPayloadFormatVersion string `yaml:"AuthorizerPayloadFormatVersion"`
 				EnableSimpleResponses          bool   `yaml:"EnableSimpleResponses"`
 				Identity                       struct {
-					Headers []string `yaml:"Headers"`
+					Headers          []string `yaml:"Headers"`
+					ReauthorizeEvery int      `yaml:"ReauthorizeEvery"`
 				} `yaml:"Identity"`
 			} `yaml:"Authorizers"`
 		} `yaml:"Auth"`
@@ -262,6 +270,7 @@ type (
 					URI                  Value  `yaml:"authorizerUri"`
 					PayloadFormatVersion string `yaml:"authorizerPayloadFormatVersion"`
 					SimpleResponses      bool   `yaml:"enableSimpleResponses"`
+					ResultTTLSeconds     int    `yaml:"authorizerResultTtlInSeconds"`
 				} `yaml:"x-amazon-apigateway-authorizer"`
 			} `yaml:"securitySchemes"`
 		} `yaml:"components"`
@@ -293,6 +302,7 @@ type (
 		} `yaml:"TimeToLiveSpecification"`
 	}
 	rawQueue struct {
+		QueueName                     Value  `yaml:"QueueName"`
 		FifoQueue                     bool   `yaml:"FifoQueue"`
 		ContentBasedDeduplication     bool   `yaml:"ContentBasedDeduplication"`
 		VisibilityTimeout             *int   `yaml:"VisibilityTimeout"`
@@ -556,7 +566,8 @@ func readHttpApi(id string, props *yaml.Node) (*HttpApi, error) {
 			return nil, fmt.Errorf("authorizer %s: the local router runs Lambda authorizers, FunctionArn: !GetAtt <Function>.Arn", name)
 		}
 		api.Authorizers[name] = Authorizer{Name: name, Function: a.FunctionArn.Target, PayloadFormatVersion: a.AuthorizerPayloadFormatVersion,
-			EnableSimpleResponses: a.EnableSimpleResponses, IdentityHeaders: a.Identity.Headers}
+			EnableSimpleResponses: a.EnableSimpleResponses, IdentityHeaders: a.Identity.Headers,
+			ResultTTL: time.Duration(a.Identity.ReauthorizeEvery) * time.Second}
 	}
 	if ra.DefinitionBody != nil {
 		if err := api.readDefinition(ra.DefinitionBody); err != nil {
@@ -609,7 +620,8 @@ func (api *HttpApi) readDefinition(def *rawDefinition) error {
 			}
 		}
 		api.Authorizers[name] = Authorizer{Name: name, Function: fn, PayloadFormatVersion: a.PayloadFormatVersion,
-			EnableSimpleResponses: a.SimpleResponses, IdentityHeaders: headers}
+			EnableSimpleResponses: a.SimpleResponses, IdentityHeaders: headers,
+			ResultTTL: time.Duration(a.ResultTTLSeconds) * time.Second}
 	}
 	if def.Security != nil {
 		name, err := securityName(def.Security)
@@ -670,7 +682,7 @@ func readQueue(id string, props *yaml.Node) (*Queue, error) {
 	if err := decode(props, &rq); err != nil {
 		return nil, err
 	}
-	q := &Queue{LogicalID: id, FifoQueue: rq.FifoQueue, ContentBasedDeduplication: rq.ContentBasedDeduplication,
+	q := &Queue{LogicalID: id, QueueName: rq.QueueName, FifoQueue: rq.FifoQueue, ContentBasedDeduplication: rq.ContentBasedDeduplication,
 		VisibilityTimeout: rq.VisibilityTimeout, MessageRetentionPeriod: rq.MessageRetentionPeriod, DelaySeconds: rq.DelaySeconds,
 		ReceiveWaitTime: rq.ReceiveMessageWaitTimeSeconds, DeduplicationScope: rq.DeduplicationScope, FifoThroughputLimit: rq.FifoThroughputLimit}
 	if rp := rq.RedrivePolicy; rp != nil {

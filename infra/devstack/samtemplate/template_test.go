@@ -39,7 +39,7 @@ func TestParseFixture(t *testing.T) {
 		t.Errorf("Routes() =\n%+v\nwant\n%+v", got, wantRoutes)
 	}
 	wantAuth := Authorizer{Name: "KeyAuth", Function: "AuthorizerFunction", PayloadFormatVersion: "2.0",
-		EnableSimpleResponses: true, IdentityHeaders: []string{"Authorization"}}
+		EnableSimpleResponses: true, IdentityHeaders: []string{"Authorization"}, ResultTTL: time.Minute}
 	if api := tp.HttpApis["HttpApi"]; api.DefaultAuthorizer != "KeyAuth" || !reflect.DeepEqual(api.Authorizers["KeyAuth"], wantAuth) {
 		t.Errorf("HttpApi = %+v", api)
 	}
@@ -290,6 +290,7 @@ Resources:
                 authorizerUri: !Sub "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${AuthorizerFunction.Arn}/invocations"
                 authorizerPayloadFormatVersion: "2.0"
                 enableSimpleResponses: true
+                authorizerResultTtlInSeconds: 30
         paths:
           /v1/ping:
             get:
@@ -327,7 +328,7 @@ func TestParseDefinitionBody(t *testing.T) {
 		t.Errorf("Routes() =\n%+v\nwant\n%+v", got, want)
 	}
 	wantAuth := Authorizer{Name: "KeyAuth", Function: "AuthorizerFunction", PayloadFormatVersion: "2.0",
-		EnableSimpleResponses: true, IdentityHeaders: []string{"Authorization"}}
+		EnableSimpleResponses: true, IdentityHeaders: []string{"Authorization"}, ResultTTL: 30 * time.Second}
 	if got := tp.HttpApis["HttpApi"].Authorizers["KeyAuth"]; !reflect.DeepEqual(got, wantAuth) {
 		t.Errorf("authorizer %+v, want %+v", got, wantAuth)
 	}

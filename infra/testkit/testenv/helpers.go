@@ -6,14 +6,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/repo"
 )
 
 // RepoTemplate returns the repository root and its parsed template.yaml.
 func RepoTemplate(t testing.TB) (string, *samtemplate.Template) {
 	t.Helper()
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/provision"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/app"
@@ -89,7 +90,7 @@ func setup() error {
 	if err != nil {
 		return fmt.Errorf("%w\nRun the tests with `make test`, which installs the pinned moto into .venv/, or set %s=/path/to/moto_server", err, emulator.EnvMotoServer)
 	}
-	root, err := emulator.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return err
 	}

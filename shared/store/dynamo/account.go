@@ -74,7 +74,10 @@ func (s *Store) CreateAccount(ctx context.Context, a model.Account) error {
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = s.now()
 	}
-	return s.putNew(ctx, newAccountItem(a))
+	if err := s.putNew(ctx, newAccountItem(a)); err != nil {
+		return err
+	}
+	return s.ensureAccountRate(ctx, a.ID)
 }
 
 // GetAccount reads an account.
@@ -198,6 +201,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID, hash string) (strin
 	if err := s.get(ctx, keys.Account(accountID), &acc); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", err
 	}
+	// The rate gate refuses a key whose account has no counter.
+	if err := s.ensureAccountRate(ctx, accountID); err != nil {
+		return "", err
+	}
 	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id,
 		RequestsPerSecond: acc.RequestsPerSecond}); err != nil {
 		return "", err
@@ -221,12 +228,17 @@ func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]model.APIK
 	return out, nil
 }
 
-// RevokeAPIKey removes the key's lookup item, so the authorizer can no longer find
-// it, then marks the key revoked (in that order: a crash in between leaves a key that
-// no longer works, and revoking again completes it).
+// RevokeAPIKey records the key as revoked on the account's counter, so the rate gate
+// refuses it at once although API Gateway may still hold the authorizer's answer for
+// it; removes the key's lookup item, so the authorizer can no longer find it; then marks
+// the key revoked (in that order: a crash in between leaves a key that no longer works,
+// and revoking again completes it).
 func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
 	var it apiKeyItem
 	if err := s.get(ctx, keys.APIKey(accountID, keyID), &it); err != nil {
+		return err
+	}
+	if err := s.markKeyRevoked(ctx, accountID, keyID); err != nil {
 		return err
 	}
 	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
@@ -259,7 +271,7 @@ func (s *Store) KeyOwner(ctx context.Context, hash string) (store.KeyOwner, erro
 	if err := s.get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
 		return store.KeyOwner{}, err
 	}
-	return store.KeyOwner{AccountID: it.AccountID, RequestsPerSecond: it.RequestsPerSecond}, nil
+	return store.KeyOwner{AccountID: it.AccountID, KeyID: it.ID, RequestsPerSecond: it.RequestsPerSecond}, nil
 }
 
 type memberItem struct {

@@ -3,6 +3,8 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,41 +19,147 @@ import (
 
 var _ store.LimitCounters = (*Store)(nil)
 
-// Windows outlive their second or minute by a little, so that the table's time to live
-// (which deletes expired items within days, not at once) never removes a live one.
+// A window of import records outlives its minute by a little, so that the table's time
+// to live (which deletes expired items within days, not at once) never removes a live
+// one.
+const recordsWindowTTL = 10 * time.Minute
+
+// revokedKeysKept is how long the account's counter remembers a revoked key: longer
+// than API Gateway caches an authorizer's answer (60 s), after which the authorizer
+// itself finds the key gone.
+const revokedKeysKept = 10 * time.Minute
+
+// Attributes of the account's counter (keys.AccountRate).
 const (
-	requestWindowTTL = time.Minute
-	recordsWindowTTL = 10 * time.Minute
+	rateSecond     = "sec"
+	rateCount      = "n"
+	revokedKeyAttr = "rk_" // + key id: when the key was revoked (Unix seconds)
 )
 
-// CountRequest adds one request to the account's window of one second: one UpdateItem
-// (ADD, which creates the item) returning the new count; 1 write unit, the item
-// being far below 1 KB.
-func (s *Store) CountRequest(ctx context.Context, accountID string, second int64) (int64, error) {
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.RequestWindow(accountID, second)),
-		UpdateExpression:         aws.String("ADD n :one SET #et = :et, #exp = :exp"),
-		ExpressionAttributeNames: map[string]string{"#et": keys.EntityType, "#exp": keys.ExpiresAt},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one": nAttr(1), ":et": sAttr(keys.TypeRequestWindow),
-			":exp": nAttr(second + int64(requestWindowTTL/time.Second)),
-		},
-		ReturnValues:           types.ReturnValueUpdatedNew,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+// CountRequest adds one request to the account's count of its second: one UpdateItem on
+// the account's counter (1 write unit, the item being far below 1 KB). In a new second
+// it sets the count to one, otherwise it adds one; the hint picks which to try first,
+// and a failed condition (ReturnValuesOnConditionCheckFailure) tells which was right.
+// A request with a key id also requires the counter to exist (it is deleted first when
+// the account is) and the key not to be among its revoked ones, in the same condition,
+// so a revoked key stops at once at no extra cost.
+func (s *Store) CountRequest(ctx context.Context, c store.RequestCount) (int64, error) {
+	second, newWindow := c.Second, c.NewWindow
+	for range 4 {
+		in := countRequestInput(s.table, c, second, newWindow)
+		out, err := s.db.UpdateItem(ctx, in)
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			var old struct {
+				PK     string `dynamodbav:"PK"`
+				Second int64  `dynamodbav:"sec"`
+			}
+			if err := attributevalue.UnmarshalMap(ccf.Item, &old); err != nil {
+				return 0, err
+			}
+			if c.KeyID != "" && (old.PK == "" || ccf.Item[revokedKeyAttr+c.KeyID] != nil) {
+				return 0, store.ErrRevoked
+			}
+			switch {
+			case old.Second < second:
+				newWindow = true
+			case old.Second == second:
+				newWindow = false
+			default: // another process's clock is ahead: count in its second
+				second, newWindow = old.Second, false
+			}
+			continue
+		}
+		if err != nil {
+			// Throttled even after the SDK's retries (a transient throttle is retried
+			// like any request's): the item takes far more writes than any limit admits.
+			return 0, throttled(err)
+		}
+		var got struct {
+			N int64 `dynamodbav:"n"`
+		}
+		if err := attributevalue.UnmarshalMap(out.Attributes, &got); err != nil {
+			return 0, err
+		}
+		return got.N, nil
+	}
+	return 0, errors.New("request counter: second kept changing")
+}
+
+func countRequestInput(table string, c store.RequestCount, second int64, newWindow bool) *dynamodb.UpdateItemInput {
+	names := map[string]string{"#sec": rateSecond, "#n": rateCount}
+	values := map[string]types.AttributeValue{":s": nAttr(second), ":one": nAttr(1)}
+	update, cond := "ADD #n :one", "#sec = :s"
+	if newWindow {
+		update, cond = "SET #sec = :s, #n = :one, #et = :et", "(attribute_not_exists(#sec) OR #sec < :s)"
+		names["#et"], values[":et"] = keys.EntityType, sAttr(keys.TypeAccountRate)
+	}
+	if c.KeyID != "" {
+		names["#rk"] = revokedKeyAttr + c.KeyID
+		cond = "attribute_exists(PK) AND attribute_not_exists(#rk) AND " + cond
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                           &table,
+		Key:                                 keyAttrs(keys.AccountRate(c.AccountID)),
+		UpdateExpression:                    &update,
+		ConditionExpression:                 &cond,
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueUpdatedNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
+	}
+}
+
+// ensureAccountRate creates the account's counter if it is missing (an account or key
+// created before it, or a key created for an account whose counter a test removed).
+func (s *Store) ensureAccountRate(ctx context.Context, accountID string) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyAttrs(keys.AccountRate(accountID)),
+		UpdateExpression:          aws.String("SET #et = :et"),
+		ExpressionAttributeNames:  map[string]string{"#et": keys.EntityType},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":et": sAttr(keys.TypeAccountRate)},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
+	return err
+}
+
+// markKeyRevoked records a revoked key on the account's counter, where the rate gate's
+// condition meets it, and forgets keys revoked longer ago than any cached answer lives.
+func (s *Store) markKeyRevoked(ctx context.Context, accountID, keyID string) error {
+	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: keyAttrs(keys.AccountRate(accountID)),
+		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
-		// Throttled even after the SDK's retries (a transient throttle is retried like
-		// any request's): the item takes far more writes than any limit admits.
-		return 0, throttled(err)
+		return err
 	}
-	var got struct {
-		N int64 `dynamodbav:"n"`
+	now := s.now()
+	names := map[string]string{"#et": keys.EntityType, "#new": revokedKeyAttr + keyID}
+	update := "SET #et = :et, #new = :t"
+	var stale []string
+	for name, v := range res.Item {
+		n, ok := v.(*types.AttributeValueMemberN)
+		if !ok || !strings.HasPrefix(name, revokedKeyAttr) || name == names["#new"] {
+			continue
+		}
+		if at, err := strconv.ParseInt(n.Value, 10, 64); err == nil && now.Sub(time.Unix(at, 0)) > revokedKeysKept {
+			ph := "#old" + strconv.Itoa(len(stale))
+			names[ph] = name
+			stale = append(stale, ph)
+		}
 	}
-	if err := attributevalue.UnmarshalMap(out.Attributes, &got); err != nil {
-		return 0, err
+	if len(stale) > 0 {
+		update += " REMOVE " + strings.Join(stale, ", ")
 	}
-	return got.N, nil
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyAttrs(keys.AccountRate(accountID)),
+		UpdateExpression:          &update,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":et": sAttr(keys.TypeAccountRate), ":t": nAttr(now.Unix())},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	})
+	return err
 }
 
 // CountImportRecords adds n records to the account's minute unless the window would

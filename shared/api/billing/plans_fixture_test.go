@@ -1,1 +1,0 @@
-package billing_test
