@@ -130,6 +130,10 @@ func TestDeleteAccount(t *testing.T) {
 		t.Fatalf("the doomed account has only %d items and %v objects", n, objectsNaming(t, te, doomed))
 	}
 
+	doomedKeys, err := te.Deps.Store.ListAPIKeys(ctx, doomed)
+	if err != nil || len(doomedKeys) != 1 {
+		t.Fatalf("keys: %v %v", doomedKeys, err)
+	}
 	out, err := runCmd(t, e, "delete-account", "-account", doomed, "-settle", "0s")
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +147,7 @@ func TestDeleteAccount(t *testing.T) {
 	// A request that API Gateway's cached authorizer answer still admits for the account
 	// meets the rate gate, which finds the account's rate item gone.
 	if status, body := apigwtest.Do(t, customers.ListCustomers(te.API), apigwtest.Call{Method: "GET", Route: "/v1/customers",
-		AccountID: doomed}); status != http.StatusUnauthorized {
+		AccountID: doomed, KeyID: doomedKeys[0].ID}); status != http.StatusUnauthorized {
 		t.Errorf("a request of the deleted account: %d %v", status, body)
 	}
 	// What was queued before the deletion arrives now: the workers find the account gone.
