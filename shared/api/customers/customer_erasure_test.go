@@ -57,6 +57,7 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
+	importID := body["id"].(string)
 	apitest.RunImportWorker(t, e.Env)
 	runJobs := func() { e.Env.DrainJobs(t, workers.Jobs(e.Env.Workers)) }
 	runJobs()
@@ -109,6 +110,12 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 		if a["customer-uuid"] == gone || a["customer-external-id"] == "erased7k" {
 			t.Errorf("activity of the deleted customer: %v", a)
 		}
+	}
+	// The import still counts both customers done, under a stand-in for the deleted one.
+	status, imp := e.Do(e.Acc, jsonimports.GetJSONImport, "GET", apitest.ImportsRoute+"/{import_id}",
+		map[string]string{"data_source_uuid": e.DS.UUID, "import_id": importID}, nil, nil)
+	if details, _ := imp["status_details"].(map[string]any); status != http.StatusOK || imp["status"] != "completed" || len(details) != 3 {
+		t.Errorf("import after the deletion: %d %v", status, imp)
 	}
 	for _, item := range scanTable(t, e) {
 		for name, v := range item {
