@@ -20,6 +20,7 @@ import (
 
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/awsclients"
+	"github.com/subsight/subsight/shared/blobs"
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
@@ -49,6 +50,8 @@ commands:
   dlq list       [-account ACCOUNT_ID] [-json]   (every dead-letter queue, by account and error; consumes nothing)
   dlq redrive    -queue NAME [-account ACCOUNT_ID] [-dry-run] [-json]   (replays to the source queue what is safe;
                  on AWS the dlq commands need -stack, and -bucket for the import queue)
+  delete-account -account ACCOUNT_ID [-settle 90s]   (every item, object and queued message of the account;
+                 no undo; on AWS needs -bucket)
 `
 
 // env is what every command needs.
@@ -56,8 +59,10 @@ type env struct {
 	store *dynamo.Store
 	// jobs is the jobs queue; nil when none is configured (commands that enqueue
 	// recomputations then refuse to run).
-	jobs   jobSender
-	stdout io.Writer
+	jobs jobSender
+	// objects is the import bucket; nil when none is configured.
+	objects objectEraser
+	stdout  io.Writer
 	// deadLetters opens the stack's dead-letter queues (the dlq commands); nil when
 	// they are not known.
 	deadLetters func(ctx context.Context) (*deadLetters, error)
@@ -80,6 +85,7 @@ var commands = map[string]command{
 	"check-series":     checkSeries,
 	"reshard":          reshard,
 	"dlq":              dlqCommand,
+	"delete-account":   deleteAccount,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -105,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admin: unknown command %q\n\n%s", name, usage)
 		return 2
 	}
-	st, q, err := openStore(ctx, *local, *table, *jobsQueue, *region)
+	st, q, objects, err := openStore(ctx, *local, *table, *jobsQueue, *bucket, *region)
 	if err != nil {
 		fmt.Fprintf(stderr, "admin: %v\n", err)
 		return 1
@@ -113,6 +119,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := env{store: st, stdout: stdout}
 	if q != nil {
 		e.jobs = q
+	}
+	if objects != nil {
+		e.objects = objects
 	}
 	e.deadLetters = func(ctx context.Context) (*deadLetters, error) {
 		return openDeadLetters(ctx, st, *local, *stack, *bucket, *region)
@@ -137,24 +146,25 @@ type stackFile struct {
 	QueueURLs    map[string]string `json:"queue_urls"`
 }
 
-// openStore opens the table and, when its URL is known, the jobs queue (nil otherwise).
-func openStore(ctx context.Context, local bool, table, jobsQueue, region string) (*dynamo.Store, *jobs.Queue, error) {
+// openStore opens the table and, when they are known, the jobs queue and the import
+// bucket (nil otherwise).
+func openStore(ctx context.Context, local bool, table, jobsQueue, bucket, region string) (*dynamo.Store, *jobs.Queue, *blobs.Store, error) {
 	now := func() time.Time { return time.Now().UTC() }
 	if local {
 		cfg, sf, err := localConfig(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return openClients(cfg, sf.TableName, sf.JobsQueue, now)
+		return openClients(cfg, sf.TableName, sf.JobsQueue, sf.ImportBucket, now)
 	}
 	if table == "" {
-		return nil, nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
+		return nil, nil, nil, errors.New("no table: pass -table NAME (the stack's TableName output), set TABLE_NAME, or use -local")
 	}
 	cfg, err := awsConfig(ctx, region)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return openClients(cfg, table, jobsQueue, now)
+	return openClients(cfg, table, jobsQueue, bucket, now)
 }
 
 // localConfig is the SDK configuration of the running local stack.
@@ -180,13 +190,17 @@ func awsConfig(ctx context.Context, region string) (aws.Config, error) {
 	return awsclients.LoadConfig(ctx, opts...)
 }
 
-func openClients(cfg aws.Config, table, jobsQueue string, now func() time.Time) (*dynamo.Store, *jobs.Queue, error) {
+func openClients(cfg aws.Config, table, jobsQueue, bucket string, now func() time.Time) (*dynamo.Store, *jobs.Queue, *blobs.Store, error) {
 	c := awsclients.New(cfg)
 	var q *jobs.Queue
 	if jobsQueue != "" {
 		q = jobs.NewQueue(fifo.New(c.SQS, jobsQueue, "JOBS_QUEUE_URL"))
 	}
-	return dynamo.New(c.DynamoDB, table, now), q, nil
+	var objects *blobs.Store
+	if bucket != "" {
+		objects = blobs.New(cfg, bucket)
+	}
+	return dynamo.New(c.DynamoDB, table, now), q, objects, nil
 }
 
 // readStackFile finds .local/stack.json in the current directory or above it.

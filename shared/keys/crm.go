@@ -1,5 +1,7 @@
 package keys
 
+import "strings"
+
 // Notes, opportunities, tasks, plan groups and customer unmerges. See docs/data-model.md,
 // "Customer notes", "Opportunities and tasks", "Plan groups" and "Unmerge".
 
@@ -72,4 +74,15 @@ const UnmergeRequestPrefix = "UNMERGE" + sep
 // customer; it lives in that customer's partition.
 func UnmergeRequest(accountID, customerUUID, dsUUID, externalID string) Key {
 	return Key{PK: CustomerPartition(accountID, customerUUID), SK: UnmergeRequestPrefix + dsUUID + sep + externalID}
+}
+
+// RecordLocatorOf is the locator of the CRM record whose item in a customer's partition
+// has sort key sk; false for the partition's other items.
+func RecordLocatorOf(accountID, sk string) (Key, bool) {
+	for _, r := range []Record{Notes, Opportunities, Tasks} {
+		if uuid, ok := strings.CutPrefix(sk, r.Prefix()); ok {
+			return r.Locator(accountID, uuid), true
+		}
+	}
+	return Key{}, false
 }

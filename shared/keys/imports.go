@@ -110,3 +110,7 @@ func padID(id int64) string {
 	}
 	return string(b)
 }
+
+// ErasedImportCustomerPrefix begins the stand-in external id under which an import keeps
+// the status of a customer erased since (docs/data-model.md, "Erasure").
+const ErasedImportCustomerPrefix = "erased_"

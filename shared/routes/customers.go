@@ -12,7 +12,7 @@ var customerOperations = []Operation{
 	op("GetCustomer", get("/v1/customers/{customer_uuid}"), customers.GetCustomer, tableRead),
 	op("UpdateCustomer", patch("/v1/customers/{customer_uuid}"), customers.UpdateCustomer, access(recordWrites, index("GSI2", "Query"), sendJobs)),
 	op("PutCustomer", put("/v1/customers/{customer_uuid}"), customers.UpdateCustomer, access(recordWrites, index("GSI2", "Query"), sendJobs)),
-	op("DeleteCustomer", delete("/v1/customers/{customer_uuid}"), customers.DeleteCustomer, customerWrites),
+	op("DeleteCustomer", delete("/v1/customers/{customer_uuid}"), customers.DeleteCustomer, access(customerWrites, sendJobs)),
 	op("GetCustomerAttributes", get("/v1/customers/{customer_uuid}/attributes"), customers.GetCustomerAttributes, tableRead),
 	op("AddCustomerTags", post("/v1/customers/{customer_uuid}/attributes/tags"), customers.AddTags, customerWrites),
 	op("RemoveCustomerTags", delete("/v1/customers/{customer_uuid}/attributes/tags"), customers.RemoveTags, customerWrites),

@@ -15,9 +15,10 @@ import (
 // ImportFeeder runs the feeder queue of the accounts' import lanes (docs/architecture.md,
 // "Lanes"): each message asks to feed one account, its message group, so one account's
 // feeding never runs twice at once. Several messages of an account in one batch are
-// one feed.
+// one feed. A deleted account's feed messages are dropped (dropGone): its chain of
+// feeds ends there.
 func ImportFeeder(d *Deps) sqsworker.Handler {
-	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	return dropGone(d.Store, func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		groups := sqsworker.Groups(ev.Records)
 		failedAt := make([]int, len(groups))
 		for gi, g := range groups {
@@ -35,7 +36,7 @@ func ImportFeeder(d *Deps) sqsworker.Handler {
 			}
 		}
 		return sqsworker.FailedFrom(groups, failedAt), nil
-	}
+	})
 }
 
 // countLeaving wraps the import worker: the customer messages that leave the import

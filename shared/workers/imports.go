@@ -20,11 +20,12 @@ const defaultMaxReceiveCount = 20
 
 // Import runs the import queue: one message per customer of a json_imports batch.
 // Throttled customers wait for capacity and come back soon (sqsworker.Backoff); the
-// messages that leave the queue are counted in their account's import lane.
+// messages that leave the queue are counted in their account's import lane. A deleted
+// account's messages are dropped unrun (dropGone), and uncounted: its lane is gone too.
 func Import(d *Deps) sqsworker.Handler {
 	b := importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver)
 	b.Now = d.DeadlineClock
-	return countLeaving(d.Imports, maxReceiveCount(), b.Handler(applyImports(d.Imports)))
+	return dropGone(d.Store, countLeaving(d.Imports, maxReceiveCount(), b.Handler(applyImports(d.Imports))))
 }
 
 // ImportCounted is Import on a given pipeline, without early redelivery.

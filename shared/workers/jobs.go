@@ -94,7 +94,7 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 // one series write). The first failure of a group fails its later messages too; the
 // other groups go on. Messages without a group (tests) are one group. Throttled jobs
 // wait for capacity and come back soon (sqsworker.Backoff); an activities export is
-// marked failed on its last receive.
+// marked failed on its last receive. A deleted account's jobs are dropped unrun (dropGone).
 func Jobs(d *Deps) sqsworker.Handler {
 	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver, Now: d.DeadlineClock,
 		AccountOf: func(msg events.SQSMessage) string {
@@ -108,7 +108,7 @@ func Jobs(d *Deps) sqsworker.Handler {
 				failExport(ctx, d, job)
 			}
 		}}
-	return b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
+	return dropGone(d.Store, b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
 		failures := sqsworker.Failures{}
 		groups := sqsworker.Groups(records)
 		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
@@ -146,7 +146,7 @@ func Jobs(d *Deps) sqsworker.Handler {
 			}
 		}
 		return failures
-	})
+	}))
 }
 
 // fold runs a group of fold jobs (an account's) as one fold: folds may run in any

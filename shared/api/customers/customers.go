@@ -3,6 +3,7 @@ package customers
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -185,8 +187,20 @@ func DeleteCustomer(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
+		// The erasure's last step, taking the customer out of the account's series and
+		// activities, is its recomputation, which finds it gone. It is queued before the
+		// deletion, so that a failed send deletes nothing and a retried DELETE finds the
+		// customer again; and again after, for the case where the first one ran while the
+		// deletion was under way (docs/data-model.md, "Erasure").
+		if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "erase")); err != nil {
+			return apigw.Response{}, err
+		}
 		if err := d.Store.DeleteCustomer(ctx, c); err != nil {
 			return apigw.Response{}, err
+		}
+		if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "erased")); err != nil {
+			slog.ErrorContext(ctx, "recomputation after a customer deletion not enqueued", "account_id", c.AccountID,
+				"customer_uuid", c.UUID, "error", err.Error())
 		}
 		return apigw.NoContent()
 	}}

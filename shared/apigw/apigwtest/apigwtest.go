@@ -28,6 +28,9 @@ type Call struct {
 	// RequestsPerSecond is the account's limit the authorizer passes; 0 is
 	// TestRequestsPerSecond.
 	RequestsPerSecond int
+	// KeyID is the API key's id the authorizer passes ("": none), which makes the rate
+	// gate require the account's rate item and the key unrevoked.
+	KeyID string
 }
 
 // TestRequestsPerSecond is the limit of handler tests' accounts unless a call sets
@@ -83,6 +86,9 @@ func (c Call) Event() events.APIGatewayV2HTTPRequest {
 		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
 			Lambda: map[string]any{apigw.AuthorizerAccountKey: c.AccountID,
 				apigw.AuthorizerRateKey: float64(cmp.Or(c.RequestsPerSecond, TestRequestsPerSecond))},
+		}
+		if c.KeyID != "" {
+			ev.RequestContext.Authorizer.Lambda[apigw.AuthorizerKeyIDKey] = c.KeyID
 		}
 	}
 	switch b := c.Body.(type) {

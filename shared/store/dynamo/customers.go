@@ -272,7 +272,8 @@ func (s *Store) versionConflict(ctx context.Context, c model.Customer, err error
 }
 
 // DeleteCustomer removes a customer with its contacts, e-mail index, contact e-mail
-// items and external id reservations. The customer item goes last, in one
+// items, CRM records and their locators, external id reservations, and its name in the
+// status of the imports that carried it. The customer item goes last, in one
 // transaction with its reservations, so a failure half-way leaves a customer that a
 // repeated DELETE removes.
 func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
@@ -307,12 +308,23 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 			return err
 		}
 		for _, k := range res.Items {
-			if sk, _ := k[keys.SK].(*types.AttributeValueMemberS); sk == nil || sk.Value != main.SK {
+			sk, _ := k[keys.SK].(*types.AttributeValueMemberS)
+			if sk == nil || sk.Value != main.SK {
 				doomed = append(doomed, k)
+			}
+			if sk == nil {
+				continue
+			}
+			// A note's, opportunity's or task's locator lives outside the partition.
+			if loc, ok := keys.RecordLocatorOf(c.AccountID, sk.Value); ok {
+				doomed = append(doomed, keyAttrs(loc))
 			}
 		}
 	}
 	if err := s.batchDelete(ctx, doomed); err != nil {
+		return err
+	}
+	if err := s.eraseImportStatuses(ctx, c); err != nil {
 		return err
 	}
 	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(main)}}}

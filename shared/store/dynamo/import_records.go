@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"slices"
 	"strings"
@@ -160,4 +161,55 @@ func (s *Store) ImportCustomerStatuses(ctx context.Context, accountID, importID 
 			SubscriptionEvents: it.SubscriptionEvents.V, Errors: it.Errors.V, UpdatedAt: it.UpdatedAt}
 	}
 	return out, nil
+}
+
+// eraseImportStatuses replaces the status entries that name a deleted customer, one per
+// import of its data sources that carried it, by entries under an opaque stand-in
+// (keys.ErasedImportCustomerPrefix): the import keeps its count of customers done, and
+// so its status, while nothing in it names the customer any more. Each swap is one
+// transaction conditional on the named entry, so a repeat finds nothing left to swap.
+func (s *Store) eraseImportStatuses(ctx context.Context, c model.Customer) error {
+	for i, ds := range c.DataSourceUUIDs {
+		if i >= len(c.ExternalIDs) {
+			break
+		}
+		ids, err := s.ImportIDs(ctx, c.AccountID, ds)
+		if err != nil {
+			return err
+		}
+		var named []map[string]types.AttributeValue
+		importOf := map[keys.Key]string{}
+		for _, id := range ids {
+			k := keys.ImportCustomer(c.AccountID, id, c.ExternalIDs[i])
+			named, importOf[k] = append(named, keyAttrs(k)), id
+		}
+		found, err := s.batchRead(ctx, named, true)
+		if err != nil {
+			return err
+		}
+		for _, av := range found {
+			var it importCustomerItem
+			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+				return err
+			}
+			importID := importOf[keys.Key{PK: it.PK, SK: it.SK}]
+			stand := keys.ErasedImportCustomerPrefix + rand.Text()[:16]
+			st := model.ImportCustomerStatus{ExternalID: stand, Status: it.Status, Customers: it.Customers.V,
+				Invoices: it.Invoices.V, LineItems: it.LineItems.V, Transactions: it.Transactions.V,
+				SubscriptionEvents: it.SubscriptionEvents.V, UpdatedAt: it.UpdatedAt}
+			put, err := attributevalue.MarshalMap(newImportCustomerItem(c.AccountID, importID, st))
+			if err != nil {
+				return err
+			}
+			err = s.transactWrite(ctx, []types.TransactWriteItem{
+				{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Key{PK: it.PK, SK: it.SK}),
+					ConditionExpression: aws.String("attribute_exists(PK)")}},
+				{Put: &types.Put{TableName: &s.table, Item: put}},
+			})
+			if err != nil && !errors.Is(conflict(err), store.ErrConflict) {
+				return err
+			}
+		}
+	}
+	return nil
 }
