@@ -37,7 +37,7 @@ var (
 	tableRead = access(table("GetItem", "BatchGetItem", "Query"), indexes("Query"))
 	// customerWrites is what the customer, contact and data source writes need: their
 	// items, and the customer's contacts and e-mail lookups (GSI2).
-	customerWrites = access(table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"),
+	customerWrites = access(table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"),
 		index("GSI2", "Query"))
 	// recordWrites is what the writes of billing records and customers that enqueue a
 	// recomputation need of the table.

@@ -41,7 +41,7 @@ var backgroundFunctions = []Function{
 	// account's large import does not hold another account's back.
 	{Name: "ImportFeeder", Worker: workers.ImportFeeder, MemorySize: 256, Timeout: 60, ReservedConcurrency: "ImportFeederReservedConcurrency",
 		Queues: []QueueSource{{Queue: "ImportFeedQueue", BatchSize: 10, MaxConcurrency: 10}},
-		Access: access(table("Query", "UpdateItem", "DeleteItem"), objects("imports/", "GetObject"), sendImports,
+		Access: access(table("GetItem", "Query", "UpdateItem", "DeleteItem"), objects("imports/", "GetObject"), sendImports,
 			because("the next feed of an account whose lane holds more than its window", sendFeeds))},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
 	// merges and writes activities exports under exports/ (in parts, read back for the
