@@ -3,35 +3,17 @@ package imports_test
 import (
 	"context"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/subsight/subsight/infra/testkit/testclock"
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
 )
-
-// fakeClock is the invocation's clock, moved by the writes it watches.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // batchOf is one customer's messages of the imports, in order, on the given receive.
 func batchOf(t *testing.T, f *fixture, receive int, msgs ...imports.Message) events.SQSEvent {
@@ -123,9 +105,9 @@ func TestImportDeadlineMidBatch(t *testing.T) {
 				imp := f.accept(t, payload(id, 1, 1, 1000))
 				imps, msgs = append(imps, imp), append(msgs, messageOf(f, imp, "cus-0"))
 			}
-			clock := &fakeClock{now: time.Now()}
+			clock := testclock.At(time.Now())
 			f.p.AfterWrite = func(string) error {
-				clock.advance(20 * time.Second) // a slow write
+				clock.Advance(20 * time.Second) // a slow write
 				return nil
 			}
 			ctx, cancel := context.WithDeadline(context.Background(), clock.Now().Add(time.Minute))

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/subsight/subsight/infra/testkit/testclock"
 	"github.com/subsight/subsight/shared/awsclients"
 )
 
@@ -197,27 +198,9 @@ func TestBackoffAttempt(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock that moves only when told to.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // rounds applies a batch as the workers do, round k the k-th message of each group,
 // checking MayStart before each round; every round takes roundTime of the fake clock.
-func rounds(clock *fakeClock, roundTime time.Duration, applied *[]string) BatchFunc {
+func rounds(clock *testclock.Clock, roundTime time.Duration, applied *[]string) BatchFunc {
 	return func(ctx context.Context, msgs []events.SQSMessage) Failures {
 		groups := Groups(msgs)
 		for round := 0; ; round++ {
@@ -240,7 +223,7 @@ func rounds(clock *fakeClock, roundTime time.Duration, applied *[]string) BatchF
 			for _, m := range due {
 				*applied = append(*applied, m.MessageId)
 			}
-			clock.advance(roundTime)
+			clock.Advance(roundTime)
 		}
 	}
 }
@@ -261,7 +244,7 @@ func TestBackoffStopsStartingNearTheDeadline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := &fakeClock{now: time.Now()}
+			clock := testclock.At(time.Now())
 			var applied, deadLetters []string
 			r := &redeliveries{}
 			b := Backoff{MaxReceives: 5, Redeliver: r, Margin: 15 * time.Second, Now: clock.Now,
