@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -115,8 +116,18 @@ func TestLoadConfigAsOnLambda(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := cfg.HTTPClient.(requestBodyClient); !ok {
+			wrapper, ok := cfg.HTTPClient.(requestBodyClient)
+			if !ok {
 				t.Errorf("HTTPClient is %T, want requestBodyClient", cfg.HTTPClient)
+			}
+			// The SDK's own client, with or without AWS_CA_BUNDLE, keeps a connection
+			// for each request an invocation may send at once.
+			if b, ok := wrapper.next.(*awshttp.BuildableClient); ok {
+				if n := b.GetTransport().MaxIdleConnsPerHost; n != MaxParallelRequests {
+					t.Errorf("MaxIdleConnsPerHost %d, want %d", n, MaxParallelRequests)
+				}
+			} else if tc.setUp == nil || tc.tls {
+				t.Errorf("the SDK's client is %T, want *BuildableClient", wrapper.next)
 			}
 			if err := putItem(cfg); err != nil {
 				t.Fatalf("PutItem: %v", err)

@@ -28,9 +28,18 @@ func LoadConfig(ctx context.Context, optFns ...func(*awsconfig.LoadOptions) erro
 	if next == nil {
 		next = awshttp.NewBuildableClient()
 	}
+	if b, ok := next.(*awshttp.BuildableClient); ok {
+		next = b.WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = MaxParallelRequests })
+	}
 	cfg.HTTPClient = requestBodyClient{next}
 	return cfg, nil
 }
+
+// MaxParallelRequests is how many requests one function sends at once at most (the
+// import worker's claims of external ids), and how many idle connections its client
+// keeps to each endpoint, so that they are reused rather than opened again (the SDK's
+// default keeps 10).
+const MaxParallelRequests = 64
 
 // requestBodyClient hides io.WriterTo on the request bodies it sends.
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
@@ -222,8 +223,11 @@ func (s *Store) ownedDelete(ctx context.Context, k keys.Key, customerUUID string
 	return conflict(err)
 }
 
-// writeConcurrency bounds the parallel single-item writes of one import message.
-const writeConcurrency = 8
+// writeConcurrency bounds the parallel writes of one call: an import batch claims its
+// customers' external ids with hundreds of conditional PutItems, which run this many at
+// once (the SDK client keeps as many connections: awsclients.MaxParallelRequests), so
+// that they cost a few round trips rather than one each.
+const writeConcurrency = awsclients.MaxParallelRequests
 
 // editHistory is a record's model.EditHistory as stored: the changed fields' JSON
 // values as strings.
