@@ -31,8 +31,8 @@ var dashboardPages = Function{Name: "Dashboard", Family: "Dashboard", Public: da
 var backgroundFunctions = []Function{
 	// The import worker applies each customer's records of a json_import, read from the
 	// bucket, and enqueues the customer's recomputation in the recompute queue.
-	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1024, Timeout: 60, ReservedConcurrency: "ImportWorkerReservedConcurrency",
-		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 40}},
+	{Name: "ImportWorker", Worker: workers.Import, MemorySize: 1769, Timeout: 60, ReservedConcurrency: "ImportWorkerReservedConcurrency",
+		Queues: []QueueSource{{Queue: "ImportQueue", BatchSize: 10, MaxConcurrency: 80}},
 		Access: access(table("BatchGetItem", "PutItem", "UpdateItem", "BatchWriteItem"), objects("imports/", "GetObject"), sendRecomputes,
 			because("plans, subscription events and contacts of a customer's records and the marking of a failed customer, which the parity import does not carry",
 				table("GetItem", "Query", "DeleteItem", "ConditionCheckItem")))},
