@@ -113,8 +113,11 @@ func importStageModel(b testing.TB, s *stack, calls *ddbmeter.Calls, snap ddbmet
 	return model
 }
 
-// importClientInFlight is how many json_imports the model's client keeps in flight.
-const importClientInFlight = 2
+// importClientInFlight is how many json_imports the model's client keeps in flight: a
+// loader that sends its next batch while three are being parsed (the default quota
+// admits 50 in flight). With two, the intake binds below the workers at 15 ms a
+// request (docs/benchmarks.md, "Stage model on a real table").
+const importClientInFlight = 3
 
 // raisedTableQuota is the per-table quota the warmed table is modelled with: the
 // quota increase a deployment asks for before it pre-warms the table (README, "Deploy").
