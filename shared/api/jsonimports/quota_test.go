@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/subsight/subsight/infra/testkit/testclock"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/jsonimports"
@@ -27,8 +27,7 @@ type quotaEnv struct {
 	env    *testenv.Env
 	acc    model.Account
 	ds     model.DataSource
-	mu     sync.Mutex
-	now    time.Time
+	clock  *testclock.Clock
 	create apigw.Endpoint
 	get    apigw.Endpoint
 	// store is the store on the test's clock (markers expire by it).
@@ -37,7 +36,7 @@ type quotaEnv struct {
 
 func newQuotaEnv(t *testing.T, limits model.Limits) *quotaEnv {
 	t.Helper()
-	q := &quotaEnv{env: testenv.New(t), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	q := &quotaEnv{env: testenv.New(t), clock: testclock.At(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
 	q.acc = q.env.NewAccount(t, "Quota")
 	ctx := context.Background()
 	if err := q.env.Deps.Store.UpdateLimits(ctx, q.acc.ID, limits); err != nil {
@@ -47,23 +46,11 @@ func newQuotaEnv(t *testing.T, limits model.Limits) *quotaEnv {
 	if err := q.env.Deps.Store.CreateDataSource(ctx, q.ds); err != nil {
 		t.Fatal(err)
 	}
-	wired := q.env.With(nil, q.clock)
+	wired := q.env.With(nil, q.clock.Now)
 	d := wired.API()
 	q.store = wired.Store
 	q.create, q.get = jsonimports.CreateJSONImport(d), jsonimports.GetJSONImport(d)
 	return q
-}
-
-func (q *quotaEnv) clock() time.Time {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.now
-}
-
-func (q *quotaEnv) advance(d time.Duration) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.now = q.now.Add(d)
 }
 
 func (q *quotaEnv) post(t *testing.T, externalID string) (int, string, map[string]string) {
@@ -158,7 +145,7 @@ func TestJSONImportQuotas(t *testing.T) {
 				case "drain":
 					q.drain(t)
 				case "advance":
-					q.advance(time.Duration(s.wantRetry) * time.Second)
+					q.clock.Advance(time.Duration(s.wantRetry) * time.Second)
 				case "post":
 					status, body, headers := q.post(t, s.externalID)
 					if status != s.wantStatus || (s.wantBody != "" && body != s.wantBody) {
@@ -189,7 +176,7 @@ func TestImportMarkersRepair(t *testing.T) {
 	st := q.store
 	// An intake that died before its record: counts for a while, then not.
 	if err := st.PutImportInFlight(ctx, store.ImportInFlight{AccountID: q.acc.ID, ImportID: "00000000-0000-0000-0000-000000000001",
-		DataSourceUUID: q.ds.UUID, ExternalID: "ghost", CreatedAt: q.clock()}, 24*time.Hour); err != nil {
+		DataSourceUUID: q.ds.UUID, ExternalID: "ghost", CreatedAt: q.clock.Now()}, 24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if status, _, _ := q.post(t, "a"); status != 200 {
@@ -198,7 +185,7 @@ func TestImportMarkersRepair(t *testing.T) {
 	if status, _, _ := q.post(t, "b"); status != 429 {
 		t.Fatalf("b beside a live intake: %d", status)
 	}
-	q.advance(16 * time.Minute)
+	q.clock.Advance(16 * time.Minute)
 	if status, _, _ := q.post(t, "b"); status != 200 {
 		t.Fatalf("b after the abandoned intake's grace: %d", status)
 	}

@@ -97,7 +97,7 @@ func (s *Store) UpdateSettings(ctx context.Context, accountID string, st model.S
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 keyAttrs(keys.Account(accountID)),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ConditionExpression: aws.String(itemExists),
 		UpdateExpression: aws.String("SET churn_recognition = :cr, churn_when_zero_mrr = :cz, " +
 			"auto_churn_subscription = :ac, refund_handling = :rh, proximate_movement_reclassification = :pm"),
 		ExpressionAttributeValues: av,
@@ -156,7 +156,7 @@ func (s *Store) setNumbers(ctx context.Context, k keys.Key, numbers map[string]i
 	in := &dynamodb.UpdateItemInput{
 		TableName:              &s.table,
 		Key:                    keyAttrs(k),
-		ConditionExpression:    aws.String("attribute_exists(PK)"),
+		ConditionExpression:    aws.String(itemExists),
 		UpdateExpression:       aws.String(strings.Join(expr, " ")),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
@@ -248,7 +248,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 keyAttrs(keys.APIKey(accountID, keyID)),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ConditionExpression: aws.String(itemExists),
 		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":t": &types.AttributeValueMemberS{Value: s.now().Format(time.RFC3339Nano)},

@@ -16,7 +16,7 @@ func (s *Store) UpdateCalendar(ctx context.Context, accountID, timeZone, weekSta
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 keyAttrs(keys.Account(accountID)),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ConditionExpression: aws.String(itemExists),
 		UpdateExpression:    aws.String("SET time_zone = :tz, week_start_on = :ws"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":tz": &types.AttributeValueMemberS{Value: timeZone}, ":ws": &types.AttributeValueMemberS{Value: weekStartOn}},

@@ -107,7 +107,7 @@ func (s *Store) CreateContact(ctx context.Context, c model.Contact) error {
 func (s *Store) SaveContact(ctx context.Context, old *model.Contact, c model.Contact) error {
 	now := s.now()
 	c.UpdatedAt = now
-	cond := "attribute_not_exists(PK)"
+	cond := itemAbsent
 	values := map[string]types.AttributeValue{}
 	if old == nil {
 		c.Version, c.CreatedAt = 1, now
@@ -172,7 +172,7 @@ func (s *Store) GetContact(ctx context.Context, accountID, contactUUID string) (
 // DeleteContact removes a contact and its e-mail reservation.
 func (s *Store) DeleteContact(ctx context.Context, c model.Contact) error {
 	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: &s.table,
-		Key: keyAttrs(keys.Contact(c.AccountID, c.UUID)), ConditionExpression: aws.String("attribute_exists(PK)")}}}
+		Key: keyAttrs(keys.Contact(c.AccountID, c.UUID)), ConditionExpression: aws.String(itemExists)}}}
 	if c.EmailValue() != "" {
 		items = append(items, s.dropEmail(c))
 	}

@@ -77,7 +77,7 @@ func (s *Store) createRecord(ctx context.Context, kind keys.Record, h recordHead
 	if err != nil {
 		return err
 	}
-	isNew := aws.String("attribute_not_exists(PK)")
+	isNew := aws.String(itemAbsent)
 	loc, err := locatorPut(s, kind, h, isNew)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (s *Store) createRecord(ctx context.Context, kind keys.Record, h recordHead
 	err = s.transactWrite(ctx, []types.TransactWriteItem{
 		{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
 			Key:                 keyAttrs(keys.Customer(h.AccountID, h.CustomerUUID)),
-			ConditionExpression: aws.String("attribute_exists(PK)")}},
+			ConditionExpression: aws.String(itemExists)}},
 		{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: isNew}},
 		loc,
 	})
@@ -119,7 +119,7 @@ func (s *Store) replaceRecord(ctx context.Context, item any) error {
 		return err
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
-		ConditionExpression: aws.String("attribute_exists(PK)"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		ConditionExpression: aws.String(itemExists), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	return notFoundOnCondition(err)
 }
 
@@ -127,7 +127,7 @@ func (s *Store) replaceRecord(ctx context.Context, item any) error {
 func (s *Store) deleteRecord(ctx context.Context, kind keys.Record, h recordHead) error {
 	err := s.transactWrite(ctx, []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(h.key()),
-			ConditionExpression: aws.String("attribute_exists(PK)")}},
+			ConditionExpression: aws.String(itemExists)}},
 		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(kind.Locator(h.AccountID, h.UUID))}},
 	})
 	if failedAt(err) >= 0 {

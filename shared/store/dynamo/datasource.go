@@ -62,7 +62,7 @@ func (s *Store) MarkDataSourceDeleting(ctx context.Context, accountID, dsUUID st
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &s.table,
 		Key:                      keyAttrs(keys.DataSource(accountID, dsUUID)),
-		ConditionExpression:      aws.String("attribute_exists(PK)"),
+		ConditionExpression:      aws.String(itemExists),
 		UpdateExpression:         aws.String("SET #st = :d"),
 		ExpressionAttributeNames: map[string]string{"#st": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{

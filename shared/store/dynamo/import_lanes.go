@@ -45,7 +45,7 @@ func (s *Store) AddLaneImport(ctx context.Context, rec model.Import, imp store.L
 		ConditionExpression:       aws.String("attribute_exists(PK) AND attribute_not_exists(laned)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}}}
 	put := types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: item,
-		ConditionExpression: aws.String("attribute_not_exists(PK)")}}
+		ConditionExpression: aws.String(itemAbsent)}}
 	err = s.transactWrite(ctx, []types.TransactWriteItem{mark, put})
 	if conditionFailedAt(err, 0) {
 		return nil // a retried intake: the import is in the lane already, or was

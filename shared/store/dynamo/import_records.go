@@ -104,7 +104,7 @@ func (s *Store) FinishImportIntake(ctx context.Context, imp model.Import, plans 
 		TableName:                 &s.table,
 		Key:                       keyAttrs(keys.Import(imp.AccountID, imp.DataSourceUUID, imp.ExternalID)),
 		UpdateExpression:          aws.String("SET queued = :t, plans = :p, updated_at = :now"),
-		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ConditionExpression:       aws.String(itemExists),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":p": pl, ":now": t},
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
@@ -203,7 +203,7 @@ func (s *Store) eraseImportStatuses(ctx context.Context, c model.Customer) error
 			}
 			err = s.transactWrite(ctx, []types.TransactWriteItem{
 				{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Key{PK: it.PK, SK: it.SK}),
-					ConditionExpression: aws.String("attribute_exists(PK)")}},
+					ConditionExpression: aws.String(itemExists)}},
 				{Put: &types.Put{TableName: &s.table, Item: put}},
 			})
 			if err != nil && !errors.Is(conflict(err), store.ErrConflict) {

@@ -101,7 +101,7 @@ func (s *Store) PutBillingIndex(ctx context.Context, old, next store.BillingInde
 	}
 	in := &dynamodb.PutItemInput{TableName: &s.table, Item: av, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
 	if old.Version == 0 {
-		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
+		in.ConditionExpression = aws.String(itemAbsent)
 	} else {
 		in.ConditionExpression = aws.String("v = :v")
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{

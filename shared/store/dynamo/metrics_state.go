@@ -121,7 +121,7 @@ func (s *Store) MetricsStateCheck(accountID, customerUUID string, prev store.Met
 // stateCondition is "the stored state is prev".
 func stateCondition(prev store.MetricsState) (*string, map[string]string, map[string]types.AttributeValue) {
 	if prev.Hash == "" {
-		return aws.String("attribute_not_exists(PK)"), nil, nil
+		return aws.String(itemAbsent), nil, nil
 	}
 	return aws.String("#h = :h"), map[string]string{"#h": "hash"}, map[string]types.AttributeValue{":h": sAttr(prev.Hash)}
 }

@@ -57,9 +57,9 @@ func (s *Store) SavePlanGroup(ctx context.Context, g model.PlanGroup, create boo
 	if err != nil {
 		return err
 	}
-	cond := "attribute_exists(PK)"
+	cond := itemExists
 	if create {
-		cond = "attribute_not_exists(PK)"
+		cond = itemAbsent
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av, ConditionExpression: aws.String(cond),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
@@ -77,7 +77,7 @@ func (s *Store) GetPlanGroup(ctx context.Context, accountID, uuid string) (model
 // DeletePlanGroup removes a plan group; store.ErrNotFound when it does not exist.
 func (s *Store) DeletePlanGroup(ctx context.Context, accountID, uuid string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: keyAttrs(keys.PlanGroup(accountID, uuid)),
-		ConditionExpression: aws.String("attribute_exists(PK)"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		ConditionExpression: aws.String(itemExists), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	return notFoundOnCondition(err)
 }
 

@@ -95,7 +95,7 @@ func (s *Store) CreatePlan(ctx context.Context, p model.Plan) error {
 	if err != nil {
 		return err
 	}
-	isNew := aws.String("attribute_not_exists(PK)")
+	isNew := aws.String(itemAbsent)
 	err = s.transactWrite(ctx, []types.TransactWriteItem{
 		// Without this check a plan written while the source is purged would outlive it.
 		{ConditionCheck: &types.ConditionCheck{
@@ -170,7 +170,7 @@ func (s *Store) UpdatePlan(ctx context.Context, p model.Plan, u store.PlanUpdate
 		set += "#" + attr + " = " + placeholder
 		vals[placeholder] = v
 	}
-	cond := "attribute_exists(PK)"
+	cond := itemExists
 	if u.Name != nil {
 		add("name", ":name", sAttr(*u.Name))
 	}
@@ -259,7 +259,7 @@ func (s *Store) DeletePlan(ctx context.Context, p model.Plan) error {
 // which are conditional on the marker, can never miss a reference. The condition
 // makes the transaction fail if the plan is gone, or if a release would go below 0.
 func (s *Store) planReference(accountID, dsUUID, planUUID string, delta int) types.TransactWriteItem {
-	cond := "attribute_exists(PK)"
+	cond := itemExists
 	vals := map[string]types.AttributeValue{":d": &types.AttributeValueMemberN{Value: strconv.Itoa(delta)}}
 	if delta < 0 {
 		cond += " AND refs >= :need"

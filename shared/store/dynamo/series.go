@@ -184,7 +184,7 @@ func (s *Store) recordPut(accountID string, w accountseries.RecordWrite) (*types
 		put.ConditionExpression = aws.String("v = :old AND size(pend) = :zero")
 		put.ExpressionAttributeValues = map[string]types.AttributeValue{":old": sAttr(w.Old.Version), ":zero": nAttr(0)}
 	} else {
-		put.ConditionExpression = aws.String("attribute_not_exists(PK)")
+		put.ConditionExpression = aws.String(itemAbsent)
 	}
 	if !w.ReadAt.IsZero() {
 		put.ConditionExpression = aws.String(*put.ConditionExpression + " AND (attribute_not_exists(#at) OR #at < :read)")

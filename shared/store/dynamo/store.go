@@ -29,6 +29,14 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // New returns a store on table.
+
+// The two conditions most writes carry: the item is there (an update or delete of
+// something that must exist) or it is not (a put that must not overwrite).
+const (
+	itemExists = "attribute_exists(PK)"
+	itemAbsent = "attribute_not_exists(PK)"
+)
+
 func New(db *dynamodb.Client, table string, now func() time.Time) *Store {
 	return &Store{db: db, table: table, now: now}
 }
@@ -56,7 +64,7 @@ func (s *Store) putNewAttrs(ctx context.Context, av map[string]types.AttributeVa
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           &s.table,
 		Item:                                av,
-		ConditionExpression:                 aws.String("attribute_not_exists(PK)"),
+		ConditionExpression:                 aws.String(itemAbsent),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
 	})

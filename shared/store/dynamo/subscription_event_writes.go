@@ -63,7 +63,7 @@ func (s *Store) CreateSubscriptionEvent(ctx context.Context, e model.Subscriptio
 	}
 	cond, values := mineOrFree(e)
 	at, err := s.transactAt(ctx, []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+		{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: aws.String(itemAbsent)}},
 		{ConditionCheck: &types.ConditionCheck{TableName: &s.table, Key: claimKey(e, e.ExternalID),
 			ConditionExpression: cond, ExpressionAttributeValues: values}},
 	})

@@ -88,7 +88,7 @@ func (s *Store) SetCancellationDates(ctx context.Context, sub model.Subscription
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
 		Key:                       keyAttrs(keys.Subscription(sub.AccountID, sub.UUID)),
-		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ConditionExpression:       aws.String(itemExists),
 		UpdateExpression:          aws.String("SET cd = :d, ua = :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":d": av, ":now": nowAV},
 		ReturnValues:              types.ReturnValueAllNew,
