@@ -82,22 +82,19 @@ func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
 		if account == "" {
 			return render(apperr.Unauthorized(), ep.Family), nil
 		}
-		if refused := gate.admit(ctx, log, ev, account); refused != nil {
-			if refused.revoked {
-				return render(apperr.Unauthorized(), ep.Family), nil
-			}
-			return renderThrottled(refused.throttled, ep.Family), nil
+		if err := gate.admit(ctx, log, ev, account); err != nil {
+			return refusal(err, ep.Family), nil
 		}
 		out, err := ep.Handler(ctx, &Request{Event: ev, AccountID: account})
 		if err != nil {
 			var th *Throttled
 			if errors.As(err, &th) {
 				log.InfoContext(ctx, "client throttled", "account_id", account, "message", th.Err.Message)
-				return renderThrottled(th, ep.Family), nil
+				return refusal(th, ep.Family), nil
 			}
 			if e, ok := apperr.As(err); ok {
 				log.InfoContext(ctx, "client error", "account_id", account, "status", e.Status, "param", e.Param, "message", logsafe.Text(e.Message))
-				return render(e, ep.Family), nil
+				return refusal(e, ep.Family), nil
 			}
 			log.ErrorContext(ctx, "handler failed", "account_id", account, "error", logsafe.Text(err.Error()))
 			return render(internalError(), ep.Family), nil

@@ -89,22 +89,16 @@ func TooManyRequests(message string, retryAfter time.Duration) *Throttled {
 		RetryAfter: retryAfter}
 }
 
-// refusal is why the gate turned a request away: its rate, or its key.
-type refusal struct {
-	throttled *Throttled
-	revoked   bool // the key was revoked or the account deleted: the 401
-}
-
 // admit counts the request and returns the refusal when the account is past its rate
-// or its key no longer works; nil admits it.
-func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGatewayV2HTTPRequest, account string) *refusal {
+// (a *Throttled) or its key no longer works (ChartMogul's 401); nil admits it.
+func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGatewayV2HTTPRequest, account string) error {
 	if g == nil {
 		return nil
 	}
 	now := g.now()
 	second := now.Unix()
 	retry := time.Unix(second+1, 0).Sub(now)
-	tooMany := &refusal{throttled: TooManyRequests(RateLimitMessage, retry)}
+	tooMany := TooManyRequests(RateLimitMessage, retry)
 	limit := RateLimitFromEvent(ev)
 	seen := g.seenIn(account, second)
 	if seen > int64(limit) {
@@ -115,7 +109,7 @@ func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGateway
 	switch {
 	case errors.Is(err, store.ErrRevoked):
 		log.InfoContext(ctx, "revoked key refused", "account_id", account)
-		return &refusal{revoked: true}
+		return apperr.Unauthorized()
 	case errors.Is(err, store.ErrThrottled):
 		// DynamoDB throttles one item at about a thousand writes a second: the account
 		// is far past any limit.
@@ -167,9 +161,15 @@ func retryAfter(d time.Duration) string {
 	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
 }
 
-// renderThrottled renders a refusal with its Retry-After header.
-func renderThrottled(t *Throttled, f apperr.Family) events.APIGatewayV2HTTPResponse {
-	resp := render(t.Err, f)
-	resp.Headers["Retry-After"] = retryAfter(t.RetryAfter)
-	return resp
+// refusal renders a client's error (the gate's or a handler's, an *apperr.Error or a
+// *Throttled) in the endpoint's family; a *Throttled also gets its Retry-After.
+func refusal(err error, f apperr.Family) events.APIGatewayV2HTTPResponse {
+	var th *Throttled
+	if errors.As(err, &th) {
+		resp := render(th.Err, f)
+		resp.Headers["Retry-After"] = retryAfter(th.RetryAfter)
+		return resp
+	}
+	e, _ := apperr.As(err)
+	return render(e, f)
 }
