@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/subsight/subsight/infra/testkit/sqsfake"
 	"github.com/subsight/subsight/infra/testkit/testclock"
 	"github.com/subsight/subsight/shared/awsclients"
 )
@@ -52,19 +53,6 @@ func (s *script) apply(ctx context.Context, msgs []events.SQSMessage) Failures {
 
 // errPanic makes script panic.
 var errPanic = errors.New("panic")
-
-type redeliveries struct {
-	ids   []string
-	delay time.Duration
-}
-
-func (r *redeliveries) Redeliver(_ context.Context, msgs []events.SQSMessage, delay time.Duration) error {
-	for _, m := range msgs {
-		r.ids = append(r.ids, m.MessageId)
-	}
-	r.delay = delay
-	return nil
-}
 
 func batch(receives int, ids ...string) events.SQSEvent {
 	var ev events.SQSEvent
@@ -144,7 +132,7 @@ func TestBackoff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &script{fail: tc.fail}
-			r := &redeliveries{}
+			r := &sqsfake.Redeliveries{}
 			var deadLetters []string
 			b := Backoff{Throttled: awsclients.Throttled, MaxReceives: 5, Redeliver: r, FirstWait: time.Millisecond, MaxWait: 2 * time.Millisecond, Margin: 3 * time.Second,
 				DeadLetter: func(_ context.Context, msg events.SQSMessage, _ error) {
@@ -168,10 +156,10 @@ func TestBackoff(t *testing.T) {
 			}
 			check("calls", s.calls, tc.calls)
 			check("failed", failed, tc.failed)
-			check("redelivered early", r.ids, tc.redelivered)
+			check("redelivered early", r.IDs, tc.redelivered)
 			check("dead letters", deadLetters, tc.deadLetters)
-			if tc.redelivered != nil && r.delay != DefaultRedeliveryDelay {
-				t.Errorf("redelivery delay %v, want %v", r.delay, DefaultRedeliveryDelay)
+			if tc.redelivered != nil && r.Delay != DefaultRedeliveryDelay {
+				t.Errorf("redelivery delay %v, want %v", r.Delay, DefaultRedeliveryDelay)
 			}
 		})
 	}
@@ -246,7 +234,7 @@ func TestBackoffStopsStartingNearTheDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := testclock.At(time.Now())
 			var applied, deadLetters []string
-			r := &redeliveries{}
+			r := &sqsfake.Redeliveries{}
 			b := Backoff{MaxReceives: 5, Redeliver: r, Margin: 15 * time.Second, Now: clock.Now,
 				DeadLetter: func(_ context.Context, msg events.SQSMessage, err error) {
 					if !errors.Is(err, ErrNotStarted) {
@@ -267,8 +255,8 @@ func TestBackoffStopsStartingNearTheDeadline(t *testing.T) {
 			if want := []string{"a1", "b1", "a2", "a3"}; !reflect.DeepEqual(applied, want) {
 				t.Errorf("applied %v, want %v", applied, want)
 			}
-			if !reflect.DeepEqual(failed, []string{"a4"}) || !reflect.DeepEqual(r.ids, []string{"a4"}) {
-				t.Errorf("failed %v, redelivered early %v; want [a4], [a4]", failed, r.ids)
+			if !reflect.DeepEqual(failed, []string{"a4"}) || !reflect.DeepEqual(r.IDs, []string{"a4"}) {
+				t.Errorf("failed %v, redelivered early %v; want [a4], [a4]", failed, r.IDs)
 			}
 			if !reflect.DeepEqual(deadLetters, tc.deadLetters) {
 				t.Errorf("dead letters %v, want %v", deadLetters, tc.deadLetters)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/subsight/subsight/infra/testkit/faults"
+	"github.com/subsight/subsight/infra/testkit/sqsfake"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/jobs"
@@ -21,20 +22,6 @@ import (
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
-
-// earlyRedeliveries records what a worker asks to redeliver early.
-type earlyRedeliveries struct {
-	ids   []string
-	delay time.Duration
-}
-
-func (r *earlyRedeliveries) Redeliver(_ context.Context, msgs []events.SQSMessage, delay time.Duration) error {
-	for _, m := range msgs {
-		r.ids = append(r.ids, m.MessageId)
-	}
-	r.delay = delay
-	return nil
-}
 
 // TestJobsWaitForAThrottledPartition: a purge whose data source partition is hot
 // (every request on it throttled, faults.Injector.Hot) waits for capacity within the
@@ -70,7 +57,7 @@ func TestJobsWaitForAThrottledPartition(t *testing.T) {
 				return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxBackoff = 10 * time.Millisecond })
 			}
 			w := env.With(dynamodb.NewFromConfig(cfg, awsclients.RetryConflicts), nil).Workers()
-			early := &earlyRedeliveries{}
+			early := &sqsfake.Redeliveries{}
 			w.Redeliver = early
 			hot := keys.DataSourcePartition(acc.ID, ds.UUID)
 			inject.Hot(func(pk string) bool { return pk == hot }, tc.hotFor)
@@ -92,11 +79,11 @@ func TestJobsWaitForAThrottledPartition(t *testing.T) {
 			for _, f := range resp.BatchItemFailures {
 				failed = append(failed, f.ItemIdentifier)
 			}
-			if !slices.Equal(failed, tc.failed) || !slices.Equal(early.ids, tc.redelivered) {
-				t.Fatalf("failed %v, redelivered early %v; want %v, %v", failed, early.ids, tc.failed, tc.redelivered)
+			if !slices.Equal(failed, tc.failed) || !slices.Equal(early.IDs, tc.redelivered) {
+				t.Fatalf("failed %v, redelivered early %v; want %v, %v", failed, early.IDs, tc.failed, tc.redelivered)
 			}
-			if tc.redelivered != nil && early.delay > 10*time.Second {
-				t.Errorf("redelivery after %v, want a few seconds", early.delay)
+			if tc.redelivered != nil && early.Delay > 10*time.Second {
+				t.Errorf("redelivery after %v, want a few seconds", early.Delay)
 			}
 			_, err = env.Deps.Store.GetDataSource(ctx, acc.ID, ds.UUID)
 			if purged := errors.Is(err, store.ErrNotFound); purged != (tc.failed == nil) {
