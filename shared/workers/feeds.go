@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -59,11 +58,8 @@ func countLeaving(p *imports.Pipeline, maxReceives int, next sqsworker.Handler) 
 			if failed[msg.MessageId] && sqsworker.ReceiveCount(msg) < maxReceives {
 				continue
 			}
-			var m struct {
-				AccountID string `json:"account_id"`
-			}
-			if json.Unmarshal([]byte(msg.Body), &m) == nil && m.AccountID != "" {
-				perAccount[m.AccountID]++
+			if account := accountOf(msg); account != "" {
+				perAccount[account]++
 			}
 		}
 		if err := p.Applied(ctx, perAccount); err != nil {
