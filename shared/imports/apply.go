@@ -16,8 +16,8 @@ import (
 )
 
 // The worker applies the customers of a batch together, in rounds of distinct
-// customers: one round reads everything its customers touch in two batch reads,
-// computes each customer's changes in memory, and writes them back with one
+// customers: one round reads what its customers touch in a few batch reads (of a new
+// customer, nothing of its records: their claims find another's), computes each customer's changes in memory, and writes them back with one
 // conditional write per customer where uniqueness or concurrency needs it (a new
 // customer's external id, a changed customer record, the billing index) and batch
 // writes for everything else. Every write is keyed by external ids and skipped when

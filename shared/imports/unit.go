@@ -84,31 +84,32 @@ func (u *unit) invoiceUUID(externalID string) string {
 func (u *unit) query(q *store.ImportStateQuery) {
 	acc, ds := u.m.AccountID, u.m.DataSourceUUID
 	q.Customers = append(q.Customers, u.ref())
+	o := store.OwnedRecordsQuery{Customer: u.ref()}
 	for _, inv := range u.part.Invoices {
-		q.Invoices = append(q.Invoices, u.invoiceUUID(inv.ExternalID))
+		o.Invoices = append(o.Invoices, u.invoiceUUID(inv.ExternalID))
 	}
 	for _, li := range u.part.LineItems {
-		q.Invoices = append(q.Invoices, u.invoiceUUID(li.InvoiceExternalID))
+		o.Invoices = append(o.Invoices, u.invoiceUUID(li.InvoiceExternalID))
 		if li.ExternalID != "" {
-			q.Records = append(q.Records, model.LineItemUUID(acc, ds, "", model.LineItemKey(li.ExternalID, 0)))
+			o.Records = append(o.Records, model.LineItemUUID(acc, ds, "", model.LineItemKey(li.ExternalID, 0)))
 		}
 		if li.SubscriptionExternalID != "" {
-			q.Subscriptions = append(q.Subscriptions, model.SubscriptionUUID(acc, ds, li.SubscriptionExternalID))
+			o.Subscriptions = append(o.Subscriptions, model.SubscriptionUUID(acc, ds, li.SubscriptionExternalID))
 		}
 		if li.PlanExternalID != "" {
 			q.Plans = append(q.Plans, u.planRef(li.PlanExternalID))
 		}
 	}
 	for _, t := range u.part.Transactions {
-		q.Invoices = append(q.Invoices, u.invoiceUUID(t.InvoiceExternalID))
+		o.Invoices = append(o.Invoices, u.invoiceUUID(t.InvoiceExternalID))
 		if t.ExternalID != "" {
-			q.Records = append(q.Records, model.TransactionUUID(acc, ds, "", model.LineItemKey(t.ExternalID, 0)))
+			o.Records = append(o.Records, model.TransactionUUID(acc, ds, "", model.LineItemKey(t.ExternalID, 0)))
 		}
 	}
 	for _, e := range u.part.Events {
 		id := EventID(acc, ds, e.EventFields)
 		u.eventIDs = append(u.eventIDs, id)
-		q.Events = append(q.Events, id)
+		o.Events = append(o.Events, id)
 		if e.ExternalID != "" {
 			q.EventExternalIDs = append(q.EventExternalIDs, u.planRef(e.ExternalID))
 		}
@@ -116,6 +117,7 @@ func (u *unit) query(q *store.ImportStateQuery) {
 			q.Plans = append(q.Plans, u.planRef(*e.PlanExternalID))
 		}
 	}
+	q.Owned = append(q.Owned, o)
 }
 
 func (u *unit) fail(kind *model.KindStatus, externalID, format string, args ...any) {

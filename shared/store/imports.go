@@ -28,15 +28,25 @@ type ExternalRef struct {
 
 // ImportStateQuery lists what a round of the import worker reads of one account.
 type ImportStateQuery struct {
-	AccountID     string
-	Customers     []ExternalRef
-	Invoices      []string // uuids
-	Subscriptions []string // uuids
-	Events        []int64
+	AccountID string
+	Customers []ExternalRef
 	// EventExternalIDs are the external ids of the events, whose claims (an external id
 	// a PATCH moved to another event) are read too.
 	EventExternalIDs []ExternalRef
 	Plans            []ExternalRef
+	// Owned are the records each customer's part names, read only for a customer that
+	// exists or whose external id is reserved. A new customer holds none of them; one
+	// that another customer holds is found by its claim instead (a conditional write
+	// that fails, after which the customer is applied again from a full read).
+	Owned []OwnedRecordsQuery
+}
+
+// OwnedRecordsQuery is what one customer's part names of the records it may hold.
+type OwnedRecordsQuery struct {
+	Customer      ExternalRef
+	Invoices      []string // uuids
+	Subscriptions []string // uuids
+	Events        []int64
 	// Records are the uuids of line items and transactions with an external id, whose
 	// locators tell which invoice already holds that external id.
 	Records []string
@@ -168,9 +178,11 @@ type Imports interface {
 	// conditional PutItem each, in parallel): one error per event, ErrOwnedElsewhere
 	// when another customer holds the event's id.
 	ClaimSubscriptionEvents(ctx context.Context, es []model.SubscriptionEvent) []error
-	// ReadImportState reads, in two rounds of BatchGetItem: the reservations of the
-	// customers' external ids, the invoices, subscriptions, events and plan external ids;
-	// then the customers, their billing indexes and the plans themselves.
+	// ReadImportState reads, in up to three rounds of BatchGetItem: the reservations of the
+	// customers' external ids (with the customers and indexes a new one would have) and
+	// the plan and event external ids; the records of the customers that exist or are
+	// reserved (ImportStateQuery.Owned); then the other customers, billing indexes and
+	// records they name and the plans themselves.
 	ReadImportState(ctx context.Context, q ImportStateQuery) (ImportState, error)
 	// ReserveImportedCustomers takes customer external ids of a data source for their
 	// customers with conditional puts (never read-then-write), so the import and POST

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -15,45 +16,75 @@ import (
 )
 
 // The import worker applies the customers of a batch together: it reads everything
-// they touch in two batch reads (ReadImportState) and writes it back in batch writes
+// they touch in a few batch reads (ReadImportState) and writes it back in batch writes
 // (import_writes.go), instead of a dozen single requests per customer.
 
-// ReadImportState reads, in two rounds of BatchGetItem: the reservations of the
-// customers' external ids, the invoices, subscriptions, events and plan external ids;
-// then the customers, their billing indexes and the plans themselves.
+// ReadImportState reads, in up to three rounds of BatchGetItem: the reservations of
+// the customers' external ids with the customers and billing indexes their new uuids
+// would have, and the plan and event external ids; then the invoices, subscriptions,
+// events and record locators of the customers that exist or are reserved (a new
+// customer's part names records it cannot hold yet: they are not read, their claims
+// find another customer's); then what those name (a merged customer, the plans, the
+// other subscriptions of the invoices read, the invoices holding the records).
 func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (store.ImportState, error) {
 	acc := q.AccountID
 	st := store.ImportState{Customers: map[store.ExternalRef]store.ImportedCustomerState{}, Invoices: map[string]model.Invoice{},
 		Subscriptions: map[string]model.Subscription{}, Events: map[int64]model.SubscriptionEvent{},
 		EventClaims: map[store.ExternalRef]int64{}, Plans: map[store.ExternalRef]model.Plan{}}
 
-	var first keySet
+	var asked keySet
 	for _, c := range q.Customers {
-		first.add(keys.CustomerExternalID(acc, c.DataSourceUUID, c.ExternalID))
-	}
-	for _, u := range q.Invoices {
-		first.add(keys.Invoice(acc, u))
-	}
-	for _, u := range q.Subscriptions {
-		first.add(keys.Subscription(acc, u))
-	}
-	for _, id := range q.Events {
-		first.add(keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)))
+		derived := store.ImportedCustomerUUID(acc, c.DataSourceUUID, c.ExternalID)
+		asked.add(keys.CustomerExternalID(acc, c.DataSourceUUID, c.ExternalID))
+		asked.add(keys.Customer(acc, derived))
+		asked.add(keys.BillingIndex(acc, derived))
 	}
 	for _, e := range q.EventExternalIDs {
-		first.add(keys.SubscriptionEventExternalID(acc, e.DataSourceUUID, e.ExternalID))
+		asked.add(keys.SubscriptionEventExternalID(acc, e.DataSourceUUID, e.ExternalID))
 	}
 	for _, p := range q.Plans {
-		first.add(keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID))
+		asked.add(keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID))
 	}
-	for _, u := range q.Records {
-		first.add(keys.RecordLocator(acc, u))
-	}
-	found, err := s.batchGetByKey(ctx, first)
+	found, err := s.batchGetByKey(ctx, asked)
 	if err != nil {
 		return st, err
 	}
-	holders, err := recordHolders(found, acc, q.Records)
+	var invoices, subscriptions []string
+	var events []int64
+	var records []string
+	var owned keySet
+	for _, o := range q.Owned {
+		derived := store.ImportedCustomerUUID(acc, o.Customer.DataSourceUUID, o.Customer.ExternalID)
+		_, reserved := found[keys.CustomerExternalID(acc, o.Customer.DataSourceUUID, o.Customer.ExternalID)]
+		if _, exists := found[keys.Customer(acc, derived)]; !reserved && !exists {
+			continue
+		}
+		invoices, subscriptions = append(invoices, o.Invoices...), append(subscriptions, o.Subscriptions...)
+		events, records = append(events, o.Events...), append(records, o.Records...)
+		for _, u := range o.Invoices {
+			owned.add(keys.Invoice(acc, u))
+		}
+		for _, u := range o.Subscriptions {
+			owned.add(keys.Subscription(acc, u))
+		}
+		for _, id := range o.Events {
+			owned.add(keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)))
+		}
+		for _, u := range o.Records {
+			owned.add(keys.RecordLocator(acc, u))
+		}
+	}
+	if len(owned.list) > 0 {
+		got, err := s.batchGetByKey(ctx, owned)
+		if err != nil {
+			return st, err
+		}
+		maps.Copy(found, got)
+		for _, k := range owned.list {
+			asked.add(k)
+		}
+	}
+	holders, err := recordHolders(found, acc, records)
 	if err != nil {
 		return st, err
 	}
@@ -72,11 +103,11 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		second.add(keys.Customer(acc, cs.UUID))
 		second.add(keys.BillingIndex(acc, cs.UUID))
 	}
-	if err := decodeFound(found, q.Invoices, func(u string) keys.Key { return keys.Invoice(acc, u) },
+	if err := decodeFound(found, invoices, func(u string) keys.Key { return keys.Invoice(acc, u) },
 		func(it invoiceItem) { st.Invoices[it.UUID] = it.invoice(acc) }); err != nil {
 		return st, err
 	}
-	if err := decodeFound(found, q.Subscriptions, func(u string) keys.Key { return keys.Subscription(acc, u) },
+	if err := decodeFound(found, subscriptions, func(u string) keys.Key { return keys.Subscription(acc, u) },
 		func(it subscriptionItem) { st.Subscriptions[it.UUID] = it.subscription(acc) }); err != nil {
 		return st, err
 	}
@@ -84,11 +115,11 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	// stored invoices' other line items must be read too, or a transaction added to an
 	// invoice would rewrite them from scratch (losing their creation time and the
 	// cancellation dates set through the subscriptions API).
-	subsOfInvoices := subscriptionsNotRead(acc, st, first)
+	subsOfInvoices := subscriptionsNotRead(acc, st, asked)
 	for _, u := range subsOfInvoices {
 		second.add(keys.Subscription(acc, u))
 	}
-	if err := decodeFound(found, q.Events, func(id int64) keys.Key { return keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)) },
+	if err := decodeFound(found, events, func(id int64) keys.Key { return keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)) },
 		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
 		return st, err
 	}
@@ -122,12 +153,17 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		}
 	}
 
-	firstFound := found
-	found, err = s.batchGetByKey(ctx, second)
-	if err != nil {
-		return st, err
+	// What the rounds before read (a new customer's item and index among it) is not
+	// read again.
+	second.list = slices.DeleteFunc(second.list, func(k keys.Key) bool { return asked.seen[k] })
+	if len(second.list) > 0 {
+		got, err := s.batchGetByKey(ctx, second)
+		if err != nil {
+			return st, err
+		}
+		maps.Copy(found, got)
 	}
-	if st.RecordHolders, st.StaleHolders, err = liveHolders(acc, holders, time.Now(), firstFound, found); err != nil {
+	if st.RecordHolders, st.StaleHolders, err = liveHolders(acc, holders, time.Now(), found); err != nil {
 		return st, err
 	}
 	for ref, cs := range st.Customers {
@@ -171,13 +207,13 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 
 // subscriptionsNotRead are the subscriptions of the read invoices' line items that the
 // first round did not ask for, in a stable order.
-func subscriptionsNotRead(accountID string, st store.ImportState, first keySet) []string {
+func subscriptionsNotRead(accountID string, st store.ImportState, asked keySet) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, inv := range st.Invoices {
 		for _, li := range inv.LineItems {
 			u := li.SubscriptionUUID
-			if u == "" || seen[u] || first.seen[keys.Subscription(accountID, u)] {
+			if u == "" || seen[u] || asked.seen[keys.Subscription(accountID, u)] {
 				continue
 			}
 			seen[u] = true
