@@ -364,8 +364,7 @@ func (p *Pipeline) retryLost(ctx context.Context, accountID string, units []*uni
 }
 
 // resolveCustomers finds or creates each unit's customer: the reservations of new
-// external ids (one transaction) and the changed customer records (conditional
-// writes) go in parallel.
+// external ids and the changed customer records (conditional writes) go in parallel.
 func (p *Pipeline) resolveCustomers(ctx context.Context, units []*unit, state store.ImportState, now time.Time) {
 	seen := map[string]bool{}
 	for _, u := range units {
@@ -423,7 +422,7 @@ func (p *Pipeline) resolveCustomers(ctx context.Context, units []*unit, state st
 	wg.Wait()
 }
 
-// reserveCustomers takes the new customers' external ids, all in one request.
+// reserveCustomers takes the new customers' external ids, each with a conditional put.
 // ErrConflict: another customer took the external id since the read; the retry finds
 // it and updates that customer.
 func (p *Pipeline) reserveCustomers(ctx context.Context, units []*unit) {

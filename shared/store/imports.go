@@ -187,10 +187,8 @@ type Imports interface {
 	// ReserveImportedCustomers takes customer external ids of a data source for their
 	// customers with conditional puts (never read-then-write), so the import and POST
 	// /v1/customers can never create the same customer twice; taking one again for the
-	// same customer (a retry) succeeds. The puts go in one transaction; it is all or
-	// nothing, so when it is cancelled the ids held by other customers get ErrConflict
-	// and the rest are taken again without them. The result holds each reservation's
-	// outcome, in order.
+	// same customer (a retry) succeeds. Each is taken alone: ErrConflict for an id
+	// another customer holds. The result holds each reservation's outcome, in order.
 	ReserveImportedCustomers(ctx context.Context, rs []CustomerReservation) []error
 	// PutImportedRecords writes the records with BatchWriteItem, 25 items per request,
 	// the requests of one step in parallel.
