@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -184,6 +187,7 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		u.mergeEvents(state, now)
 		u.nextIndex()
 	}
+	p.firstFigures(ctx, accountID, live(units), state, now)
 	// The order of the writes keeps every record a customer owns listed in its index
 	// (what erasure and recomputation read) at every instant: the indexes first (an
 	// entry whose record is not written yet, or was lost to another customer, is
@@ -239,6 +243,51 @@ func (p *Pipeline) applyAccount(ctx context.Context, accountID string, units []*
 		u.finish(now)
 	}
 	p.retryLost(ctx, accountID, units)
+}
+
+// firstFigures gives the customers the units create the figures their first
+// recomputation computes (recompute.WithFirstFigures), from the records the round
+// writes for them: their items are then written once. Without them (the account or a
+// rate could not be read) the recomputation writes the figures, as for any customer.
+func (p *Pipeline) firstFigures(ctx context.Context, accountID string, units []*unit, state store.ImportState, now time.Time) {
+	var creating []*unit
+	for _, u := range units {
+		if u.create {
+			creating = append(creating, u)
+		}
+	}
+	if len(creating) == 0 {
+		return
+	}
+	acc, err := p.Store.GetAccount(ctx, accountID)
+	if err != nil {
+		slog.WarnContext(ctx, "new customers' figures left to their recomputation", "account_id", accountID, "error", err)
+		return
+	}
+	plans := slices.Collect(maps.Values(state.Plans))
+	for _, u := range creating {
+		nc := recompute.NewCustomer{Customer: u.customer, Plans: plans, Subscriptions: slices.Collect(maps.Values(u.subs))}
+		for _, inv := range u.invoices {
+			nc.Invoices = append(nc.Invoices, *inv)
+		}
+		changed := map[int64]model.SubscriptionEvent{}
+		for _, e := range u.changedEvents {
+			changed[e.ID] = e
+		}
+		for id := range u.events {
+			if e, ok := changed[id]; ok {
+				nc.Events = append(nc.Events, e)
+			} else if e, ok := state.Events[id]; ok {
+				nc.Events = append(nc.Events, e)
+			}
+		}
+		c, err := recompute.WithFirstFigures(ctx, p.Store, acc, now, nc)
+		if err != nil {
+			slog.WarnContext(ctx, "new customer's figures left to its recomputation", "account_id", accountID, "error", err)
+			continue
+		}
+		u.customer = c
+	}
 }
 
 // live are the units still being applied.

@@ -20,6 +20,8 @@ import (
 // Storage is the part of the store the pipeline reads and writes: the imports'
 // records, and the customers, plans, invoices and billing indexes they touch.
 type Storage interface {
+	store.Accounts
+	store.FXRates
 	store.Imports
 	store.ImportLanes
 	store.Customers

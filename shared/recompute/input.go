@@ -66,10 +66,14 @@ func loadPlans(ctx context.Context, st store.Plans, accountID string, recs Recor
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, engine.Plan{UUID: p.UUID, ExternalID: p.ExternalID, Name: p.Name,
-			IntervalCount: p.IntervalCount, IntervalUnit: p.IntervalUnit})
+		out = append(out, enginePlan(p))
 	}
 	return out, nil
+}
+
+func enginePlan(p model.Plan) engine.Plan {
+	return engine.Plan{UUID: p.UUID, ExternalID: p.ExternalID, Name: p.Name,
+		IntervalCount: p.IntervalCount, IntervalUnit: p.IntervalUnit}
 }
 
 // loadRates reads, per foreign currency, the rates of the days the records need: one

@@ -328,6 +328,12 @@ func (r *Recomputer) buildInput(ctx context.Context, acc model.Account, customer
 	if err != nil {
 		return engine.Input{}, nil, err
 	}
+	in, byUUID := newInput(r.now(), acc, plans, rates, conns, recs)
+	return in, byUUID, nil
+}
+
+// newInput is the engine's input from what buildInput loads, with the plans by uuid.
+func newInput(now time.Time, acc model.Account, plans []engine.Plan, rates engine.RateTable, conns []store.Connection, recs Records) (engine.Input, map[string]engine.Plan) {
 	byUUID := make(map[string]engine.Plan, len(plans))
 	for _, p := range plans {
 		byUUID[p.UUID] = p
@@ -337,9 +343,9 @@ func (r *Recomputer) buildInput(ctx context.Context, acc model.Account, customer
 			recs.Events[i].PlanUUID = "" // its plan is gone: as for a plan never known
 		}
 	}
-	return engine.Input{Now: r.now(), Settings: settings(acc), Plans: plans, Invoices: recs.Invoices,
+	return engine.Input{Now: now, Settings: settings(acc), Plans: plans, Invoices: recs.Invoices,
 		Events: recs.Events, CancellationHistory: recs.CancellationHistory, Connections: connections(conns),
-		Rates: rates}, byUUID, nil
+		Rates: rates}, byUUID
 }
 
 // customerStatus keeps a lead's own lead status (New, Working, ...), as the engine only
@@ -361,17 +367,8 @@ const maxCustomerAttempts = 5
 // snapshot, and the auto-churn tag when the snapshot newly auto-churned. A save that
 // raced it is read again and written over, unless strict: then it is ErrConflict.
 func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next snapshot, prev *snapshot, strict bool) error {
-	tagNow := next.AutoChurned && (prev == nil || !prev.AutoChurned)
 	for attempt := 0; ; attempt++ {
-		m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status),
-			BillingCurrencies: next.Currencies, ActiveQuantity: next.activeQuantity()}
-		if !next.CustomerSince.IsZero() {
-			since := next.CustomerSince.UTC()
-			m.CustomerSince = &since
-		}
-		if tagNow && !slices.Contains(cust.Tags, AutoChurnTag) {
-			m.AddTags = []string{AutoChurnTag}
-		}
+		m := customerMetrics(cust, next, prev)
 		if sameMetrics(cust, m) {
 			return nil
 		}
@@ -389,6 +386,21 @@ func (r *Recomputer) syncCustomer(ctx context.Context, cust model.Customer, next
 			return err
 		}
 	}
+}
+
+// customerMetrics is what the snapshot next sets on the customer cust, prev being the
+// snapshot before it (nil for none).
+func customerMetrics(cust model.Customer, next snapshot, prev *snapshot) store.CustomerMetrics {
+	m := store.CustomerMetrics{MRR: next.MRR, ARR: next.ARR, Status: customerStatus(cust.Status, next.Status),
+		BillingCurrencies: next.Currencies, ActiveQuantity: next.activeQuantity()}
+	if !next.CustomerSince.IsZero() {
+		since := next.CustomerSince.UTC()
+		m.CustomerSince = &since
+	}
+	if next.AutoChurned && (prev == nil || !prev.AutoChurned) && !slices.Contains(cust.Tags, AutoChurnTag) {
+		m.AddTags = []string{AutoChurnTag}
+	}
+	return m
 }
 
 func sameMetrics(c model.Customer, m store.CustomerMetrics) bool {
