@@ -43,6 +43,11 @@ import (
 // leaves the recomputations out. It also prints the time per customer with the emulator's
 // CPU time and memory over the whole run (docs/benchmarks.md), and a progress line a minute.
 //
+// IMPORT_BENCH_SHAPE=demo imports the synthetic demo account's customers (make demo:
+// four plans, nine countries, plan and quantity changes, churns and returns over two
+// years, line items and payments without external ids) instead of the benchmark
+// customer; the figures are then per record of that shape.
+//
 // IMPORT_BENCH_READER_RPS=10 runs a client that reads the account (the customer listing,
 // a customer, two Metrics API requests) at that rate from the first json_import until the
 // last stage is done, and reports the latency and status of its reads.
@@ -124,10 +129,15 @@ func runImportBenchmark(b *testing.B, customers int) {
 		customers int
 	}
 	var imports []sent
-	intakeRetries := 0
+	intakeRetries, sentRecords := 0, 0
+	demoShape := os.Getenv("IMPORT_BENCH_SHAPE") == "demo"
 	for first := 0; first < customers; first += importBenchChunk {
 		n := min(importBenchChunk, customers-first)
 		body := importBenchPayload(fmt.Sprintf("bench-%d", first), first, n)
+		if demoShape {
+			body = demoPayload(start, fmt.Sprintf("bench-%d", first), generatedCustomers(first, n))
+		}
+		sentRecords += payloadRecords(body)
 		var imp struct {
 			ExternalID string `json:"external_id"`
 		}
@@ -198,8 +208,8 @@ func runImportBenchmark(b *testing.B, customers int) {
 	b.ReportMetric(float64((moto.CPU-motoStart.CPU).Milliseconds())/float64(customers), "emulator_CPU_ms/customer")
 	b.ReportMetric(float64(moto.PeakRSS>>20), "emulator_peak_MB")
 	// Printed, not logged: the testing package cuts a benchmark's log at ten lines.
-	fmt.Printf("%d customers imported%s in %v (%.1f ms per customer; the import alone %v, %d json_imports sent again); the emulator: CPU %v, memory %d MB, at most %d MB\n",
-		customers, map[bool]string{true: " and recomputed", false: ""}[recompute], total.Round(time.Millisecond),
+	fmt.Printf("%d customers (%d records, %.1f a customer) imported%s in %v (%.1f ms per customer; the import alone %v, %d json_imports sent again); the emulator: CPU %v, memory %d MB, at most %d MB\n",
+		customers, sentRecords, float64(sentRecords)/float64(customers), map[bool]string{true: " and recomputed", false: ""}[recompute], total.Round(time.Millisecond),
 		float64(total.Milliseconds())/float64(customers), elapsed.Round(time.Millisecond), intakeRetries,
 		(moto.CPU - motoStart.CPU).Round(time.Millisecond), moto.RSS>>20, moto.PeakRSS>>20)
 	if reader != nil {
@@ -241,7 +251,7 @@ func runImportBenchmark(b *testing.B, customers int) {
 	// measurement, runs through that drift: the mean of the measurements on either
 	// side of it is the raw throughput to compare it with. The ratio to the better
 	// one is logged too.
-	records := float64(customers * (1 + 12*3 + 1))
+	records := float64(sentRecords)
 	rate := records / elapsed.Seconds()
 	wcu := report.WCU
 	items, minimum, perType := importedItems(b, plain, table)
@@ -575,6 +585,21 @@ func importedItems(b *testing.B, db *dynamodb.Client, table string) ([]map[strin
 		lines = append(lines, fmt.Sprintf("%-24s %6.0f items, avg %5.0f bytes", et, c[0], c[1]/c[0]))
 	}
 	return items, minimum, lines
+}
+
+// payloadRecords is the number of records a json_imports body holds (its plans,
+// account-wide, left out).
+func payloadRecords(body map[string]any) int {
+	n := 0
+	for _, kind := range []string{"customers", "invoices", "line_items", "transactions", "subscription_events"} {
+		switch list := body[kind].(type) {
+		case []any:
+			n += len(list)
+		case []map[string]any:
+			n += len(list)
+		}
+	}
+	return n
 }
 
 // benchClient calls the local stack's HTTP API with the API key.
