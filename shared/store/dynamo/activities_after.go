@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
@@ -21,7 +21,7 @@ import (
 // dates and timestamps of imported records) is one Query of its exact sort key; another
 // is found in the Queries of that millisecond of the account's log.
 func (s *Store) ActivityOrder(ctx context.Context, accountID, activityUUID string) (string, error) {
-	at, ok := accountseries.ActivityTime(activityUUID)
+	at, ok := ids.ActivityTime(activityUUID)
 	if !ok {
 		return "", store.ErrNotFound
 	}
