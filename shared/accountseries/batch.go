@@ -21,11 +21,11 @@ import (
 type Change struct {
 	Result *engine.Result
 	Attrs  CustomerAttrs
-	// Commit, when not nil, is written in the transaction of the customer's record (the
+	// Commit, when set, is written in the transaction of the customer's record (the
 	// recomputation's new state, from the store); else Check goes there when the
 	// record changes (that the state is still the one the result was computed against).
 	// Either makes a recomputation that another one overtook write nothing here.
-	Commit, Check any
+	Commit, Check store.SeriesGuard
 	// ReadAt is when the recomputation began to read the customer's inputs; zero for
 	// a caller that reads nothing else (a customer's removal).
 	ReadAt time.Time
@@ -85,12 +85,12 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 				touch(w.st.Shard, seg)
 			}
 		}
-		if w.write != nil || changes[i].Commit != nil {
+		if w.write != nil || changes[i].Commit.Kind != store.SeriesGuardNone {
 			if w.write == nil {
 				w.write = &store.SeriesRecordWrite{CustomerUUID: changes[i].Attrs.UUID, Old: w.st}
 			}
 			w.write.Guard = changes[i].Commit
-			if w.write.Guard == nil {
+			if w.write.Guard.Kind == store.SeriesGuardNone {
 				w.write.Guard = changes[i].Check
 			}
 			w.i = i
@@ -228,7 +228,7 @@ func fits(ws []*work) bool {
 		if r.Next != nil {
 			actions++
 		}
-		if r.Guard != nil {
+		if r.Guard.Kind != store.SeriesGuardNone {
 			actions++
 		}
 	}

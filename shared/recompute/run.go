@@ -139,8 +139,8 @@ type job struct {
 	hash    string
 	data    []byte
 	state   store.MetricsState
-	written *snapshot // what an attempt that lost wrote of the view and the wake-up
-	commit  any       // the commit of the new state, when it changed
+	written *snapshot         // what an attempt that lost wrote of the view and the wake-up
+	commit  store.SeriesGuard // the commit of the new state, when it changed
 	out     Outcome
 	err     error
 	done    bool
@@ -180,7 +180,7 @@ func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs [
 			continue
 		}
 		changes = append(changes, accountseries.Change{Result: &j.res, Attrs: seriesAttrs(j.cust, j.plans),
-			Commit: j.commit, Check: b.store.MetricsStateCheck(acc.ID, j.uuid, j.state), ReadAt: readAt})
+			Commit: j.commit, Check: store.SeriesStateCheck(j.state), ReadAt: readAt})
 		applied = append(applied, j)
 	}
 	if len(changes) == 0 {
@@ -256,7 +256,7 @@ func (b *batchRun) load(ctx context.Context, acc model.Account, j *job) {
 // customer's figures, its wake-up; and prepares the commit of its new state. Every
 // write is keyed by the data, so a repeat is harmless.
 func (b *batchRun) prepare(ctx context.Context, accountID string, j *job) error {
-	j.commit = nil
+	j.commit = store.SeriesGuard{}
 	if j.state.Hash == j.hash && j.written == nil {
 		return nil
 	}
@@ -292,7 +292,7 @@ func (b *batchRun) prepare(ctx context.Context, accountID string, j *job) error 
 // was read (computed again).
 func (b *batchRun) finish(ctx context.Context, accountID string, j *job) error {
 	j.written = nil
-	if j.commit == nil {
+	if j.commit.Kind == store.SeriesGuardNone {
 		return b.syncCustomer(ctx, j.cust, j.next, nil, true)
 	}
 	j.out.Changed = true

@@ -175,12 +175,9 @@ type Metrics interface {
 	// point of a recomputation. ErrConflict when another recomputation committed first.
 	PutMetricsState(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) error
 	// MetricsStateCommit prepares that commit to go into the transaction of the
-	// customer's account series (an accountseries.Change's Commit); chunks of a state
+	// customer's account series record (SeriesRecordWrite.Guard); chunks of a state
 	// larger than one item other than its head are written now.
-	MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) (any, error)
-	// MetricsStateCheck is the check, for that transaction, that the stored state is
-	// still prev (an accountseries.Change's Check).
-	MetricsStateCheck(accountID, customerUUID string, prev MetricsState) any
+	MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) (SeriesGuard, error)
 	// DropMetricsStateTails deletes the chunks of prev that a committed next does not use.
 	DropMetricsStateTails(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) error
 	// WriteMetricsView applies a view change with batched writes. Every write is a plain

@@ -100,14 +100,12 @@ type SeriesBucketAdd struct {
 }
 
 // SeriesRecordWrite replaces a customer's record Old (as read) with Next (nil: the
-// record stays), together with Guard: a write or check of the caller's that the store
-// makes (the recomputation's state: Metrics.MetricsStateCommit or MetricsStateCheck),
-// in the same transaction.
+// record stays), together with Guard, in the same transaction.
 type SeriesRecordWrite struct {
 	CustomerUUID string
 	Old          SeriesRecord
 	Next         *SeriesRecord
-	Guard        any
+	Guard        SeriesGuard
 	// ReadAt is when the writer began to read what Next is computed from: a record
 	// written since then was written from fresher inputs, and the write fails.
 	ReadAt time.Time
@@ -123,4 +121,36 @@ type SeriesShardPart struct {
 type SeriesBucket struct {
 	SK     string
 	Values map[string]int64
+}
+
+// SeriesGuard is what a write of a customer's series record carries of the customer's
+// metrics state (the recomputation's), in the same transaction, so that a
+// recomputation another one overtook writes nothing: Metrics.MetricsStateCommit and
+// SeriesStateCheck make them; the zero guard adds nothing.
+type SeriesGuard struct {
+	Kind SeriesGuardKind
+	// Prev is the state the recomputation read: the transaction fails unless it is
+	// still the stored one.
+	Prev MetricsState
+	// Next replaces Prev (SeriesGuardCommit only).
+	Next MetricsState
+}
+
+// SeriesGuardKind is what a SeriesGuard adds to the transaction.
+type SeriesGuardKind uint8
+
+const (
+	// SeriesGuardNone adds nothing.
+	SeriesGuardNone SeriesGuardKind = iota
+	// SeriesGuardCheck checks that the stored state is still Prev.
+	SeriesGuardCheck
+	// SeriesGuardCommit writes Next over Prev: the commit of a recomputation, whose
+	// parts other than the head MetricsStateCommit has written already.
+	SeriesGuardCommit
+)
+
+// SeriesStateCheck is the guard that the customer's stored state is still prev (a
+// recomputation that changes the series but not the state).
+func SeriesStateCheck(prev MetricsState) SeriesGuard {
+	return SeriesGuard{Kind: SeriesGuardCheck, Prev: prev}
 }

@@ -202,7 +202,7 @@ const recordWrittenAt = "at"
 
 // WriteSeriesBatch writes, in one transaction, each customer's record (only over the
 // one read) with its guard (the recomputation's state commit or check: MetricsStateCommit,
-// MetricsStateCheck), and adds adds to the bucket items of shard: a customer's state,
+// store.SeriesStateCheck), and adds adds to the bucket items of shard: a customer's state,
 // record and contribution change together or not at all. A bulk shard's items also
 // count the writes that added to them (keys.SeriesWritesAttr), which a fold checks.
 // When a customer's record or state changed since it was read, nothing is written and
@@ -213,8 +213,12 @@ func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, 
 	var items []types.TransactWriteItem
 	var owner []int // the record of each item; -1 for a bucket
 	for i, w := range records {
-		if g, ok := w.Guard.(stateGuard); ok {
-			items = append(items, types.TransactWriteItem{Put: g.put, ConditionCheck: g.check})
+		guard, err := s.guardItem(accountID, w.CustomerUUID, w.Guard)
+		if err != nil {
+			return nil, err
+		}
+		if guard != nil {
+			items = append(items, *guard)
 			owner = append(owner, i)
 		}
 		if w.Next != nil {

@@ -60,7 +60,7 @@ func (s *SeriesSpy) ApplyBatch(ctx context.Context, acc model.Account, _ int, ch
 	s.Applied += len(changes)
 	errs := make([]error, len(changes))
 	for i, c := range changes {
-		if c.Commit == nil {
+		if c.Commit.Kind == store.SeriesGuardNone {
 			continue
 		}
 		conflicts, err := s.store.WriteSeriesBatch(ctx, acc.ID, 0, []store.SeriesRecordWrite{{CustomerUUID: c.Attrs.UUID, Guard: c.Commit}}, nil)
