@@ -35,7 +35,7 @@ func activitiesOf(accountID string, c CustomerAttrs, ms []engine.Movement) []act
 			CustomerUUID: c.UUID, CustomerName: c.Name, CustomerExternalID: c.ExternalID, DataSourceUUID: c.DataSourceUUID}
 		b, _ := json.Marshal(a)
 		sum := sha256.Sum256(b)
-		out = append(out, activity{Activity: a, sk: keys.Activity(accountID, c.UUID, a.Order()).SK,
+		out = append(out, activity{Activity: a, sk: keys.Activity(accountID, c.UUID, keys.ActivityOrder(timefmt.Nanos(a.Date), a.UUID)).SK,
 			hash: hex.EncodeToString(sum[:8])})
 	}
 	return out

@@ -15,7 +15,7 @@ import (
 )
 
 // ActivityOrder finds an activity of the account by uuid and returns its place in the
-// activity log (its index sort key, store.Activity.Order); store.ErrNotFound when no
+// activity log (its index sort key, keys.ActivityOrder); store.ErrNotFound when no
 // activity of the account has that uuid. The uuid carries the activity's time to the
 // millisecond: an activity dated on a whole millisecond (every one the engine makes from
 // dates and timestamps of imported records) is one Query of its exact sort key; another
