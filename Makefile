@@ -108,7 +108,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-layout lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -380,12 +380,23 @@ GO_FILES = $(shell find . -name '*.go' -not -path './.venv/*' -not -path './.aws
 lint: venv $(STATICCHECK_STAMP)
 	$(MAKE) -j2 --output-sync=target lint-go lint-template
 
-lint-go: $(STATICCHECK_STAMP)
+lint-go: $(STATICCHECK_STAMP) lint-layout
 	@out=$$(gofmt -l $(GO_FILES)); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	$(STATICCHECK) ./...
 	$(GO) run ./infra/stackgen -check
+
+# The layout's rules (docs/architecture.md): no non-test package under shared/ imports
+# infra/; the storage contract names no key; an operation family reaches the store only
+# through its own Storage (storage.go).
+lint-layout:
+	@out=$$($(GO) list -f '{{.ImportPath}} {{join .Imports " "}}' ./shared/... | grep ' github.com/subsight/subsight/infra/' || true); \
+	  if [ -n "$$out" ]; then echo "shared/ imports infra/:"; echo "$$out"; exit 1; fi
+	@out=$$(grep -n 'keys\.' $$(ls shared/store/*.go | grep -v _test.go) || true); \
+	  if [ -n "$$out" ]; then echo "the storage contract names keys:"; echo "$$out"; exit 1; fi
+	@out=$$(grep -n 'd\.Store\b' $$(ls shared/api/*/*.go | grep -v -e _test.go -e /storage.go) || true); \
+	  if [ -n "$$out" ]; then echo "an operation reaches the store outside its family's Storage:"; echo "$$out"; exit 1; fi
 
 # cfn-lint with its own rules and the serverless rules (cfn-lint-serverless); template.yaml
 # names the rules it declines with their reasons (cfn-lint Metadata ignore_checks).

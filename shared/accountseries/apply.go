@@ -16,6 +16,7 @@ import (
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // CustomerAttrs are the customer fields the series and activities need besides the
@@ -32,10 +33,10 @@ type CustomerAttrs struct {
 }
 
 // Series keeps the account series and activity log.
-type Series struct{ store Storage }
+type Series struct{ store store.SeriesStorage }
 
 // New returns the series kept in st.
-func New(st Storage) *Series { return &Series{store: st} }
+func New(st store.SeriesStorage) *Series { return &Series{store: st} }
 
 // Apply makes the account's series and activity log reflect the customer's result
 // (nil = no movements at all), in the read copy. It is idempotent and safe to retry
@@ -67,7 +68,7 @@ func (s *Series) Remove(ctx context.Context, accountID, customerUUID string) err
 
 // Fold moves what the bulk shards of parts hold into the read copy (ApplyBatch
 // returns them): until then metrics requests do not see it.
-func (s *Series) Fold(ctx context.Context, accountID string, parts []ShardPart) error {
+func (s *Series) Fold(ctx context.Context, accountID string, parts []store.SeriesShardPart) error {
 	return s.store.FoldSeries(ctx, accountID, parts)
 }
 
@@ -106,7 +107,7 @@ func seriesCustomer(r *engine.Result, c CustomerAttrs) series.Customer {
 }
 
 // finishPending adds every pending chunk to the buckets of shard, each exactly once.
-func (s *Series) finishPending(ctx context.Context, accountID string, c CustomerAttrs, st Applied, shard int) error {
+func (s *Series) finishPending(ctx context.Context, accountID string, c CustomerAttrs, st store.SeriesRecord, shard int) error {
 	for _, id := range sortedKeys(st.Pending) {
 		if err := s.store.AddSeriesChunk(ctx, accountID, c.UUID, shard, id, st.Pending[id]); err != nil {
 			return err

@@ -249,14 +249,14 @@ func TestRedeliveryAfterPartialFailure(t *testing.T) {
 	c := cs[0]
 	// Force several chunks by splitting the pending additions one item per chunk.
 	next, adds := accountseries.FirstRecord(f.acc, c)
-	next.Pending = map[string][]accountseries.BucketAdd{}
+	next.Pending = map[string][]store.SeriesBucketAdd{}
 	for i, u := range adds {
-		next.Pending[string(rune('a'+i))] = []accountseries.BucketAdd{u}
+		next.Pending[string(rune('a'+i))] = []store.SeriesBucketAdd{u}
 	}
 	if len(next.Pending) < 3 {
 		t.Fatalf("want several chunks, got %d", len(next.Pending))
 	}
-	if err := f.store.Series().ReplaceSeriesRecord(f.ctx, f.acc, c.Attrs.UUID, accountseries.Applied{}, next); err != nil {
+	if err := f.store.Series().ReplaceSeriesRecord(f.ctx, f.acc, c.Attrs.UUID, store.SeriesRecord{}, next); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.store.Series().AddSeriesChunk(f.ctx, f.acc, c.Attrs.UUID, 0, "a", next.Pending["a"]); err != nil {

@@ -14,26 +14,22 @@ import (
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // Change is one customer's new result for ApplyBatch (Result nil: no movements).
 type Change struct {
 	Result *engine.Result
 	Attrs  CustomerAttrs
-	// Commit, when not nil, is written in the transaction of the customer's record (the
+	// Commit, when set, is written in the transaction of the customer's record (the
 	// recomputation's new state, from the store); else Check goes there when the
 	// record changes (that the state is still the one the result was computed against).
 	// Either makes a recomputation that another one overtook write nothing here.
-	Commit, Check any
+	Commit, Check store.SeriesGuard
 	// ReadAt is when the recomputation began to read the customer's inputs; zero for
 	// a caller that reads nothing else (a customer's removal).
 	ReadAt time.Time
 }
-
-// ErrChanged reports a customer whose record, or the state guarding it, another
-// recomputation changed while the batch was applied: nothing of that customer was
-// written, and it must be recomputed again from its records (they may have changed too).
-var ErrChanged = errors.New("accountseries: the customer's series record changed concurrently")
 
 // writeConcurrency bounds the per-customer requests one batch runs at once.
 const writeConcurrency = 10
@@ -46,8 +42,8 @@ const writeConcurrency = 10
 // and must be folded into the copy (Fold): what this call wrote, and, for a customer
 // with nothing to write whose last contribution went to a bulk shard, that shard (its
 // fold may not have been asked for, when the attempt that wrote it failed after).
-// It returns one error per change; ErrChanged asks for a recomputation.
-func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, changes []Change) (folds []ShardPart, errs []error) {
+// It returns one error per change; store.ErrSeriesChanged asks for a recomputation.
+func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, changes []Change) (folds []store.SeriesShardPart, errs []error) {
 	errs = make([]error, len(changes))
 	cal := Calendar(acc)
 	uuids := make([]string, 0, len(changes))
@@ -89,12 +85,12 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 				touch(w.st.Shard, seg)
 			}
 		}
-		if w.write != nil || changes[i].Commit != nil {
+		if w.write != nil || changes[i].Commit.Kind != store.SeriesGuardNone {
 			if w.write == nil {
-				w.write = &RecordWrite{CustomerUUID: changes[i].Attrs.UUID, Old: w.st}
+				w.write = &store.SeriesRecordWrite{CustomerUUID: changes[i].Attrs.UUID, Old: w.st}
 			}
 			w.write.Guard = changes[i].Commit
-			if w.write.Guard == nil {
+			if w.write.Guard.Kind == store.SeriesGuardNone {
 				w.write.Guard = changes[i].Check
 			}
 			w.i = i
@@ -123,7 +119,7 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 				break
 			}
 			for _, j := range conflicts {
-				errs[tx[j].i] = ErrChanged
+				errs[tx[j].i] = store.ErrSeriesChanged
 			}
 			tx = slices.DeleteFunc(tx, func(w *work) bool { return errs[w.i] != nil })
 		}
@@ -134,7 +130,7 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 		}
 	})
 	for _, sh := range slices.Sorted(maps.Keys(touched)) {
-		folds = append(folds, ShardPart{Shard: sh, Segments: slices.Sorted(maps.Keys(touched[sh]))})
+		folds = append(folds, store.SeriesShardPart{Shard: sh, Segments: slices.Sorted(maps.Keys(touched[sh]))})
 	}
 	return folds, errs
 }
@@ -143,17 +139,17 @@ func (s *Series) ApplyBatch(ctx context.Context, acc model.Account, shard int, c
 // brings it to the customer's result (nil when the record already is).
 type work struct {
 	i     int
-	st    Applied
+	st    store.SeriesRecord
 	acts  []activity
-	write *RecordWrite
-	adds  []BucketAdd
+	write *store.SeriesRecordWrite
+	adds  []store.SeriesBucketAdd
 }
 
 // prepare computes what a customer's record and buckets need. A record left with
 // pending chunks by an interrupted attempt has them finished first; a difference too
 // large for one transaction goes the chunked way (pending chunks on the record, then
 // one transaction each), alone.
-func (s *Series) prepare(ctx context.Context, accountID string, cal series.Calendar, shard int, c Change, st Applied) (*work, error) {
+func (s *Series) prepare(ctx context.Context, accountID string, cal series.Calendar, shard int, c Change, st store.SeriesRecord) (*work, error) {
 	if st.Cells == nil {
 		st.Cells = Cells{}
 	}
@@ -167,24 +163,25 @@ func (s *Series) prepare(ctx context.Context, accountID string, cal series.Calen
 	if st.Version == version {
 		return w, nil
 	}
-	next := st.successor(version, customerCells(sc, cal), w.acts)
+	cells := customerCells(sc, cal)
+	next := successor(st, version, cells, w.acts)
 	next.Shard = shard
-	w.adds = next.Cells.minus(st.Cells).updates()
+	w.adds = cells.minus(st.Cells).updates()
 	if len(next.Pending) <= 1 && len(w.adds) < maxActionsPerTx {
 		// One transaction holds it: the record, its guard and every item it adds to.
 		next.Pending = nil
-		w.write = &RecordWrite{CustomerUUID: c.Attrs.UUID, Old: st, Next: &next, ReadAt: c.ReadAt}
+		w.write = &store.SeriesRecordWrite{CustomerUUID: c.Attrs.UUID, Old: st, Next: &next, ReadAt: c.ReadAt}
 		return w, nil
 	}
 	// Too large for one transaction: the record with its pending chunks first (guarded
 	// like any record write), then each chunk.
 	conflicts, err := s.store.WriteSeriesBatch(ctx, accountID, shard,
-		[]RecordWrite{{CustomerUUID: c.Attrs.UUID, Old: st, Next: &next, Guard: c.Check, ReadAt: c.ReadAt}}, nil)
+		[]store.SeriesRecordWrite{{CustomerUUID: c.Attrs.UUID, Old: st, Next: &next, Guard: c.Check, ReadAt: c.ReadAt}}, nil)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("accountseries: %w", err)
 	case len(conflicts) > 0:
-		return nil, ErrChanged
+		return nil, store.ErrSeriesChanged
 	}
 	if err := s.finishPending(ctx, accountID, c.Attrs, next, shard); err != nil {
 		return nil, err
@@ -231,7 +228,7 @@ func fits(ws []*work) bool {
 		if r.Next != nil {
 			actions++
 		}
-		if r.Guard != nil {
+		if r.Guard.Kind != store.SeriesGuardNone {
 			actions++
 		}
 	}
@@ -247,8 +244,8 @@ func fits(ws []*work) bool {
 }
 
 // txOf is the records of the customers and the sum of their additions, by item.
-func txOf(ws []*work) ([]RecordWrite, []BucketAdd) {
-	records := make([]RecordWrite, len(ws))
+func txOf(ws []*work) ([]store.SeriesRecordWrite, []store.SeriesBucketAdd) {
+	records := make([]store.SeriesRecordWrite, len(ws))
 	sum := map[[2]string]map[string]int64{}
 	for i, w := range ws {
 		records[i] = *w.write
@@ -265,9 +262,9 @@ func txOf(ws []*work) ([]RecordWrite, []BucketAdd) {
 	ids := slices.SortedFunc(maps.Keys(sum), func(a, b [2]string) int {
 		return cmpPair(a, b)
 	})
-	adds := make([]BucketAdd, len(ids))
+	adds := make([]store.SeriesBucketAdd, len(ids))
 	for i, id := range ids {
-		adds[i] = BucketAdd{Segment: id[0], SK: id[1], Add: sum[id]}
+		adds[i] = store.SeriesBucketAdd{Segment: id[0], SK: id[1], Add: sum[id]}
 	}
 	return records, adds
 }

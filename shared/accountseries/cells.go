@@ -10,6 +10,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // Segment names. A segment is one pre-aggregated series: the whole account, one
@@ -163,7 +164,7 @@ func addAggregate(out Cells, segment string, a *series.Aggregate) {
 // is among them, with nothing to add if need be, and sorts first among the segment's
 // items: whatever shard the additions go to then has the segment's index item before
 // any other item of the segment (readers skip shards without one).
-func (c Cells) updates() []BucketAdd {
+func (c Cells) updates() []store.SeriesBucketAdd {
 	byItem := map[[2]string]map[string]int64{}
 	for k, v := range c {
 		seg, sk, attr := splitCell(k)
@@ -179,9 +180,9 @@ func (c Cells) updates() []BucketAdd {
 	ids := slices.SortedFunc(maps.Keys(byItem), func(a, b [2]string) int {
 		return strings.Compare(a[0]+"|"+a[1], b[0]+"|"+b[1])
 	})
-	out := make([]BucketAdd, len(ids))
+	out := make([]store.SeriesBucketAdd, len(ids))
 	for i, id := range ids {
-		out[i] = BucketAdd{Segment: id[0], SK: id[1], Add: byItem[id]}
+		out[i] = store.SeriesBucketAdd{Segment: id[0], SK: id[1], Add: byItem[id]}
 	}
 	return out
 }

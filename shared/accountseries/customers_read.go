@@ -8,6 +8,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // LoadCustomers answers a filter that selects customers by attribute: the series of
@@ -38,12 +39,12 @@ func (s *Series) LoadCustomers(ctx context.Context, accountID string, customerUU
 			items[sk][attr] += v
 		}
 	}
-	var points, months []Bucket
+	var points, months []store.SeriesBucket
 	for sk, values := range items {
 		if slices.Contains(pointSKs, sk) {
-			points = append(points, Bucket{SK: sk, Values: values})
+			points = append(points, store.SeriesBucket{SK: sk, Values: values})
 		} else {
-			months = append(months, Bucket{SK: sk, Values: values})
+			months = append(months, store.SeriesBucket{SK: sk, Values: values})
 		}
 	}
 	return windowAggregate(points, months, firstMonth)

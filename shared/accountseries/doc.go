@@ -1,9 +1,9 @@
 // Package accountseries keeps the account-level Metrics API series and the account
 // activity log up to date, one customer at a time. It computes what each customer adds
-// to the pre-aggregated buckets and leaves their storage to Storage (package store), so
-// it has no AWS code.
+// to the pre-aggregated buckets and leaves their storage to store.SeriesStorage, so it has no
+// AWS code.
 //
-// The series are built once per process on the store (its Storage):
+// The series are built once per process on the store (its store.SeriesStorage):
 //
 //	series := accountseries.New(st.Series())
 //

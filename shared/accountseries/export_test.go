@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // The fixtures and internals that the tests which need the table (package
@@ -24,11 +25,11 @@ var (
 
 // FirstRecord is the record Apply writes for a customer the series have not seen,
 // every addition pending, and the additions one bucket item at a time.
-func FirstRecord(accountID string, c Customer) (Applied, []BucketAdd) {
+func FirstRecord(accountID string, c Customer) (store.SeriesRecord, []store.SeriesBucketAdd) {
 	ms := c.Movements
 	acts := activitiesOf(accountID, c.Attrs, ms)
 	cells := customerCells(series.Customer{UUID: c.Attrs.UUID, Country: c.Attrs.Country, Movements: ms}, utc)
-	return Applied{Cells: Cells{}}.successor(versionOf(utc, c.Attrs, ms, acts), cells, acts), cells.updates()
+	return successor(store.SeriesRecord{Cells: Cells{}}, versionOf(utc, c.Attrs, ms, acts), cells, acts), cells.updates()
 }
 
 // Combinations reads the combination registry: plans joined by "+" -> customers per

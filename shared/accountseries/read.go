@@ -10,6 +10,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/series"
 	"github.com/subsight/subsight/shared/parallel"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // Segments names the single-plan series a filter reads: geo and plans combine as every
@@ -88,7 +89,7 @@ func (s *Series) loadSegment(ctx context.Context, accountID, segment string, fro
 // windowAggregate turns the bucket items of a window into the aggregate series.Compute
 // reads: the opening MRR and customers (from the index item and the first month's year
 // item, points) on the day before firstMonth, then the month items' days and lost counts.
-func windowAggregate(points, months []Bucket, firstMonth time.Time) (*series.Aggregate, error) {
+func windowAggregate(points, months []store.SeriesBucket, firstMonth time.Time) (*series.Aggregate, error) {
 	openingMRR, openingCustomers := opening(points, firstMonth)
 	a := series.NewAggregate()
 	if openingMRR != 0 || openingCustomers != 0 {
@@ -105,7 +106,7 @@ func windowAggregate(points, months []Bucket, firstMonth time.Time) (*series.Agg
 
 // opening sums the net MRR and customer changes of every month before firstMonth from
 // the index item (whole years) and the year item of firstMonth's year (its months).
-func opening(buckets []Bucket, firstMonth time.Time) (mrr, customers int64) {
+func opening(buckets []store.SeriesBucket, firstMonth time.Time) (mrr, customers int64) {
 	year := firstMonth.Format("2006")
 	for _, b := range buckets {
 		// Index attributes are m<yyyy>/c<yyyy>, year attributes m<mm>/c<mm>: both
@@ -129,7 +130,7 @@ func opening(buckets []Bucket, firstMonth time.Time) (mrr, customers int64) {
 }
 
 // addMonthItem adds a month item's day sums and lost-customer counts to a.
-func addMonthItem(a *series.Aggregate, item Bucket) error {
+func addMonthItem(a *series.Aggregate, item store.SeriesBucket) error {
 	month, err := time.Parse("2006-01", strings.TrimPrefix(item.SK, keys.SeriesMonthPrefix))
 	if err != nil {
 		return fmt.Errorf("accountseries: bad month item %q", item.SK)

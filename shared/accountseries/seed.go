@@ -38,7 +38,7 @@ func (s *Series) Seed(ctx context.Context, accountID string, customers []SeedCus
 	}
 	cal := Calendar(acc)
 	total := Cells{}
-	records := map[string]Applied{}
+	records := map[string]store.SeriesRecord{}
 	var acts []store.Activity
 	for _, c := range customers {
 		sc := seriesCustomer(c.Result, c.Attrs)
@@ -47,7 +47,7 @@ func (s *Series) Seed(ctx context.Context, accountID string, customers []SeedCus
 		for k, v := range cells {
 			total.add(k, v)
 		}
-		st := Applied{Cells: Cells{}}.successor(versionOf(cal, c.Attrs, sc.Movements, customerActs, sc.ExchangeRateImpacts...),
+		st := successor(store.SeriesRecord{Cells: Cells{}}, versionOf(cal, c.Attrs, sc.Movements, customerActs, sc.ExchangeRateImpacts...),
 			cells, customerActs)
 		st.Pending, st.ActsPrev, st.ActsDone = nil, nil, true
 		records[c.Attrs.UUID] = st

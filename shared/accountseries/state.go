@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/subsight/subsight/shared/store"
 )
 
 // maxActionsPerTx leaves room, under DynamoDB's 100 actions, for the guard on the
@@ -13,25 +15,10 @@ const maxActionsPerTx = 99
 // maxAttrsPerUpdate keeps an update expression far below DynamoDB's 4 KB.
 const maxAttrsPerUpdate = 100
 
-// Applied is a customer's record of what it has added to the series and the activity
-// log (item keys.SeriesApplied).
-type Applied struct {
-	Exists   bool
-	Version  string
-	Cells    Cells
-	Pending  map[string][]BucketAdd // chunk id -> additions not yet made to the buckets
-	Acts     map[string]string      // activity sort key -> content hash, as written (or being written)
-	ActsPrev map[string]string      // activities possibly stored before Acts; "" hash = unknown content
-	ActsDone bool
-	// Shard is where the customer's last change went: 0, the read copy, or a bulk
-	// shard that a fold empties into it.
-	Shard int
-}
-
 // successor is the record that replaces st for a new version: the difference of the
 // cells as pending chunks, and the activities to reconcile with what may be stored.
-func (st Applied) successor(version string, cells Cells, acts []activity) Applied {
-	next := Applied{Exists: true, Version: version, Cells: cells, Pending: chunk(version, cells.minus(st.Cells).updates()),
+func successor(st store.SeriesRecord, version string, cells Cells, acts []activity) store.SeriesRecord {
+	next := store.SeriesRecord{Exists: true, Version: version, Cells: cells, Pending: chunk(version, cells.minus(st.Cells).updates()),
 		Acts: map[string]string{}, ActsPrev: map[string]string{}}
 	for _, a := range acts {
 		next.Acts[a.sk] = a.hash
@@ -53,23 +40,23 @@ func (st Applied) successor(version string, cells Cells, acts []activity) Applie
 // chunk splits additions into transactions: at most maxActionsPerTx actions, an item
 // at most once per transaction, at most maxAttrsPerUpdate attributes per action. Chunk
 // ids carry the version, so a chunk of one version can never stand for another's.
-func chunk(version string, us []BucketAdd) map[string][]BucketAdd {
-	var parts []BucketAdd
+func chunk(version string, us []store.SeriesBucketAdd) map[string][]store.SeriesBucketAdd {
+	var parts []store.SeriesBucketAdd
 	for _, u := range us {
 		attrs := sortedKeys(u.Add)
 		if len(attrs) == 0 {
 			parts = append(parts, u) // an index item only marked as present in its shard
 		}
 		for i := 0; i < len(attrs); i += maxAttrsPerUpdate {
-			p := BucketAdd{Segment: u.Segment, SK: u.SK, Add: map[string]int64{}}
+			p := store.SeriesBucketAdd{Segment: u.Segment, SK: u.SK, Add: map[string]int64{}}
 			for _, a := range attrs[i:min(i+maxAttrsPerUpdate, len(attrs))] {
 				p.Add[a] = u.Add[a]
 			}
 			parts = append(parts, p)
 		}
 	}
-	out := map[string][]BucketAdd{}
-	var cur []BucketAdd
+	out := map[string][]store.SeriesBucketAdd{}
+	var cur []store.SeriesBucketAdd
 	seen := map[[2]string]bool{}
 	flush := func() {
 		if len(cur) > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/metrics/series"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // Tally sums what customers contribute to the series, from their engine results,
@@ -88,9 +89,9 @@ func (s *Series) Verify(ctx context.Context, accountID string, t *Tally, fold bo
 	}
 	if fold {
 		names := slices.Sorted(maps.Keys(segments))
-		parts := make([]ShardPart, 0, keys.SeriesShards-1)
+		parts := make([]store.SeriesShardPart, 0, keys.SeriesShards-1)
 		for shard := 1; shard < keys.SeriesShards; shard++ {
-			parts = append(parts, ShardPart{Shard: shard, Segments: names})
+			parts = append(parts, store.SeriesShardPart{Shard: shard, Segments: names})
 		}
 		if err := s.Fold(ctx, accountID, parts); err != nil {
 			return Verification{}, err

@@ -36,7 +36,7 @@ type Storage interface {
 	store.PlanGroups
 	store.Activities
 	store.ActivitiesExports
-	accountseries.SeriesStore
+	store.SeriesStore
 }
 
 // Downloads signs download URLs of the bucket's objects (an activities export's file;

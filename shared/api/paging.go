@@ -10,6 +10,7 @@ import (
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/jsonobj"
+	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -87,7 +88,9 @@ func ReadCursor(d *Deps, r *apigw.Request, l Listing) (Paging, error) {
 		return p, nil
 	}
 	position, err := d.Cursors.Decode(r.AccountID, l.Scope, raw)
-	if err != nil || !store.PageToken(position).OwnedBy(r.AccountID) {
+	// A correctly signed cursor is checked again: its token may name only the account's
+	// partitions, and well-formed positions.
+	if err != nil || !keys.PositionOwnedBy(position, r.AccountID) || !store.PageToken(position).WellFormed() {
 		return p, apperr.BadRequest("cursor", "Invalid cursor")
 	}
 	p.Start, p.Page = position, 0

@@ -99,6 +99,18 @@ func OwnedBy(pk, accountID string) bool {
 	return pk == accountID || strings.HasPrefix(pk, accountID+sep)
 }
 
+// PositionOwnedBy reports whether every partition a listing position names (the
+// values of its key attributes named like a partition key: PK, GSI1PK, c.PK, …)
+// belongs to the account.
+func PositionOwnedBy(position map[string]string, accountID string) bool {
+	for name, v := range position {
+		if strings.HasSuffix(name, PK) && !OwnedBy(v, accountID) {
+			return false
+		}
+	}
+	return true
+}
+
 // Partition builds an account-scoped partition key from parts: acc#part1#part2.
 func Partition(accountID string, parts ...string) string {
 	return accountID + sep + strings.Join(parts, sep)

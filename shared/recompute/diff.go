@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -17,55 +16,52 @@ func viewChange(prev, next *snapshot) store.MetricsViewChange {
 	if prev == nil {
 		prev = &snapshot{}
 	}
-	c.PutSubscriptions, c.Delete = diffRows(prev.Subscriptions, next.Subscriptions, c.Delete)
-	c.PutInvalid, c.Delete = diffRows(prev.Invalid, next.Invalid, c.Delete)
+	c.PutSubscriptions, c.DeleteSubscriptions = diffRows(prev.Subscriptions, next.Subscriptions)
+	c.PutInvalid, c.DeleteInvalid = diffRows(prev.Invalid, next.Invalid)
 	return c
 }
 
 // mergeViewChanges is the union of two changes towards the same rows (each puts rows
-// of the same next snapshot): a key deleted or put once.
+// of the same next snapshot): a row deleted or put once.
 func mergeViewChanges(a, b store.MetricsViewChange) store.MetricsViewChange {
 	out := a
 	out.PutSubscriptions = unionRows(a.PutSubscriptions, b.PutSubscriptions)
 	out.PutInvalid = unionRows(a.PutInvalid, b.PutInvalid)
-	for _, k := range b.Delete {
-		if !slices.Contains(out.Delete, k) {
-			out.Delete = append(out.Delete, k)
-		}
-	}
+	out.DeleteSubscriptions = unionRows(a.DeleteSubscriptions, b.DeleteSubscriptions)
+	out.DeleteInvalid = unionRows(a.DeleteInvalid, b.DeleteInvalid)
 	return out
 }
 
-func unionRows[T keyed](a, b []T) []T {
+func unionRows[T identified](a, b []T) []T {
 	out := slices.Clone(a)
 	for _, r := range b {
-		if !slices.ContainsFunc(out, func(o T) bool { return o.Key() == r.Key() }) {
+		if !slices.ContainsFunc(out, func(o T) bool { return o.Identity() == r.Identity() }) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-type keyed interface{ Key() keys.Key }
+// identified is a row of a view, identified among the account's by Identity.
+type identified interface{ Identity() [3]string }
 
-func diffRows[T keyed](prev, next []T, deletes []keys.Key) ([]T, []keys.Key) {
-	old := make(map[keys.Key]T, len(prev))
+func diffRows[T identified](prev, next []T) (puts, deletes []T) {
+	old := make(map[[3]string]T, len(prev))
 	for _, r := range prev {
-		old[r.Key()] = r
+		old[r.Identity()] = r
 	}
-	var puts []T
-	kept := make(map[keys.Key]bool, len(next))
+	kept := make(map[[3]string]bool, len(next))
 	for _, r := range next {
-		k := r.Key()
-		kept[k] = true
-		if o, ok := old[k]; !ok || !sameJSON(o, r) {
+		id := r.Identity()
+		kept[id] = true
+		if o, ok := old[id]; !ok || !sameJSON(o, r) {
 			puts = append(puts, r)
 		}
 	}
 	for _, r := range prev {
-		if k := r.Key(); !kept[k] {
-			deletes = append(deletes, k)
-			kept[k] = true // a key listed twice is deleted once
+		if id := r.Identity(); !kept[id] {
+			deletes = append(deletes, r)
+			kept[id] = true // a row listed twice is deleted once
 		}
 	}
 	return puts, deletes

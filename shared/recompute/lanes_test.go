@@ -9,22 +9,23 @@ import (
 	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/recompute"
+	"github.com/subsight/subsight/shared/store"
 )
 
 // heldSeries is the series storage of a recomputation held after it has read its
 // customer (its first read of the series records waits until released).
 type heldSeries struct {
-	accountseries.Storage
+	store.SeriesStorage
 	once          sync.Once
 	held, release chan struct{}
 }
 
-func (h *heldSeries) GetSeriesRecords(ctx context.Context, accountID string, uuids []string) (map[string]accountseries.Applied, error) {
+func (h *heldSeries) GetSeriesRecords(ctx context.Context, accountID string, uuids []string) (map[string]store.SeriesRecord, error) {
 	h.once.Do(func() {
 		close(h.held)
 		<-h.release
 	})
-	return h.Storage.GetSeriesRecords(ctx, accountID, uuids)
+	return h.SeriesStorage.GetSeriesRecords(ctx, accountID, uuids)
 }
 
 // TestTwoLanesRecomputeOneCustomerAtOnce: the bulk lane recomputes a customer from its
@@ -42,11 +43,11 @@ func TestTwoLanesRecomputeOneCustomerAtOnce(t *testing.T) {
 	f.AddInvoices(invs[:5]...)
 	f.Run()
 
-	held := &heldSeries{Storage: f.D.Store.Series(), held: make(chan struct{}), release: make(chan struct{})}
+	held := &heldSeries{SeriesStorage: f.D.Store.Series(), held: make(chan struct{}), release: make(chan struct{})}
 	series := accountseries.New(held)
 	bulk := recompute.New(f.D.Store, series, f.D.Now)
 	type result struct {
-		folds map[string][]accountseries.ShardPart
+		folds map[string][]store.SeriesShardPart
 		err   error
 	}
 	done := make(chan result)
@@ -103,7 +104,7 @@ func TestTwoLanesRecomputeARenamedCustomer(t *testing.T) {
 	f.AddInvoices(recomputetest.Monthly(5, recomputetest.At("2024-01-01T00:00:00Z"))...)
 	f.Run()
 
-	held := &heldSeries{Storage: f.D.Store.Series(), held: make(chan struct{}), release: make(chan struct{})}
+	held := &heldSeries{SeriesStorage: f.D.Store.Series(), held: make(chan struct{}), release: make(chan struct{})}
 	bulk := recompute.New(f.D.Store, accountseries.New(held), f.D.Now)
 	done := make(chan error)
 	go func() {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
@@ -207,12 +206,12 @@ func retryConflicts(attempt func() error) error {
 // owner.
 func (r *Recomputer) reassignRecords(ctx context.Context, accountID, fromUUID, toUUID string, idx store.BillingIndex) error {
 	for _, records := range []struct {
-		ids []string
-		key func(accountID, id string) keys.Key
-	}{{sortedKeys(idx.Invoices), keys.Invoice}, {sortedKeys(idx.Subscriptions), keys.Subscription},
-		{sortedKeys(idx.Events), keys.SubscriptionEvent}} {
+		ids  []string
+		kind store.OwnedKind
+	}{{sortedKeys(idx.Invoices), store.OwnedInvoice}, {sortedKeys(idx.Subscriptions), store.OwnedSubscription},
+		{sortedKeys(idx.Events), store.OwnedSubscriptionEvent}} {
 		for _, id := range records.ids {
-			if err := r.store.ReassignOwner(ctx, records.key(accountID, id), fromUUID, toUUID); err != nil {
+			if err := r.store.ReassignOwner(ctx, accountID, records.kind, id, fromUUID, toUUID); err != nil {
 				return err
 			}
 		}

@@ -48,7 +48,7 @@ type Storage interface {
 // Series keeps the account series and activity log (accountseries.Series, which records
 // what it applied per customer and is idempotent on its own).
 type Series interface {
-	ApplyBatch(ctx context.Context, acc model.Account, shard int, changes []accountseries.Change) (folds []accountseries.ShardPart, errs []error)
+	ApplyBatch(ctx context.Context, acc model.Account, shard int, changes []accountseries.Change) (folds []store.SeriesShardPart, errs []error)
 	Remove(ctx context.Context, accountID, customerUUID string) error
 }
 
@@ -86,9 +86,9 @@ const maxRecomputeAttempts = 3
 // contributions go in one write (accountseries.ApplyBatch) to the buckets of shard.
 // folds are what bulk shards hold of these customers, per account, to be folded into
 // the read copy (accountseries.Series.Fold). One outcome and one error per request.
-func (r *Recomputer) Customers(ctx context.Context, shard int, reqs []Request) (outs []Outcome, folds map[string][]accountseries.ShardPart, errs []error) {
+func (r *Recomputer) Customers(ctx context.Context, shard int, reqs []Request) (outs []Outcome, folds map[string][]store.SeriesShardPart, errs []error) {
 	outs, errs = make([]Outcome, len(reqs)), make([]error, len(reqs))
-	folds = map[string][]accountseries.ShardPart{}
+	folds = map[string][]store.SeriesShardPart{}
 	var accounts []string
 	byAccount := map[string][]int{}
 	for i, q := range reqs {
@@ -139,8 +139,8 @@ type job struct {
 	hash    string
 	data    []byte
 	state   store.MetricsState
-	written *snapshot // what an attempt that lost wrote of the view and the wake-up
-	commit  any       // the commit of the new state, when it changed
+	written *snapshot         // what an attempt that lost wrote of the view and the wake-up
+	commit  store.SeriesGuard // the commit of the new state, when it changed
 	out     Outcome
 	err     error
 	done    bool
@@ -155,7 +155,7 @@ const recomputeConcurrency = 10
 // read, so that of two recomputations of one customer at once (the jobs queue's and the
 // bulk lane's), the one that read first and commits last loses and is run again,
 // writing over what it wrote before losing. The last attempt keeps its error.
-func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs []*job, last bool) []accountseries.ShardPart {
+func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs []*job, last bool) []store.SeriesShardPart {
 	// The wall clock's, whatever the recomputation's clock says: only the order of the
 	// reads and writes of concurrent recomputations matters.
 	readAt := time.Now()
@@ -180,7 +180,7 @@ func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs [
 			continue
 		}
 		changes = append(changes, accountseries.Change{Result: &j.res, Attrs: seriesAttrs(j.cust, j.plans),
-			Commit: j.commit, Check: b.store.MetricsStateCheck(acc.ID, j.uuid, j.state), ReadAt: readAt})
+			Commit: j.commit, Check: store.SeriesStateCheck(j.state), ReadAt: readAt})
 		applied = append(applied, j)
 	}
 	if len(changes) == 0 {
@@ -196,9 +196,9 @@ func (b *batchRun) run(ctx context.Context, acc model.Account, shard int, jobs [
 		switch {
 		case err == nil:
 			j.done = true
-		case !last && (errors.Is(err, accountseries.ErrChanged) || errors.Is(err, store.ErrConflict)):
+		case !last && (errors.Is(err, store.ErrSeriesChanged) || errors.Is(err, store.ErrConflict)):
 			j.err = nil // overtaken: computed again from the records as they are now
-		case errors.Is(err, accountseries.ErrChanged):
+		case errors.Is(err, store.ErrSeriesChanged):
 			j.err, j.done = fmt.Errorf("account series: %w", err), true
 		default:
 			j.err, j.done = err, true
@@ -256,7 +256,7 @@ func (b *batchRun) load(ctx context.Context, acc model.Account, j *job) {
 // customer's figures, its wake-up; and prepares the commit of its new state. Every
 // write is keyed by the data, so a repeat is harmless.
 func (b *batchRun) prepare(ctx context.Context, accountID string, j *job) error {
-	j.commit = nil
+	j.commit = store.SeriesGuard{}
 	if j.state.Hash == j.hash && j.written == nil {
 		return nil
 	}
@@ -292,7 +292,7 @@ func (b *batchRun) prepare(ctx context.Context, accountID string, j *job) error 
 // was read (computed again).
 func (b *batchRun) finish(ctx context.Context, accountID string, j *job) error {
 	j.written = nil
-	if j.commit == nil {
+	if j.commit.Kind == store.SeriesGuardNone {
 		return b.syncCustomer(ctx, j.cust, j.next, nil, true)
 	}
 	j.out.Changed = true

@@ -1,11 +1,6 @@
 package store
 
-import (
-	"time"
-
-	"github.com/subsight/subsight/shared/keys"
-	"github.com/subsight/subsight/shared/timefmt"
-)
+import "time"
 
 // Activity is what the activity log shows of one movement. It lives in the customer's
 // activity partition; GSI1 lists the account's activities by date and GSI2 those of
@@ -26,6 +21,3 @@ type Activity struct {
 	CustomerExternalID        string    `dynamodbav:"customer_external_id"`
 	DataSourceUUID            string    `dynamodbav:"data_source_uuid"`
 }
-
-// Order is the activity's place in the log (its index sort keys): by time, then uuid.
-func (a Activity) Order() string { return keys.ActivityOrder(timefmt.Nanos(a.Date), a.UUID) }

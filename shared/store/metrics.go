@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/timefmt"
 )
@@ -47,9 +46,9 @@ func (m MetricsSubscription) Order() string {
 	return timefmt.Nanos(m.StartDate) + "#" + m.UUID
 }
 
-// Key is the row's primary key.
-func (m MetricsSubscription) Key() keys.Key {
-	return keys.MetricsSubscription(m.AccountID, m.CustomerUUID, m.Order())
+// Identity identifies the row among the account's: its customer and its place.
+func (m MetricsSubscription) Identity() [3]string {
+	return [3]string{m.AccountID, m.CustomerUUID, m.Order()}
 }
 
 // InvalidInvoice is an invoice the engine left out, with the reason.
@@ -61,28 +60,27 @@ type InvalidInvoice struct {
 	Reason       string `dynamodbav:"reason" json:"r"`
 }
 
-// Key is the marker's primary key.
-func (v InvalidInvoice) Key() keys.Key {
-	return keys.InvalidInvoice(v.AccountID, v.CustomerUUID, v.InvoiceUUID)
+// Identity identifies the marker among the account's: its customer and its invoice.
+func (v InvalidInvoice) Identity() [3]string {
+	return [3]string{v.AccountID, v.CustomerUUID, v.InvoiceUUID}
 }
 
 // MetricsViewChange is what a recomputation writes to the views: rows to put (new or
-// changed) and keys of rows to delete. The caller computes it from the previous result,
-// so an unchanged customer has an empty change.
+// changed) and rows to delete (by their Identity). The caller computes it from the previous
+// result, so an unchanged customer has an empty change.
 type MetricsViewChange struct {
-	PutSubscriptions []MetricsSubscription
-	PutInvalid       []InvalidInvoice
-	Delete           []keys.Key
+	PutSubscriptions    []MetricsSubscription
+	PutInvalid          []InvalidInvoice
+	DeleteSubscriptions []MetricsSubscription
+	DeleteInvalid       []InvalidInvoice
 }
 
 // Empty reports whether there is nothing to write.
-func (c MetricsViewChange) Empty() bool {
-	return len(c.PutSubscriptions)+len(c.PutInvalid)+len(c.Delete) == 0
-}
+func (c MetricsViewChange) Empty() bool { return c.Writes() == 0 }
 
 // Writes is the number of item writes the change costs.
 func (c MetricsViewChange) Writes() int {
-	return len(c.PutSubscriptions) + len(c.PutInvalid) + len(c.Delete)
+	return len(c.PutSubscriptions) + len(c.PutInvalid) + len(c.DeleteSubscriptions) + len(c.DeleteInvalid)
 }
 
 // MetricsWake is a customer's pending scheduled recomputation: its result changes by
@@ -175,12 +173,9 @@ type Metrics interface {
 	// point of a recomputation. ErrConflict when another recomputation committed first.
 	PutMetricsState(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) error
 	// MetricsStateCommit prepares that commit to go into the transaction of the
-	// customer's account series (an accountseries.Change's Commit); chunks of a state
+	// customer's account series record (SeriesRecordWrite.Guard); chunks of a state
 	// larger than one item other than its head are written now.
-	MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) (any, error)
-	// MetricsStateCheck is the check, for that transaction, that the stored state is
-	// still prev (an accountseries.Change's Check).
-	MetricsStateCheck(accountID, customerUUID string, prev MetricsState) any
+	MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) (SeriesGuard, error)
 	// DropMetricsStateTails deletes the chunks of prev that a committed next does not use.
 	DropMetricsStateTails(ctx context.Context, accountID, customerUUID string, prev, next MetricsState) error
 	// WriteMetricsView applies a view change with batched writes. Every write is a plain
@@ -220,9 +215,10 @@ type Merges interface {
 	PendingMerges(ctx context.Context, accountID, intoUUID string) ([]MergeRequest, error)
 	// DeleteMergeRequest forgets a merge that has been carried out.
 	DeleteMergeRequest(ctx context.Context, m MergeRequest) error
-	// ReassignOwner makes an owned item (invoice, subscription: attribute customer_uuid)
-	// belong to into instead of from. An item already into's, or gone, is left alone.
-	ReassignOwner(ctx context.Context, k keys.Key, fromUUID, intoUUID string) error
+	// ReassignOwner makes a record of the account (its kind and uuid, or id for a
+	// subscription event) belong to into instead of from. A record already into's, or
+	// gone, is left alone.
+	ReassignOwner(ctx context.Context, accountID string, kind OwnedKind, id, fromUUID, intoUUID string) error
 	// ReassignCustomerExternalID points a customer external-id reservation at into, so
 	// that later imports of from's external id land on the merged customer.
 	ReassignCustomerExternalID(ctx context.Context, accountID, dsUUID, externalID, fromUUID, intoUUID string) error
@@ -242,7 +238,17 @@ type Activities interface {
 	// ListCustomerActivities reads one page of a customer's activities, oldest first.
 	ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int, start PageToken) (Page[Activity], error)
 	// ActivityOrder finds an activity of the account by uuid and returns its place in
-	// the activity log (Activity.Order), for start-after; ErrNotFound when
+	// the activity log (its index sort key), for start-after; ErrNotFound when
 	// no activity of the account has that uuid.
 	ActivityOrder(ctx context.Context, accountID, activityUUID string) (string, error)
 }
+
+// OwnedKind is a kind of imported record that a customer owns, which a merge gives to
+// the customer it merges into (Merges.ReassignOwner).
+type OwnedKind uint8
+
+const (
+	OwnedInvoice OwnedKind = iota + 1
+	OwnedSubscription
+	OwnedSubscriptionEvent
+)

@@ -3,18 +3,15 @@ package store
 import (
 	"errors"
 	"strconv"
-	"strings"
-
-	"github.com/subsight/subsight/shared/keys"
 )
 
 // PageToken is where a listing continues: made and read by the storage implementation
 // only, opaque to everyone else (the API signs it into a cursor, package cursor, and
 // hands it back unchanged). A nil token starts a listing at its beginning.
 //
-// A token holds key attributes of the table (names from package keys) and, for the
-// listings that are not one query, the positions named below. OwnedBy reads only these
-// names, which is what lets it refuse a token that points outside an account.
+// A token holds key attributes of the table (names from package keys, whose
+// PositionOwnedBy refuses a token that points outside an account) and, for the listings
+// that are not one query, the positions named below, which WellFormed checks.
 type PageToken map[string]string
 
 // Positions of the listings that are not one query (invoices, a customer's
@@ -35,20 +32,8 @@ const (
 // ErrInvalidToken is a page token that the store did not make for this listing.
 var ErrInvalidToken = errors.New("invalid page token")
 
-// OwnedBy reports whether every partition a token names belongs to the account (a
-// signed cursor is checked again here: a token can never move a query to another
-// account's partition) and its positions are well formed.
-func (t PageToken) OwnedBy(accountID string) bool {
-	for name, v := range t {
-		if strings.HasSuffix(name, keys.PK) && !keys.OwnedBy(v, accountID) {
-			return false
-		}
-	}
-	return wellFormed(t)
-}
-
-// wellFormed checks the positions a token holds.
-func wellFormed(t PageToken) bool {
+// WellFormed reports whether the positions a token holds are well formed.
+func (t PageToken) WellFormed() bool {
 	if d, ok := t[TokenDate]; ok {
 		if _, err := strconv.ParseInt(d, 10, 64); err != nil {
 			return false

@@ -29,7 +29,7 @@ import (
 type Storage interface {
 	recompute.Storage
 	store.DataSources
-	accountseries.SeriesStore
+	store.SeriesStore
 	store.Activities
 	store.ActivitiesExports
 	store.DeadLetters
@@ -154,7 +154,7 @@ func Jobs(d *Deps) sqsworker.Handler {
 // one transaction on the read copy's items, not one each. A group of other jobs is left
 // to the rounds (handled false).
 func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool, err error) {
-	var parts []accountseries.ShardPart
+	var parts []store.SeriesShardPart
 	account := ""
 	for _, msg := range group {
 		job, err := jobs.Decode(msg.Body)
@@ -162,7 +162,7 @@ func fold(ctx context.Context, d *Deps, group []events.SQSMessage) (handled bool
 			return false, nil
 		}
 		account = job.AccountID
-		parts = append(parts, accountseries.ShardPart{Shard: job.Shard, Segments: job.Segments})
+		parts = append(parts, store.SeriesShardPart{Shard: job.Shard, Segments: job.Segments})
 	}
 	if account == "" {
 		return false, nil

@@ -26,7 +26,7 @@ func GetAccount(d *api.Deps) apigw.Endpoint {
 				include = append(include, name)
 			}
 		}
-		acc, err := d.Store.GetAccount(ctx, r.AccountID)
+		acc, err := storage(d).GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}

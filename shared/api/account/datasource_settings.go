@@ -38,7 +38,7 @@ func renderDataSources(ctx context.Context, d *api.Deps, accountID string, f dat
 	var acc model.Account
 	if f.autoChurn || f.invoiceHandling {
 		var err error
-		if acc, err = d.Store.GetAccount(ctx, accountID); err != nil {
+		if acc, err = storage(d).GetAccount(ctx, accountID); err != nil {
 			return nil, err
 		}
 	}
@@ -88,14 +88,14 @@ func processingStatus(ctx context.Context, d *api.Deps, ds model.DataSource) (js
 	var processed, failed, pending int
 	var start store.PageToken
 	for {
-		page, err := d.Store.ListImports(ctx, ds.AccountID, ds.UUID, apigw.MaxPerPage, start)
+		page, err := storage(d).ListImports(ctx, ds.AccountID, ds.UUID, apigw.MaxPerPage, start)
 		if err != nil {
 			return nil, err
 		}
 		done := make([][]model.ImportCustomerStatus, len(page.Items))
 		errs := make([]error, len(page.Items))
 		parallel.For(len(page.Items), api.ImportProgressConcurrency, func(i int) {
-			done[i], errs[i] = d.Store.ImportCustomerStatuses(ctx, ds.AccountID, page.Items[i].ID)
+			done[i], errs[i] = storage(d).ImportCustomerStatuses(ctx, ds.AccountID, page.Items[i].ID)
 		})
 		for i, imp := range page.Items {
 			if errs[i] != nil {

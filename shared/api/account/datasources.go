@@ -41,7 +41,7 @@ func CreateDataSource(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, apperr.Validation(map[string]string{"name": "Name is too long (maximum is 255 characters)."})
 		}
 		ds := model.NewDataSource(r.AccountID, name, d.Now())
-		if err := d.Store.CreateDataSource(ctx, ds); err != nil {
+		if err := storage(d).CreateDataSource(ctx, ds); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusCreated, newDataSourceJSON(ds))
@@ -59,7 +59,7 @@ func ListDataSources(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		all, err := d.Store.ListDataSources(ctx, r.AccountID)
+		all, err := storage(d).ListDataSources(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -112,7 +112,7 @@ func DeleteDataSource(d *api.Deps) apigw.Endpoint {
 		// retries, and a DELETE of a source already being deleted queues the purge
 		// again (the job is idempotent and deduplicated) instead of answering 404.
 		if ds.Status != model.DataSourceDeleting {
-			if err := d.Store.MarkDataSourceDeleting(ctx, r.AccountID, uuid); err != nil {
+			if err := storage(d).MarkDataSourceDeleting(ctx, r.AccountID, uuid); err != nil {
 				return apigw.Response{}, err
 			}
 		}

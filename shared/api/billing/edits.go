@@ -35,13 +35,13 @@ func recordEdits(ctx context.Context, d *api.Deps, r *apigw.Request, before, aft
 			return after, nil
 		}
 		next.UpdatedAt = d.Now()
-		switch err := d.Store.SaveInvoice(ctx, after, next); {
+		switch err := storage(d).SaveInvoice(ctx, after, next); {
 		case err == nil:
 			return next, nil
 		case !errors.Is(err, store.ErrConflict):
 			return model.Invoice{}, err
 		}
-		if after, err = d.Store.GetInvoice(ctx, r.AccountID, after.UUID); err != nil {
+		if after, err = storage(d).GetInvoice(ctx, r.AccountID, after.UUID); err != nil {
 			return model.Invoice{}, err
 		}
 	}

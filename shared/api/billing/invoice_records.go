@@ -169,7 +169,7 @@ func addRecords(ctx context.Context, d *api.Deps, r *apigw.Request, k recordKind
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	stored, err := d.Store.GetInvoice(ctx, inv.AccountID, inv.UUID)
+	stored, err := storage(d).GetInvoice(ctx, inv.AccountID, inv.UUID)
 	if err != nil {
 		return apigw.Response{}, err
 	}
@@ -249,7 +249,7 @@ func deleteRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 			i := k.index(h)
 			next := k.remove(cloneInvoice(h.inv), i)
 			next.UpdatedAt = d.Now()
-			if err := d.Store.SaveInvoice(ctx, h.inv, next); errors.Is(err, store.ErrConflict) {
+			if err := storage(d).SaveInvoice(ctx, h.inv, next); errors.Is(err, store.ErrConflict) {
 				continue
 			} else if err != nil {
 				return apigw.Response{}, err
@@ -259,7 +259,7 @@ func deleteRecord(d *api.Deps, k recordKind) apigw.Endpoint {
 					return apigw.Response{}, err
 				}
 			}
-			if err := d.Store.DeleteRecordLocators(ctx, r.AccountID, []string{h.uuid}); err != nil {
+			if err := storage(d).DeleteRecordLocators(ctx, r.AccountID, []string{h.uuid}); err != nil {
 				return apigw.Response{}, err
 			}
 			job := jobs.Recompute(r.AccountID, h.inv.CustomerUUID, "delete:"+h.uuid+":"+version(next.UpdatedAt.UnixNano()))
@@ -299,7 +299,7 @@ func applyRecords(ctx context.Context, d *api.Deps, k recordKind, inv model.Invo
 		}
 		part.Transactions, keys[i] = append(part.Transactions, t), model.LineItemKey(t.ExternalID, t.Position)
 	}
-	c, err := d.Store.GetCustomer(ctx, inv.AccountID, inv.CustomerUUID)
+	c, err := storage(d).GetCustomer(ctx, inv.AccountID, inv.CustomerUUID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errInvoiceNotFound()
 	}
@@ -318,7 +318,7 @@ func applyRecords(ctx context.Context, d *api.Deps, k recordKind, inv model.Invo
 
 // storedRecord reads the record back from its invoice after a change.
 func storedRecord(ctx context.Context, d *api.Deps, k recordKind, inv model.Invoice, uuid string) (heldRecord, error) {
-	stored, err := d.Store.GetInvoice(ctx, inv.AccountID, inv.UUID)
+	stored, err := storage(d).GetInvoice(ctx, inv.AccountID, inv.UUID)
 	if err != nil {
 		return heldRecord{}, err
 	}
@@ -358,7 +358,7 @@ func (k recordKind) planRef(ctx context.Context, d *api.Deps, inv model.Invoice,
 	if k.payloadKey != "line_items" || planUUID == "" {
 		return nil
 	}
-	pl, err := d.Store.GetPlanInDataSource(ctx, inv.AccountID, inv.DataSourceUUID, planUUID)
+	pl, err := storage(d).GetPlanInDataSource(ctx, inv.AccountID, inv.DataSourceUUID, planUUID)
 	if errors.Is(err, store.ErrNotFound) {
 		return apperr.Unprocessable("plan_uuid", "Plan %q does not exist in this data source", planUUID)
 	}
@@ -388,7 +388,7 @@ func (k recordKind) importRecord(ctx context.Context, d *api.Deps, inv model.Inv
 		return nil, err
 	}
 	if planUUID != "" {
-		pl, err := d.Store.GetPlanInDataSource(ctx, inv.AccountID, inv.DataSourceUUID, planUUID)
+		pl, err := storage(d).GetPlanInDataSource(ctx, inv.AccountID, inv.DataSourceUUID, planUUID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
@@ -414,7 +414,7 @@ func reviseLineItem(ctx context.Context, d *api.Deps, inv model.Invoice, i int, 
 			}
 		}
 	}
-	return d.Store.ReviseBilling(ctx, inv.AccountID, inv.CustomerUUID, nil, []model.LineItem{li}, d.Now())
+	return storage(d).ReviseBilling(ctx, inv.AccountID, inv.CustomerUUID, nil, []model.LineItem{li}, d.Now())
 }
 
 // changesExternalID tells whether a body sends another external id than the record's

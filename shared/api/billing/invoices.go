@@ -75,7 +75,7 @@ func ListImportInvoices(d *api.Deps) apigw.Endpoint {
 // unknown one its 404.
 func loadInvoice(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Invoice, error) {
 	get := func(ctx context.Context, id string) (model.Invoice, error) {
-		return d.Store.GetInvoice(ctx, accountID, id)
+		return storage(d).GetInvoice(ctx, accountID, id)
 	}
 	return api.LoadByID(ctx, uuid, ids.Invoice, errInvalidInvoiceUUID(), errInvoiceNotFound(), get)
 }
@@ -126,7 +126,7 @@ func invoiceByExternalID(ctx context.Context, d *api.Deps, r *apigw.Request) (mo
 	if _, err := api.DataSource(ctx, d, r.AccountID, dsUUID); err != nil {
 		return model.Invoice{}, err
 	}
-	inv, err := d.Store.GetInvoice(ctx, r.AccountID, model.InvoiceUUID(r.AccountID, dsUUID, ext))
+	inv, err := storage(d).GetInvoice(ctx, r.AccountID, model.InvoiceUUID(r.AccountID, dsUUID, ext))
 	if errors.Is(err, store.ErrNotFound) {
 		return model.Invoice{}, errInvoiceNotFound()
 	}
@@ -134,10 +134,10 @@ func invoiceByExternalID(ctx context.Context, d *api.Deps, r *apigw.Request) (mo
 }
 
 func deleteInvoice(ctx context.Context, d *api.Deps, inv model.Invoice) (apigw.Response, error) {
-	if err := d.Store.DeleteInvoice(ctx, inv, d.Now()); err != nil {
+	if err := storage(d).DeleteInvoice(ctx, inv, d.Now()); err != nil {
 		return apigw.Response{}, err
 	}
-	if err := d.Store.DeleteRecordLocators(ctx, inv.AccountID, recordUUIDs(inv)); err != nil {
+	if err := storage(d).DeleteRecordLocators(ctx, inv.AccountID, recordUUIDs(inv)); err != nil {
 		return apigw.Response{}, err
 	}
 	job := jobs.Recompute(inv.AccountID, inv.CustomerUUID, "delete:"+inv.UUID+":"+strconv.FormatInt(d.Now().UnixNano(), 10))

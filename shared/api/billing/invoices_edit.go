@@ -43,7 +43,7 @@ func SetInvoiceDisabled(d *api.Deps) apigw.Endpoint {
 				next.UpdatedAt = d.Now()
 				return &next.DisabledState
 			},
-			save: d.Store.SaveInvoice,
+			save: storage(d).SaveInvoice,
 			owner: func(inv model.Invoice) (string, string) {
 				return inv.CustomerUUID, inv.UUID + ":" + version(inv.UpdatedAt.UnixNano())
 			},
@@ -86,7 +86,7 @@ func UpdateInvoice(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, unprefixed(err, "invoices[0].")
 		}
-		c, err := d.Store.GetCustomer(ctx, r.AccountID, inv.CustomerUUID)
+		c, err := storage(d).GetCustomer(ctx, r.AccountID, inv.CustomerUUID)
 		if errors.Is(err, store.ErrNotFound) {
 			return apigw.Response{}, errInvoiceNotFound()
 		}
@@ -96,7 +96,7 @@ func UpdateInvoice(d *api.Deps) apigw.Endpoint {
 		if err := applySync(ctx, d, c, inv.DataSourceUUID, inv.CustomerExternalID, imports.Part{Invoices: pl.Invoices}); err != nil {
 			return apigw.Response{}, err
 		}
-		stored, err := d.Store.GetInvoice(ctx, r.AccountID, inv.UUID)
+		stored, err := storage(d).GetInvoice(ctx, r.AccountID, inv.UUID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -120,11 +120,11 @@ func DeleteCustomerInvoices(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		idx, err := d.Store.GetBillingIndex(ctx, r.AccountID, c.UUID)
+		idx, err := storage(d).GetBillingIndex(ctx, r.AccountID, c.UUID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		owned, err := d.Store.OwnedInvoices(ctx, idx, idx.SortedInvoiceUUIDs())
+		owned, err := storage(d).OwnedInvoices(ctx, idx, idx.SortedInvoiceUUIDs())
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -140,10 +140,10 @@ func DeleteCustomerInvoices(d *api.Deps) apigw.Endpoint {
 			return apigw.NoContent()
 		}
 		now := d.Now()
-		if err := d.Store.DeleteInvoices(ctx, r.AccountID, c.UUID, doomed, now); err != nil {
+		if err := storage(d).DeleteInvoices(ctx, r.AccountID, c.UUID, doomed, now); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.DeleteRecordLocators(ctx, r.AccountID, records); err != nil {
+		if err := storage(d).DeleteRecordLocators(ctx, r.AccountID, records); err != nil {
 			return apigw.Response{}, err
 		}
 		job := jobs.Recompute(r.AccountID, c.UUID, "delete-invoices:"+dsUUID+":"+strconv.FormatInt(now.UnixNano(), 10))

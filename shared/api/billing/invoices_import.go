@@ -149,7 +149,7 @@ func upsertCustomerInvoices(d *api.Deps, status int) apigw.Endpoint {
 		}
 		var before map[string]model.Invoice
 		if userEdit {
-			if before, err = d.Store.GetInvoices(ctx, r.AccountID, uuids); err != nil {
+			if before, err = storage(d).GetInvoices(ctx, r.AccountID, uuids); err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -161,7 +161,7 @@ func upsertCustomerInvoices(d *api.Deps, status int) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		stored, err := d.Store.GetInvoices(ctx, r.AccountID, uuids)
+		stored, err := storage(d).GetInvoices(ctx, r.AccountID, uuids)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -217,7 +217,7 @@ func invoicePayload(ctx context.Context, d *api.Deps, accountID, dsUUID, custome
 		item := without(li, "plan_uuid", "invoice_external_id")
 		item["invoice_external_id"] = ext
 		if planUUID := strField(li, "plan_uuid"); planUUID != "" {
-			pl, err := d.Store.GetPlanInDataSource(ctx, accountID, dsUUID, planUUID)
+			pl, err := storage(d).GetPlanInDataSource(ctx, accountID, dsUUID, planUUID)
 			if errors.Is(err, store.ErrNotFound) {
 				return nil, apperr.Unprocessable(fmt.Sprintf("%sline_items[%d].plan_uuid", prefix, j), "Plan %q does not exist in this data source", planUUID)
 			}

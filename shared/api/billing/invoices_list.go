@@ -45,7 +45,7 @@ func ListInvoices(d *api.Deps) apigw.Endpoint {
 		}
 		page := store.Page[model.Invoice]{TotalKnown: true}
 		if valid {
-			if page, err = d.Store.ListInvoices(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
+			if page, err = storage(d).ListInvoices(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
 				return apigw.Response{}, err
 			}
 		}
@@ -74,7 +74,7 @@ func customerInvoices(ctx context.Context, d *api.Deps, r *apigw.Request, c mode
 		return pg, none, err
 	}
 	p, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.Invoice], error) {
-		return d.Store.ListInvoices(ctx, r.AccountID, store.InvoiceFilter{CustomerUUID: c.UUID}, limit, start)
+		return storage(d).ListInvoices(ctx, r.AccountID, store.InvoiceFilter{CustomerUUID: c.UUID}, limit, start)
 	})
 	return pg, p, err
 }

@@ -64,7 +64,7 @@ func UpdateInvoiceStatus(d *api.Deps) apigw.Endpoint {
 // invoice before and after.
 func setInvoiceStatus(ctx context.Context, d *api.Deps, invoiceUUID, accountID, status string) (model.Invoice, model.Invoice, error) {
 	for range statusAttempts {
-		inv, err := d.Store.GetInvoice(ctx, accountID, invoiceUUID)
+		inv, err := storage(d).GetInvoice(ctx, accountID, invoiceUUID)
 		if errors.Is(err, store.ErrNotFound) {
 			return model.Invoice{}, model.Invoice{}, errInvoiceNotFound()
 		}
@@ -77,7 +77,7 @@ func setInvoiceStatus(ctx context.Context, d *api.Deps, invoiceUUID, accountID, 
 		if inv.Status == status {
 			return inv, inv, nil
 		}
-		updated, err := d.Store.SetInvoiceStatus(ctx, inv, status, d.Now())
+		updated, err := storage(d).SetInvoiceStatus(ctx, inv, status, d.Now())
 		if !errors.Is(err, store.ErrConflict) {
 			return inv, updated, err
 		}

@@ -111,7 +111,7 @@ func planRefs(ctx context.Context, d *api.Deps, accountID string, uuids []string
 			return nil, unknown(u), nil
 		}
 	}
-	refs, missing, err := d.Store.PlanRefs(ctx, accountID, uuids)
+	refs, missing, err := storage(d).PlanRefs(ctx, accountID, uuids)
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -125,7 +125,7 @@ func planRefs(ctx context.Context, d *api.Deps, accountID string, uuids []string
 func loadPlanGroup(ctx context.Context, d *api.Deps, r *apigw.Request) (model.PlanGroup, error) {
 	notFound := apperr.NotFound(planGroupPathParam, "Plan group not found")
 	get := func(ctx context.Context, id string) (model.PlanGroup, error) {
-		return d.Store.GetPlanGroup(ctx, r.AccountID, id)
+		return storage(d).GetPlanGroup(ctx, r.AccountID, id)
 	}
 	return api.LoadByID(ctx, r.PathParam(planGroupPathParam), ids.PlanGroup, notFound, notFound, get)
 }
@@ -143,7 +143,7 @@ func CreatePlanGroup(d *api.Deps) apigw.Endpoint {
 		if err := readPlanGroup(ctx, d, r.AccountID, body, &g, true); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.SavePlanGroup(ctx, g, true); err != nil {
+		if err := storage(d).SavePlanGroup(ctx, g, true); err != nil {
 			return apigw.Response{}, err
 		}
 		return apigw.JSON(http.StatusOK, planGroupJSON(g))
@@ -177,7 +177,7 @@ func UpdatePlanGroup(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		g.UpdatedAt = d.Now()
-		if err := d.Store.SavePlanGroup(ctx, g, false); err != nil {
+		if err := storage(d).SavePlanGroup(ctx, g, false); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return apigw.Response{}, apperr.NotFound(planGroupPathParam, "Plan group not found")
 			}
@@ -194,7 +194,7 @@ func DeletePlanGroup(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.DeletePlanGroup(ctx, r.AccountID, g.UUID); err != nil {
+		if err := storage(d).DeletePlanGroup(ctx, r.AccountID, g.UUID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return apigw.Response{}, apperr.NotFound(planGroupPathParam, "Plan group not found")
 			}
@@ -213,7 +213,7 @@ func ListPlanGroups(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.PlanGroup], error) {
-			return d.Store.ListPlanGroups(ctx, r.AccountID, limit, start)
+			return storage(d).ListPlanGroups(ctx, r.AccountID, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err
@@ -222,7 +222,7 @@ func ListPlanGroups(d *api.Deps) apigw.Endpoint {
 		for i, g := range page.Items {
 			groups[i] = planGroupJSON(g)
 		}
-		counts, err := api.PageCount(pg, page, func() (int, error) { return d.Store.CountPlanGroups(ctx, r.AccountID) })
+		counts, err := api.PageCount(pg, page, func() (int, error) { return storage(d).CountPlanGroups(ctx, r.AccountID) })
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -244,7 +244,7 @@ func ListPlanGroupPlans(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.Plan], error) {
-			return d.Store.ListPlanGroupPlans(ctx, g, limit, start)
+			return storage(d).ListPlanGroupPlans(ctx, g, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err

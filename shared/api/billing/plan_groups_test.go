@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
 )
 

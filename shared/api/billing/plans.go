@@ -97,7 +97,7 @@ func createPlan(d *api.Deps) apigw.Handler {
 		if p.ExternalID == "" {
 			p.ExternalID = model.DefaultPlanExternalID(p.UUID)
 		}
-		switch err := d.Store.CreatePlan(ctx, p); {
+		switch err := storage(d).CreatePlan(ctx, p); {
 		case errors.Is(err, store.ErrConflict):
 			return apigw.Response{}, apperr.Validation(map[string]string{"external_id": model.MsgPlanExternalIDUsed})
 		case errors.Is(err, store.ErrDataSourceNotLive):
@@ -148,7 +148,7 @@ func DeletePlan(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		switch err := d.Store.DeletePlan(ctx, p); {
+		switch err := storage(d).DeletePlan(ctx, p); {
 		case errors.Is(err, store.ErrNotFound):
 			return apigw.Response{}, errPlanNotFound()
 		case errors.Is(err, store.ErrPlanReferenced):
@@ -167,6 +167,8 @@ func errPlanNotFound() *apperr.Error { return apperr.NotFound(planPathParam, "Pl
 // planOf reads the plan named by the path, as a 404 when it is not the account's.
 func planOf(ctx context.Context, d *api.Deps, r *apigw.Request) (model.Plan, error) {
 	uuid := r.PathParam(planPathParam)
-	get := func(ctx context.Context, id string) (model.Plan, error) { return d.Store.GetPlan(ctx, r.AccountID, id) }
+	get := func(ctx context.Context, id string) (model.Plan, error) {
+		return storage(d).GetPlan(ctx, r.AccountID, id)
+	}
 	return api.LoadByID(ctx, uuid, ids.Plan, errPlanNotFound(), errPlanNotFound(), get)
 }

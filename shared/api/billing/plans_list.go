@@ -29,7 +29,7 @@ func ListPlans(d *api.Deps) apigw.Endpoint {
 		// keeps oversized strings out of key conditions).
 		if plansFilterCanMatch(f) {
 			page, err = api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.Plan], error) {
-				return d.Store.ListPlans(ctx, r.AccountID, f, limit, start)
+				return storage(d).ListPlans(ctx, r.AccountID, f, limit, start)
 			})
 			if err != nil {
 				return apigw.Response{}, err
@@ -39,7 +39,7 @@ func ListPlans(d *api.Deps) apigw.Endpoint {
 		for i, p := range page.Items {
 			plans[i] = newPlanJSON(p)
 		}
-		counts, err := api.PageCount(pg, page, func() (int, error) { return d.Store.CountPlans(ctx, r.AccountID, f) })
+		counts, err := api.PageCount(pg, page, func() (int, error) { return storage(d).CountPlans(ctx, r.AccountID, f) })
 		if err != nil {
 			return apigw.Response{}, err
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
 )
 

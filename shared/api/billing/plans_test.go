@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/keys"

@@ -29,7 +29,7 @@ func UpdatePlan(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		updated, err := d.Store.UpdatePlan(ctx, p, upd)
+		updated, err := storage(d).UpdatePlan(ctx, p, upd)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return apigw.Response{}, errPlanNotFound()

@@ -62,7 +62,7 @@ func disabledFields(s model.DisabledState) []jsonobj.Field {
 // as for a note without author_email, the account's first team member, since API keys
 // belong to the account and not to a person; none without a team member.
 func actingMember(ctx context.Context, d *api.Deps, accountID string) (string, error) {
-	members, err := d.Store.ListMembers(ctx, accountID)
+	members, err := storage(d).ListMembers(ctx, accountID)
 	if err != nil {
 		return "", err
 	}
@@ -184,7 +184,7 @@ func (k recordKind) locate(ctx context.Context, d *api.Deps, r *apigw.Request) (
 		uuid = k.uuidOf(r.AccountID, dsUUID, "", model.LineItemKey(ext, 0))
 	}
 	get := func(ctx context.Context, id string) (model.Invoice, error) {
-		return d.Store.InvoiceOfRecord(ctx, r.AccountID, id)
+		return storage(d).InvoiceOfRecord(ctx, r.AccountID, id)
 	}
 	inv, err := api.LoadByID(ctx, uuid, k.prefix, errInvalidInvoiceUUID(), k.notFound(), get)
 	if err != nil {
@@ -218,7 +218,7 @@ func (k recordKind) disabling(ctx context.Context, d *api.Deps, r *apigw.Request
 			return k.state(&next.inv, k.index(*next))
 		},
 		save: func(ctx context.Context, old, next heldRecord) error {
-			return d.Store.SaveInvoice(ctx, old.inv, next.inv)
+			return storage(d).SaveInvoice(ctx, old.inv, next.inv)
 		},
 		owner: func(h heldRecord) (string, string) {
 			return h.inv.CustomerUUID, h.uuid + ":" + version(h.inv.UpdatedAt.UnixNano())
@@ -303,7 +303,7 @@ func SetSubscriptionEventDisabled(d *api.Deps) apigw.Endpoint {
 				next.UpdatedAt = d.Now()
 				return &next.DisabledState
 			},
-			save: d.Store.SaveSubscriptionEvent,
+			save: storage(d).SaveSubscriptionEvent,
 			owner: func(e model.SubscriptionEvent) (string, string) {
 				return e.CustomerUUID, strconv.FormatInt(e.ID, 10) + ":" + version(e.UpdatedAt.UnixNano())
 			},

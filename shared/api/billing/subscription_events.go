@@ -110,7 +110,7 @@ func findEvent(ctx context.Context, d *api.Deps, accountID string, obj map[strin
 		if err != nil {
 			return model.SubscriptionEvent{}, errEventNotFound()
 		}
-		e, err := d.Store.GetSubscriptionEvent(ctx, accountID, id)
+		e, err := storage(d).GetSubscriptionEvent(ctx, accountID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return e, errEventNotFound()
 		}
@@ -120,7 +120,7 @@ func findEvent(ctx context.Context, d *api.Deps, accountID string, obj map[strin
 	if dsUUID == "" || ext == "" {
 		return model.SubscriptionEvent{}, apperr.MissingParam("id")
 	}
-	e, err := d.Store.SubscriptionEventByExternalID(ctx, accountID, dsUUID, ext)
+	e, err := storage(d).SubscriptionEventByExternalID(ctx, accountID, dsUUID, ext)
 	if errors.Is(err, store.ErrNotFound) {
 		return e, errEventNotFound()
 	}
@@ -130,7 +130,7 @@ func findEvent(ctx context.Context, d *api.Deps, accountID string, obj map[strin
 // eventOwner resolves the customer of an event's customer_external_id and checks
 // that its plan exists in the data source.
 func eventOwner(ctx context.Context, d *api.Deps, accountID, dsUUID string, f model.EventFields) (string, error) {
-	cus, err := d.Store.CustomerUUIDByExternalID(ctx, accountID, dsUUID, f.CustomerExternalID)
+	cus, err := storage(d).CustomerUUIDByExternalID(ctx, accountID, dsUUID, f.CustomerExternalID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", apperr.Unprocessable("customer_external_id", "Customer %q does not exist in this data source", f.CustomerExternalID)
 	}
@@ -138,7 +138,7 @@ func eventOwner(ctx context.Context, d *api.Deps, accountID, dsUUID string, f mo
 		return "", err
 	}
 	if f.PlanExternalID != nil && *f.PlanExternalID != "" {
-		_, err := d.Store.GetPlanByExternalID(ctx, accountID, dsUUID, *f.PlanExternalID)
+		_, err := storage(d).GetPlanByExternalID(ctx, accountID, dsUUID, *f.PlanExternalID)
 		if errors.Is(err, store.ErrNotFound) {
 			return "", apperr.Unprocessable("plan_external_id", "Plan %q does not exist in this data source", *f.PlanExternalID)
 		}
@@ -194,24 +194,24 @@ func CreateSubscriptionEvent(d *api.Deps) apigw.Endpoint {
 		now := d.Now()
 		ev := model.SubscriptionEvent{AccountID: r.AccountID, ID: imports.EventID(r.AccountID, ds.UUID, fields),
 			DataSourceUUID: ds.UUID, CustomerUUID: cus, EventFields: fields, CreatedAt: now, UpdatedAt: now}
-		if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, cus, map[int64]int64{ev.ID: ev.EffectiveDate.Unix()}, nil); err != nil {
+		if err := storage(d).IndexSubscriptionEvents(ctx, r.AccountID, cus, map[int64]int64{ev.ID: ev.EffectiveDate.Unix()}, nil); err != nil {
 			return apigw.Response{}, err
 		}
-		switch err := d.Store.CreateSubscriptionEvent(ctx, ev); {
+		switch err := storage(d).CreateSubscriptionEvent(ctx, ev); {
 		case errors.Is(err, store.ErrEventExternalIDTaken):
 			// Nothing was written at ev.ID: the index must not keep it.
-			if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, cus, nil, []int64{ev.ID}); err != nil {
+			if err := storage(d).IndexSubscriptionEvents(ctx, r.AccountID, cus, nil, []int64{ev.ID}); err != nil {
 				return apigw.Response{}, err
 			}
 			return apigw.Response{}, errEventExternalIDTaken(fields.ExternalID)
 		case errors.Is(err, store.ErrEventExists):
-			old, gerr := d.Store.GetSubscriptionEvent(ctx, r.AccountID, ev.ID)
+			old, gerr := storage(d).GetSubscriptionEvent(ctx, r.AccountID, ev.ID)
 			if gerr != nil {
 				return apigw.Response{}, gerr
 			}
 			if old.CustomerUUID != cus {
 				// Another customer's event holds the id: this customer's index must not list it.
-				if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, cus, nil, []int64{ev.ID}); err != nil {
+				if err := storage(d).IndexSubscriptionEvents(ctx, r.AccountID, cus, nil, []int64{ev.ID}); err != nil {
 					return apigw.Response{}, err
 				}
 			}
@@ -299,13 +299,13 @@ func updateEvent(ctx context.Context, d *api.Deps, accountID string, obj map[str
 	}
 	ev = old
 	ev.EventFields, ev.CustomerUUID, ev.UpdatedAt = fields, cus, d.Now()
-	if err := d.Store.IndexSubscriptionEvents(ctx, accountID, cus, map[int64]int64{ev.ID: ev.EffectiveDate.Unix()}, nil); err != nil {
+	if err := storage(d).IndexSubscriptionEvents(ctx, accountID, cus, map[int64]int64{ev.ID: ev.EffectiveDate.Unix()}, nil); err != nil {
 		return ev, old, err
 	}
-	if err := d.Store.SaveSubscriptionEvent(ctx, old, ev); err != nil {
+	if err := storage(d).SaveSubscriptionEvent(ctx, old, ev); err != nil {
 		if cus != old.CustomerUUID {
 			// Not written: the new customer's index must not keep it.
-			if uerr := d.Store.IndexSubscriptionEvents(ctx, accountID, cus, nil, []int64{ev.ID}); uerr != nil {
+			if uerr := storage(d).IndexSubscriptionEvents(ctx, accountID, cus, nil, []int64{ev.ID}); uerr != nil {
 				return ev, old, uerr
 			}
 		}
@@ -315,7 +315,7 @@ func updateEvent(ctx context.Context, d *api.Deps, accountID string, obj map[str
 		return ev, old, err
 	}
 	if cus != old.CustomerUUID {
-		if err := d.Store.IndexSubscriptionEvents(ctx, accountID, old.CustomerUUID, nil, []int64{ev.ID}); err != nil {
+		if err := storage(d).IndexSubscriptionEvents(ctx, accountID, old.CustomerUUID, nil, []int64{ev.ID}); err != nil {
 			return ev, old, err
 		}
 	}
@@ -366,11 +366,11 @@ func DeleteSubscriptionEvent(d *api.Deps) apigw.Endpoint {
 			if ev, err = findEvent(ctx, d, r.AccountID, obj); err != nil {
 				return err
 			}
-			return d.Store.DeleteSubscriptionEvent(ctx, ev)
+			return storage(d).DeleteSubscriptionEvent(ctx, ev)
 		}); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.IndexSubscriptionEvents(ctx, r.AccountID, ev.CustomerUUID, nil, []int64{ev.ID}); err != nil {
+		if err := storage(d).IndexSubscriptionEvents(ctx, r.AccountID, ev.CustomerUUID, nil, []int64{ev.ID}); err != nil {
 			return apigw.Response{}, err
 		}
 		if err := recomputeEventCustomers(ctx, d, r.AccountID, ev.ID, ev.CustomerUUID); err != nil {
@@ -395,7 +395,7 @@ func ListSubscriptionEvents(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.SubscriptionEvent], error) {
-			return d.Store.ListSubscriptionEvents(ctx, r.AccountID, match, limit, start)
+			return storage(d).ListSubscriptionEvents(ctx, r.AccountID, match, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err
@@ -433,7 +433,7 @@ func eventsMeta(ctx context.Context, d *api.Deps, accountID string, match func(m
 	}
 	if page.HasMore {
 		var err error
-		if total, known, err = d.Store.CountSubscriptionEvents(ctx, accountID, match); err != nil {
+		if total, known, err = storage(d).CountSubscriptionEvents(ctx, accountID, match); err != nil {
 			return nil, err
 		}
 	}

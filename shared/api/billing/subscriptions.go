@@ -52,7 +52,7 @@ func ListImportSubscriptions(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.Subscription], error) {
-			return d.Store.ListCustomerSubscriptions(ctx, r.AccountID, c.UUID, limit, start)
+			return storage(d).ListCustomerSubscriptions(ctx, r.AccountID, c.UUID, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err
@@ -75,7 +75,7 @@ func UpdateSubscription(d *api.Deps) apigw.Endpoint {
 		if !ids.Valid(uuid, ids.Subscription) {
 			return apigw.Response{}, notFound
 		}
-		sub, err := d.Store.GetSubscription(ctx, r.AccountID, uuid)
+		sub, err := storage(d).GetSubscription(ctx, r.AccountID, uuid)
 		if errors.Is(err, store.ErrNotFound) {
 			return apigw.Response{}, notFound
 		}
@@ -117,7 +117,7 @@ func UpdateSubscription(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, apperr.MissingParam("cancelled_at")
 		}
 		slices.SortFunc(dates, func(a, b time.Time) int { return a.Compare(b) })
-		sub, err = d.Store.SetCancellationDates(ctx, sub, dates, d.Now())
+		sub, err = storage(d).SetCancellationDates(ctx, sub, dates, d.Now())
 		if errors.Is(err, store.ErrNotFound) {
 			return apigw.Response{}, notFound
 		}

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
-	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/api/crm"
 	"github.com/subsight/subsight/shared/api/customers"

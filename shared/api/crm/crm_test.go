@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/crm"
 	"github.com/subsight/subsight/shared/apigw"
 )

@@ -29,14 +29,14 @@ func noteKind(render func(model.Note) jsonobj.Object, contacts bool) crmKind[mod
 		param: notePathParam, noun: "Note", prefix: ids.Note, contacts: contacts, notModified: contacts,
 		prepare: prepareNote, render: render,
 		get: func(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Note, error) {
-			return d.Store.GetNote(ctx, accountID, uuid)
+			return storage(d).GetNote(ctx, accountID, uuid)
 		},
-		create: func(ctx context.Context, d *api.Deps, n model.Note) error { return d.Store.CreateNote(ctx, n) },
+		create: func(ctx context.Context, d *api.Deps, n model.Note) error { return storage(d).CreateNote(ctx, n) },
 		update: func(ctx context.Context, d *api.Deps, n model.Note) error {
-			_, err := d.Store.UpdateNote(ctx, n)
+			_, err := storage(d).UpdateNote(ctx, n)
 			return err
 		},
-		remove: func(ctx context.Context, d *api.Deps, n model.Note) error { return d.Store.DeleteNote(ctx, n) },
+		remove: func(ctx context.Context, d *api.Deps, n model.Note) error { return storage(d).DeleteNote(ctx, n) },
 	}
 }
 
@@ -147,7 +147,7 @@ func noteAuthor(ctx context.Context, d *api.Deps, accountID string, v any, n *mo
 		if !create {
 			return nil
 		}
-		members, err := d.Store.ListMembers(ctx, accountID)
+		members, err := storage(d).ListMembers(ctx, accountID)
 		if m, ok := model.FirstMember(members); ok {
 			n.AuthorEmail, n.AuthorName = m.Email, m.Name
 		}

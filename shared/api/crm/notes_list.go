@@ -38,7 +38,7 @@ func listNotes(d *api.Deps, k crmKind[model.Note, *model.Note]) apigw.Endpoint {
 		}
 		page := store.Page[model.Note]{}
 		if ok && len(f.AuthorEmail) <= api.MaxNameLength {
-			if page, err = d.Store.ListNotes(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
+			if page, err = storage(d).ListNotes(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
 				return apigw.Response{}, err
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/crm"
 	"github.com/subsight/subsight/shared/model"
 )

@@ -19,16 +19,16 @@ var opportunities = crmKind[model.Opportunity, *model.Opportunity]{
 	prepare: withMember(model.ReadOpportunity, "owner", func(v *model.Opportunity) *string { return &v.Owner }),
 	render:  opportunityJSON,
 	get: func(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Opportunity, error) {
-		return d.Store.Opportunities().Get(ctx, accountID, uuid)
+		return storage(d).Opportunities().Get(ctx, accountID, uuid)
 	},
 	create: func(ctx context.Context, d *api.Deps, o model.Opportunity) error {
-		return d.Store.Opportunities().Create(ctx, o)
+		return storage(d).Opportunities().Create(ctx, o)
 	},
 	update: func(ctx context.Context, d *api.Deps, o model.Opportunity) error {
-		return d.Store.Opportunities().Update(ctx, o)
+		return storage(d).Opportunities().Update(ctx, o)
 	},
 	remove: func(ctx context.Context, d *api.Deps, o model.Opportunity) error {
-		return d.Store.Opportunities().Delete(ctx, o)
+		return storage(d).Opportunities().Delete(ctx, o)
 	},
 }
 
@@ -92,7 +92,7 @@ func ListOpportunities(d *api.Deps) apigw.Endpoint {
 		}
 		page := store.Page[model.Opportunity]{}
 		if ok {
-			if page, err = d.Store.Opportunities().List(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
+			if page, err = storage(d).Opportunities().List(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
 				return apigw.Response{}, err
 			}
 		}

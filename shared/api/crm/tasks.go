@@ -19,11 +19,11 @@ var tasks = crmKind[model.Task, *model.Task]{
 	prepare: withMember(model.ReadTask, "assignee", func(v *model.Task) *string { return &v.Assignee }),
 	render:  taskJSON,
 	get: func(ctx context.Context, d *api.Deps, accountID, uuid string) (model.Task, error) {
-		return d.Store.Tasks().Get(ctx, accountID, uuid)
+		return storage(d).Tasks().Get(ctx, accountID, uuid)
 	},
-	create: func(ctx context.Context, d *api.Deps, t model.Task) error { return d.Store.Tasks().Create(ctx, t) },
-	update: func(ctx context.Context, d *api.Deps, t model.Task) error { return d.Store.Tasks().Update(ctx, t) },
-	remove: func(ctx context.Context, d *api.Deps, t model.Task) error { return d.Store.Tasks().Delete(ctx, t) },
+	create: func(ctx context.Context, d *api.Deps, t model.Task) error { return storage(d).Tasks().Create(ctx, t) },
+	update: func(ctx context.Context, d *api.Deps, t model.Task) error { return storage(d).Tasks().Update(ctx, t) },
+	remove: func(ctx context.Context, d *api.Deps, t model.Task) error { return storage(d).Tasks().Delete(ctx, t) },
 }
 
 // taskJSON is the task object, keys in ChartMogul's order (task_uuid, not uuid); a task
@@ -95,7 +95,7 @@ func ListTasks(d *api.Deps) apigw.Endpoint {
 		}
 		page := store.Page[model.Task]{}
 		if ok {
-			if page, err = d.Store.Tasks().List(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
+			if page, err = storage(d).Tasks().List(ctx, r.AccountID, f, pg.PerPage, pg.Start); err != nil {
 				return apigw.Response{}, err
 			}
 		}

@@ -87,7 +87,7 @@ func RemoveTags(d *api.Deps) apigw.Endpoint {
 // byEmail applies change to every customer with the e-mail and answers the reduced
 // customers; a 404 when none has it.
 func byEmail(ctx context.Context, d *api.Deps, accountID, email string, change func(*model.Customer) error) (apigw.Response, error) {
-	customers, err := d.Store.CustomersByEmail(ctx, accountID, email, false)
+	customers, err := storage(d).CustomersByEmail(ctx, accountID, email, false)
 	if err != nil {
 		return apigw.Response{}, err
 	}

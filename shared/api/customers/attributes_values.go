@@ -80,7 +80,7 @@ func defineTyped(ctx context.Context, d *api.Deps, accountID string, entries []t
 		}
 		out[e.Key], types[e.Key] = v, t
 	}
-	defs, err := d.Store.AttrDefinitions(ctx, accountID, model.AttrObjectCustomer)
+	defs, err := storage(d).AttrDefinitions(ctx, accountID, model.AttrObjectCustomer)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func defineTyped(ctx context.Context, d *api.Deps, accountID string, entries []t
 		if _, ok := defs[key]; ok {
 			continue
 		}
-		def, err := d.Store.DefineAttribute(ctx, model.AttrDefinition{AccountID: accountID, Object: model.AttrObjectCustomer, Key: key, Type: t})
+		def, err := storage(d).DefineAttribute(ctx, model.AttrDefinition{AccountID: accountID, Object: model.AttrObjectCustomer, Key: key, Type: t})
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +151,7 @@ func customMapFromBody(ctx context.Context, d *api.Deps, accountID, object strin
 	if len(values) == 0 {
 		return map[string]model.AttrValue{}, nil
 	}
-	defs, err := d.Store.AttrDefinitions(ctx, accountID, object)
+	defs, err := storage(d).AttrDefinitions(ctx, accountID, object)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // refreshLastSeen keeps the customer's last_seen equal to the latest of its
 // contacts', so that customer listings need no read per row.
 func refreshLastSeen(ctx context.Context, d *api.Deps, accountID, customerUUID string) error {
-	contacts, err := d.Store.CustomerContacts(ctx, accountID, customerUUID)
+	contacts, err := storage(d).CustomerContacts(ctx, accountID, customerUUID)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func refreshLastSeen(ctx context.Context, d *api.Deps, accountID, customerUUID s
 		times[i] = contacts[i].LastSeen
 	}
 	latest := model.LatestLastSeen(times)
-	c, err := d.Store.GetCustomer(ctx, accountID, customerUUID)
+	c, err := storage(d).GetCustomer(ctx, accountID, customerUUID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -57,7 +57,7 @@ func createContact(ctx context.Context, d *api.Deps, accountID, customerUUID str
 	if !slices.Contains(cus.DataSourceUUIDs, dsUUID) {
 		return apigw.Response{}, apperr.Unprocessable("data_source_uuid", "The data source %q is not a data source of this customer", dsUUID)
 	}
-	existing, err := d.Store.CustomerContacts(ctx, accountID, cus.UUID)
+	existing, err := storage(d).CustomerContacts(ctx, accountID, cus.UUID)
 	if err != nil {
 		return apigw.Response{}, err
 	}
@@ -67,7 +67,7 @@ func createContact(ctx context.Context, d *api.Deps, accountID, customerUUID str
 	if err := applyContactFields(ctx, d, &c, b); err != nil {
 		return apigw.Response{}, err
 	}
-	if err := contactSaveError(d.Store.CreateContact(ctx, c)); err != nil {
+	if err := contactSaveError(storage(d).CreateContact(ctx, c)); err != nil {
 		return apigw.Response{}, err
 	}
 	if c.LastSeen != nil {
@@ -75,7 +75,7 @@ func createContact(ctx context.Context, d *api.Deps, accountID, customerUUID str
 			return apigw.Response{}, err
 		}
 	}
-	saved, err := d.Store.GetContact(ctx, accountID, c.UUID)
+	saved, err := storage(d).GetContact(ctx, accountID, c.UUID)
 	if err != nil {
 		return apigw.Response{}, err
 	}
@@ -135,7 +135,7 @@ func UpdateContact(d *api.Deps) apigw.Endpoint {
 		if err := applyContactFields(ctx, d, &next, b); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.SaveContact(ctx, &old, next); err != nil {
+		if err := storage(d).SaveContact(ctx, &old, next); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return apigw.Response{}, api.ErrContactNotFound(uuid)
 			}
@@ -146,7 +146,7 @@ func UpdateContact(d *api.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		saved, err := d.Store.GetContact(ctx, r.AccountID, uuid)
+		saved, err := storage(d).GetContact(ctx, r.AccountID, uuid)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -162,7 +162,7 @@ func DeleteContact(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.DeleteContact(ctx, c); err != nil {
+		if err := storage(d).DeleteContact(ctx, c); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return apigw.Response{}, api.ErrContactNotFound(uuid)
 			}
@@ -195,7 +195,7 @@ func MergeContacts(d *api.Deps) apigw.Endpoint {
 		next := into
 		next.Custom = mergeAttrs(into.Custom, nil)
 		next.FillFrom(from)
-		if err := d.Store.MergeContacts(ctx, into, next, from); err != nil {
+		if err := storage(d).MergeContacts(ctx, into, next, from); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return apigw.Response{}, apperr.Conflict("email", "The merged e-mail is already used by another contact of this customer, or a contact changed during the merge; retry.")
 			}
@@ -206,7 +206,7 @@ func MergeContacts(d *api.Deps) apigw.Endpoint {
 				return apigw.Response{}, err
 			}
 		}
-		saved, err := d.Store.GetContact(ctx, r.AccountID, into.UUID)
+		saved, err := storage(d).GetContact(ctx, r.AccountID, into.UUID)
 		if err != nil {
 			return apigw.Response{}, err
 		}

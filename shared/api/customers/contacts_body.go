@@ -123,7 +123,7 @@ func checkPrimaryContact(v optional.Value[primaryContactBody]) (*primaryContactB
 
 // upsertPrimaryContact creates or updates the customer's contact at position 1.
 func upsertPrimaryContact(ctx context.Context, d *api.Deps, c model.Customer, p primaryContactBody) error {
-	contacts, err := d.Store.CustomerContacts(ctx, c.AccountID, c.UUID)
+	contacts, err := storage(d).CustomerContacts(ctx, c.AccountID, c.UUID)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func upsertPrimaryContact(ctx context.Context, d *api.Deps, c model.Customer, p 
 	if err := applyContactText(&next, p); err != nil {
 		return err
 	}
-	return contactSaveError(d.Store.SaveContact(ctx, old, next))
+	return contactSaveError(storage(d).SaveContact(ctx, old, next))
 }
 
 // contactSaveError maps store errors of a contact write to API errors.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
 )

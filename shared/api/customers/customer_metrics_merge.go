@@ -52,7 +52,7 @@ func MergeCustomers(d *api.Deps) apigw.Endpoint {
 		if from == into {
 			return apigw.Response{}, apperr.Unprocessable("into", "A customer cannot be merged into itself")
 		}
-		if err := d.Store.PutMergeRequest(ctx, store.MergeRequest{AccountID: r.AccountID, IntoUUID: into,
+		if err := storage(d).PutMergeRequest(ctx, store.MergeRequest{AccountID: r.AccountID, IntoUUID: into,
 			FromUUID: from, RequestedAt: d.Now()}); err != nil {
 			return apigw.Response{}, err
 		}
@@ -79,7 +79,7 @@ func resolveCustomer(ctx context.Context, d *api.Deps, accountID string, ref cus
 	if !ids.Valid(ref.DataSourceUUID, ids.DataSource) {
 		return "", apperr.NotFound("data_source_uuid", "Data source %q does not exist", ref.DataSourceUUID)
 	}
-	uuid, err := d.Store.CustomerUUIDByExternalID(ctx, accountID, ref.DataSourceUUID, ref.ExternalID)
+	uuid, err := storage(d).CustomerUUIDByExternalID(ctx, accountID, ref.DataSourceUUID, ref.ExternalID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", apperr.NotFound("external_id", "Customer with external ID %q does not exist", ref.ExternalID)
 	}

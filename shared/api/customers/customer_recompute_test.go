@@ -3,7 +3,7 @@ package customers_test
 import (
 	"testing"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/jobs"
 )

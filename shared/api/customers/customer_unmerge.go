@@ -56,7 +56,7 @@ func UnmergeCustomers(d *api.Deps) apigw.Endpoint {
 		}
 		u := store.UnmergeRequest{AccountID: r.AccountID, CustomerUUID: c.UUID, DataSourceUUID: b.DataSourceUUID,
 			ExternalID: b.ExternalID, NewCustomerUUID: model.NewCustomerUUID(), Move: move, RequestedAt: d.Now()}
-		if err := d.Store.PutUnmergeRequest(ctx, u); err != nil {
+		if err := storage(d).PutUnmergeRequest(ctx, u); err != nil {
 			return apigw.Response{}, err
 		}
 		if err := d.Jobs.Send(ctx, jobs.Unmerge(r.AccountID, c.UUID, u.DataSourceUUID+"#"+u.ExternalID)); err != nil {

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/api/crm"
 	"github.com/subsight/subsight/shared/api/customers"

@@ -49,7 +49,7 @@ func updateCustomer(ctx context.Context, d *api.Deps, accountID, uuid string, ch
 			}
 			before = nil
 		}
-		err = d.Store.SaveCustomer(ctx, old, next)
+		err = storage(d).SaveCustomer(ctx, old, next)
 		switch {
 		case err == nil:
 			next.Version = old.Version + 1
@@ -96,7 +96,7 @@ func CreateCustomer(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, ruleError(err)
 		}
-		acc, err := d.Store.GetAccount(ctx, r.AccountID)
+		acc, err := storage(d).GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -116,10 +116,10 @@ func CreateCustomer(d *api.Deps) apigw.Endpoint {
 		if err := applyCustomerAttributes(ctx, d, r.AccountID, &c, b.Attributes, true); err != nil {
 			return apigw.Response{}, err
 		}
-		if c.ID, err = d.Store.NextCustomerID(ctx, r.AccountID); err != nil {
+		if c.ID, err = storage(d).NextCustomerID(ctx, r.AccountID); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.CreateCustomer(ctx, c); err != nil {
+		if err := storage(d).CreateCustomer(ctx, c); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return apigw.Response{}, apperr.Conflict("external_id", "The external ID for this customer already exists in our system.")
 			}
@@ -195,7 +195,7 @@ func DeleteCustomer(d *api.Deps) apigw.Endpoint {
 		if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "erase")); err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Store.DeleteCustomer(ctx, c); err != nil {
+		if err := storage(d).DeleteCustomer(ctx, c); err != nil {
 			return apigw.Response{}, err
 		}
 		if err := d.Jobs.Send(ctx, jobs.Recompute(c.AccountID, c.UUID, "erased")); err != nil {

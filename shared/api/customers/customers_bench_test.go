@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
 )

@@ -83,9 +83,9 @@ func ListCustomers(d *api.Deps) apigw.Endpoint {
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.Customer], error) {
 			if q.email != "" {
-				return d.Store.ListCustomersByEmail(ctx, r.AccountID, q.email, q.withAssociated, q.filter, limit, start)
+				return storage(d).ListCustomersByEmail(ctx, r.AccountID, q.email, q.withAssociated, q.filter, limit, start)
 			}
-			return d.Store.ListCustomers(ctx, r.AccountID, q.filter, limit, start)
+			return storage(d).ListCustomers(ctx, r.AccountID, q.filter, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err
@@ -107,7 +107,7 @@ func SearchCustomers(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[model.Customer], error) {
-			return d.Store.ListCustomersByEmail(ctx, r.AccountID, email, false, q.filter, limit, start)
+			return storage(d).ListCustomersByEmail(ctx, r.AccountID, email, false, q.filter, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err
@@ -127,7 +127,7 @@ func contactPage(ctx context.Context, d *api.Deps, r *apigw.Request, f store.Con
 	if err != nil {
 		return apigw.Response{}, err
 	}
-	page, err := d.Store.ListContacts(ctx, r.AccountID, f, pg.PerPage, pg.Start)
+	page, err := storage(d).ListContacts(ctx, r.AccountID, f, pg.PerPage, pg.Start)
 	if err != nil {
 		return apigw.Response{}, err
 	}

@@ -31,7 +31,7 @@ func CreateJSONImport(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, inFamilyB(err)
 		}
-		acc, err := d.Store.GetAccount(ctx, r.AccountID)
+		acc, err := storage(d).GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -52,10 +52,10 @@ func GetJSONImport(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, inFamilyB(err)
 		}
 		id := r.PathParam("import_id")
-		imp, err := d.Store.GetImport(ctx, r.AccountID, ds.UUID, id)
+		imp, err := storage(d).GetImport(ctx, r.AccountID, ds.UUID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			if _, perr := uuid.Parse(id); perr == nil && len(id) == 36 {
-				imp, err = d.Store.GetImportByID(ctx, r.AccountID, ds.UUID, id)
+				imp, err = storage(d).GetImportByID(ctx, r.AccountID, ds.UUID, id)
 			}
 		}
 		if errors.Is(err, store.ErrNotFound) {

@@ -29,7 +29,7 @@ func ListJSONImports(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListImports(ctx, r.AccountID, ds.UUID, perPage, pg.Start)
+		page, err := storage(d).ListImports(ctx, r.AccountID, ds.UUID, perPage, pg.Start)
 		if err != nil {
 			return apigw.Response{}, err
 		}

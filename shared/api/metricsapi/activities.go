@@ -40,11 +40,11 @@ func ListActivities(d *api.Deps) apigw.Endpoint {
 		if f.After, err = startAfter(ctx, d, r, pg); err != nil {
 			return apigw.Response{}, err
 		}
-		acc, err := d.Store.GetAccount(ctx, r.AccountID)
+		acc, err := storage(d).GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		page, err := d.Store.ListActivities(ctx, r.AccountID, f, pg.PerPage, pg.Start)
+		page, err := storage(d).ListActivities(ctx, r.AccountID, f, pg.PerPage, pg.Start)
 		if err != nil {
 			return apigw.Response{}, err
 		}
@@ -111,7 +111,7 @@ func startAfter(ctx context.Context, d *api.Deps, r *apigw.Request, pg api.Pagin
 	if !pg.Legacy() {
 		return "", apperr.BadRequest("start-after", "Parameter \"start-after\" cannot be combined with \"cursor\"")
 	}
-	order, err := d.Store.ActivityOrder(ctx, r.AccountID, raw)
+	order, err := storage(d).ActivityOrder(ctx, r.AccountID, raw)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", apperr.BadRequest("start-after", "Parameter \"start-after\" names no activity of this account: %q", raw)
 	}

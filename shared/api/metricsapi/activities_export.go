@@ -61,7 +61,7 @@ func CreateActivitiesExport(d *api.Deps) apigw.Endpoint {
 			}
 			e.Type = *b.Type
 		}
-		if err := d.Store.CreateActivitiesExport(ctx, e); err != nil {
+		if err := storage(d).CreateActivitiesExport(ctx, e); err != nil {
 			return apigw.Response{}, err
 		}
 		if err := d.Jobs.Send(ctx, jobs.Export(e.AccountID, e.ID)); err != nil {
@@ -81,7 +81,7 @@ func GetActivitiesExport(d *api.Deps) apigw.Endpoint {
 		if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
 			return apigw.Response{}, notFound
 		}
-		e, err := d.Store.GetActivitiesExport(ctx, r.AccountID, id)
+		e, err := storage(d).GetActivitiesExport(ctx, r.AccountID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return apigw.Response{}, notFound
 		}

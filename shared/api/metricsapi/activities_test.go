@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/subsight/subsight/shared/api/apitest"
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/shared/api/metricsapi"
 )
 

@@ -25,7 +25,7 @@ func ListCustomerSubscriptions(d *api.Deps) apigw.Endpoint {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[store.MetricsSubscription], error) {
-			return d.Store.ListMetricsSubscriptions(ctx, r.AccountID, cust.UUID, limit, start)
+			return storage(d).ListMetricsSubscriptions(ctx, r.AccountID, cust.UUID, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err
@@ -60,12 +60,12 @@ func ListCustomerActivities(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		acc, err := d.Store.GetAccount(ctx, r.AccountID)
+		acc, err := storage(d).GetAccount(ctx, r.AccountID)
 		if err != nil {
 			return apigw.Response{}, err
 		}
 		page, err := api.ReadPage(pg, func(limit int, start store.PageToken) (store.Page[store.Activity], error) {
-			return d.Store.ListCustomerActivities(ctx, r.AccountID, cust.UUID, limit, start)
+			return storage(d).ListCustomerActivities(ctx, r.AccountID, cust.UUID, limit, start)
 		})
 		if err != nil {
 			return apigw.Response{}, err

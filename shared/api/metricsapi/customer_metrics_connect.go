@@ -43,7 +43,7 @@ func ConnectSubscriptions(d *api.Deps) apigw.Endpoint {
 		}
 		now := d.Now()
 		for _, s := range subs[1:] {
-			if err := d.Store.PutConnection(ctx, store.Connection{AccountID: r.AccountID, CustomerUUID: cust.UUID,
+			if err := storage(d).PutConnection(ctx, store.Connection{AccountID: r.AccountID, CustomerUUID: cust.UUID,
 				A: subs[0].UUID, B: s.UUID, CreatedAt: now}); err != nil {
 				return apigw.Response{}, err
 			}
@@ -62,7 +62,7 @@ func DisconnectSubscriptions(d *api.Deps) apigw.Endpoint {
 		}
 		for i := range subs {
 			for _, other := range subs[i+1:] {
-				if err := d.Store.DeleteConnection(ctx, r.AccountID, cust.UUID, subs[i].UUID, other.UUID); err != nil {
+				if err := storage(d).DeleteConnection(ctx, r.AccountID, cust.UUID, subs[i].UUID, other.UUID); err != nil {
 					return apigw.Response{}, err
 				}
 			}
@@ -121,7 +121,7 @@ func connectRequest(ctx context.Context, d *api.Deps, r *apigw.Request) (model.C
 
 // customerSubscriptions reads the customer's subscriptions through its billing index.
 func customerSubscriptions(ctx context.Context, d *api.Deps, cust model.Customer) ([]model.Subscription, error) {
-	idx, err := d.Store.GetBillingIndex(ctx, cust.AccountID, cust.UUID)
+	idx, err := storage(d).GetBillingIndex(ctx, cust.AccountID, cust.UUID)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func customerSubscriptions(ctx context.Context, d *api.Deps, cust model.Customer
 		uuids = append(uuids, id)
 	}
 	slices.Sort(uuids)
-	byUUID, err := d.Store.GetSubscriptions(ctx, cust.AccountID, uuids)
+	byUUID, err := storage(d).GetSubscriptions(ctx, cust.AccountID, uuids)
 	if err != nil {
 		return nil, err
 	}

@@ -168,12 +168,12 @@ func metricsEndpoint(d *api.Deps, defaultInterval string, render func(series.Res
 }
 
 func computeMetrics(ctx context.Context, d *api.Deps, accountID string, q metricsQuery) (series.Response, error) {
-	acc, err := d.Store.GetAccount(ctx, accountID)
+	acc, err := storage(d).GetAccount(ctx, accountID)
 	if err != nil {
 		return series.Response{}, err
 	}
 	cal := accountseries.Calendar(acc)
-	agg, err := metricsfilter.New(d.Store, d.Series()).Aggregate(ctx, acc,
+	agg, err := metricsfilter.New(storage(d), d.Series()).Aggregate(ctx, acc,
 		metricsfilter.Request{Countries: q.countries, Plans: q.plans, Filters: q.filters},
 		accountseries.WindowStart(cal, q.interval, q.start), q.end)
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/apitest"
 	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/api/metricsapi"

@@ -30,7 +30,7 @@ type activityItem struct {
 func (it activityItem) activity() store.Activity { return it.Activity }
 
 func activityAttrs(accountID string, a store.Activity) (map[string]types.AttributeValue, error) {
-	order := a.Order()
+	order := keys.ActivityOrder(timefmt.Nanos(a.Date), a.UUID)
 	k := keys.Activity(accountID, a.CustomerUUID, order)
 	return attributevalue.MarshalMap(activityItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivity,
 		GSI1PK: keys.ActivitiesByAccount(accountID, a.UUID), GSI1SK: order,

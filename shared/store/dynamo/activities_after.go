@@ -8,20 +8,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/accountseries"
+	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // ActivityOrder finds an activity of the account by uuid and returns its place in the
-// activity log (its index sort key, store.Activity.Order); store.ErrNotFound when no
+// activity log (its index sort key, keys.ActivityOrder); store.ErrNotFound when no
 // activity of the account has that uuid. The uuid carries the activity's time to the
 // millisecond: an activity dated on a whole millisecond (every one the engine makes from
 // dates and timestamps of imported records) is one Query of its exact sort key; another
 // is found in the Queries of that millisecond of the account's log.
 func (s *Store) ActivityOrder(ctx context.Context, accountID, activityUUID string) (string, error) {
-	at, ok := accountseries.ActivityTime(activityUUID)
+	at, ok := ids.ActivityTime(activityUUID)
 	if !ok {
 		return "", store.ErrNotFound
 	}

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,9 +54,27 @@ func (s *Store) DeleteMergeRequest(ctx context.Context, m store.MergeRequest) er
 	return err
 }
 
-// ReassignOwner makes an owned item (invoice, subscription: attribute customer_uuid)
-// belong to into instead of from. An item already into's, or gone, is left alone.
-func (s *Store) ReassignOwner(ctx context.Context, k keys.Key, fromUUID, intoUUID string) error {
+// ReassignOwner makes an owned record (invoice, subscription, subscription event:
+// attribute customer_uuid) belong to into instead of from. A record already into's, or
+// gone, is left alone.
+func (s *Store) ReassignOwner(ctx context.Context, accountID string, kind store.OwnedKind, id, fromUUID, intoUUID string) error {
+	var k keys.Key
+	switch kind {
+	case store.OwnedInvoice:
+		k = keys.Invoice(accountID, id)
+	case store.OwnedSubscription:
+		k = keys.Subscription(accountID, id)
+	case store.OwnedSubscriptionEvent:
+		k = keys.SubscriptionEvent(accountID, id)
+	default:
+		return fmt.Errorf("reassign %s: unknown kind of record %d", id, kind)
+	}
+	return s.reassignOwner(ctx, k, fromUUID, intoUUID)
+}
+
+// reassignOwner makes the item k (attribute customer_uuid) belong to into instead of
+// from; an item already into's, or gone, is left alone.
+func (s *Store) reassignOwner(ctx context.Context, k keys.Key, fromUUID, intoUUID string) error {
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 keyAttrs(k),
@@ -74,7 +93,7 @@ func (s *Store) ReassignOwner(ctx context.Context, k keys.Key, fromUUID, intoUUI
 // ReassignCustomerExternalID points a customer external-id reservation at into, so
 // that later imports of from's external id land on the merged customer.
 func (s *Store) ReassignCustomerExternalID(ctx context.Context, accountID, dsUUID, externalID, fromUUID, intoUUID string) error {
-	return s.ReassignOwner(ctx, keys.CustomerExternalID(accountID, dsUUID, externalID), fromUUID, intoUUID)
+	return s.reassignOwner(ctx, keys.CustomerExternalID(accountID, dsUUID, externalID), fromUUID, intoUUID)
 }
 
 // MoveContact makes a contact into's, moving its e-mail reservation with it, in one

@@ -50,11 +50,13 @@ func (s *Store) GetMetricsState(ctx context.Context, accountID, customerUUID str
 // stored) with next, on condition that the stored hash is still prev's: the commit
 // point of a recomputation. ErrConflict when another recomputation committed first.
 func (s *Store) PutMetricsState(ctx context.Context, accountID, customerUUID string, prev, next store.MetricsState) error {
-	g, err := s.MetricsStateCommit(ctx, accountID, customerUUID, prev, next)
+	if _, err := s.MetricsStateCommit(ctx, accountID, customerUUID, prev, next); err != nil {
+		return err
+	}
+	put, err := s.stateHead(accountID, customerUUID, prev, next)
 	if err != nil {
 		return err
 	}
-	put := g.(stateGuard).put
 	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: put.Item, ConditionExpression: put.ConditionExpression,
 		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
@@ -63,41 +65,44 @@ func (s *Store) PutMetricsState(ctx context.Context, accountID, customerUUID str
 	return s.DropMetricsStateTails(ctx, accountID, customerUUID, prev, next)
 }
 
-// stateGuard is what a recomputation's state adds to the transaction of its
-// customer's series (WriteSeriesBatch): the head of its new state, conditioned on the
-// state it read, or only that condition.
-type stateGuard struct {
-	put   *types.Put
-	check *types.ConditionCheck
-}
-
-// MetricsStateCommit prepares the commit of a customer's new state next over prev:
-// the head item, conditioned on prev's hash, to be written in the transaction of the
-// customer's series (or alone, PutMetricsState). The other chunks of a state larger
-// than one item are written now: a reader never sees a head that names chunks not yet
-// written.
-func (s *Store) MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next store.MetricsState) (any, error) {
-	var chunks [][]byte
-	for rest := next.Data; ; {
-		n := min(len(rest), metricsStateChunk)
-		chunks = append(chunks, rest[:n])
-		rest = rest[n:]
-		if len(rest) == 0 {
-			break
-		}
-	}
+// MetricsStateCommit prepares the commit of a customer's new state next over prev, to
+// be written in the transaction of the customer's series (WriteSeriesBatch) or alone
+// (PutMetricsState): the chunks other than the head of a state larger than one item
+// are written now, so a reader never sees a head that names chunks not yet written.
+func (s *Store) MetricsStateCommit(ctx context.Context, accountID, customerUUID string, prev, next store.MetricsState) (store.SeriesGuard, error) {
+	chunks := stateChunks(next.Data)
 	var reqs []types.WriteRequest
 	for i := 1; i < len(chunks); i++ {
 		k := keys.MetricsState(accountID, customerUUID, i)
 		av, err := attributevalue.MarshalMap(metricsStateItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsState, Data: chunks[i]})
 		if err != nil {
-			return nil, err
+			return store.SeriesGuard{}, err
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
 	if err := s.batchWrite(ctx, reqs); err != nil {
-		return nil, err
+		return store.SeriesGuard{}, err
 	}
+	return store.SeriesGuard{Kind: store.SeriesGuardCommit, Prev: prev, Next: next}, nil
+}
+
+// stateChunks splits a state's data into the items it occupies (at least one).
+func stateChunks(data []byte) [][]byte {
+	var chunks [][]byte
+	for rest := data; ; {
+		n := min(len(rest), metricsStateChunk)
+		chunks = append(chunks, rest[:n])
+		rest = rest[n:]
+		if len(rest) == 0 {
+			return chunks
+		}
+	}
+}
+
+// stateHead is the write of next's head item (chunk 0, with the hash and the count),
+// conditioned on the stored state being prev.
+func (s *Store) stateHead(accountID, customerUUID string, prev, next store.MetricsState) (*types.Put, error) {
+	chunks := stateChunks(next.Data)
 	k := keys.MetricsState(accountID, customerUUID, 0)
 	av, err := attributevalue.MarshalMap(metricsStateItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsState,
 		Hash: next.Hash, Chunks: len(chunks), Data: chunks[0]})
@@ -106,16 +111,33 @@ func (s *Store) MetricsStateCommit(ctx context.Context, accountID, customerUUID 
 	}
 	put := &types.Put{TableName: &s.table, Item: av}
 	put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues = stateCondition(prev)
-	return stateGuard{put: put}, nil
+	return put, nil
 }
 
-// MetricsStateCheck is the check, in the transaction of a customer's series, that its
-// state is still prev (a recomputation that changes the series but not the state).
-func (s *Store) MetricsStateCheck(accountID, customerUUID string, prev store.MetricsState) any {
+// stateCheck is the check that the customer's stored state is still prev.
+func (s *Store) stateCheck(accountID, customerUUID string, prev store.MetricsState) *types.ConditionCheck {
 	check := &types.ConditionCheck{TableName: &s.table, Key: keyAttrs(keys.MetricsState(accountID, customerUUID, 0))}
-	cond, names, values := stateCondition(prev)
-	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = cond, names, values
-	return stateGuard{check: check}
+	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = stateCondition(prev)
+	return check
+}
+
+// guardItem is what a customer's series record write adds to its transaction for
+// its guard; nil for none.
+func (s *Store) guardItem(accountID, customerUUID string, g store.SeriesGuard) (*types.TransactWriteItem, error) {
+	switch g.Kind {
+	case store.SeriesGuardNone:
+		return nil, nil
+	case store.SeriesGuardCheck:
+		return &types.TransactWriteItem{ConditionCheck: s.stateCheck(accountID, customerUUID, g.Prev)}, nil
+	case store.SeriesGuardCommit:
+		put, err := s.stateHead(accountID, customerUUID, g.Prev, g.Next)
+		if err != nil {
+			return nil, err
+		}
+		return &types.TransactWriteItem{Put: put}, nil
+	default:
+		return nil, fmt.Errorf("series record of customer %s: unknown guard kind %d", customerUUID, g.Kind)
+	}
 }
 
 // stateCondition is "the stored state is prev".

@@ -30,8 +30,11 @@ type invalidInvoiceItem struct {
 // put or delete of a key derived from the data, so repeating it is harmless.
 func (s *Store) WriteMetricsView(ctx context.Context, c store.MetricsViewChange) error {
 	var reqs []types.WriteRequest
-	for _, k := range c.Delete {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(k)}})
+	for _, m := range c.DeleteSubscriptions {
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(metricsSubscriptionKey(m))}})
+	}
+	for _, v := range c.DeleteInvalid {
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(invalidInvoiceKey(v))}})
 	}
 	add := func(item any) error {
 		av, err := attributevalue.MarshalMap(item)
@@ -42,13 +45,13 @@ func (s *Store) WriteMetricsView(ctx context.Context, c store.MetricsViewChange)
 		return nil
 	}
 	for _, m := range c.PutSubscriptions {
-		k := m.Key()
+		k := metricsSubscriptionKey(m)
 		if err := add(metricsSubscriptionItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsSubscription, MetricsSubscription: m}); err != nil {
 			return err
 		}
 	}
 	for _, v := range c.PutInvalid {
-		k := v.Key()
+		k := invalidInvoiceKey(v)
 		if err := add(invalidInvoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvalidInvoice,
 			GSI1PK: keys.InvalidInvoicesByAccount(v.AccountID), GSI1SK: v.InvoiceUUID, InvalidInvoice: v}); err != nil {
 			return err
@@ -93,4 +96,12 @@ func (s *Store) IsInvoiceInvalid(ctx context.Context, accountID, customerUUID, i
 		return "", false, err
 	}
 	return it.Reason, true, nil
+}
+
+func metricsSubscriptionKey(m store.MetricsSubscription) keys.Key {
+	return keys.MetricsSubscription(m.AccountID, m.CustomerUUID, m.Order())
+}
+
+func invalidInvoiceKey(v store.InvalidInvoice) keys.Key {
+	return keys.InvalidInvoice(v.AccountID, v.CustomerUUID, v.InvoiceUUID)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
@@ -26,18 +25,18 @@ import (
 )
 
 // The account series: package accountseries computes them and describes its storage
-// needs (accountseries.Storage); this file and activities.go implement them.
+// needs (store.SeriesStorage); this file and activities.go implement them.
 // docs/metrics-api.md describes the layout: per segment one partition of bucket items,
 // numbers that customers only ever add to; per customer a record of what it added.
 
 // SeriesStorage is the store's adapter for the account series: what they keep
-// (accountseries.Storage) and nothing else of the store.
+// (store.SeriesStorage) and nothing else of the store.
 type SeriesStorage struct{ store *Store }
 
-var _ accountseries.Storage = SeriesStorage{}
+var _ store.SeriesStorage = SeriesStorage{}
 
 // Series is the adapter of the account series on this store.
-func (s *Store) Series() accountseries.Storage { return SeriesStorage{store: s} }
+func (s *Store) Series() store.SeriesStorage { return SeriesStorage{store: s} }
 
 // GetAccount reads the account (its calendar).
 func (ss SeriesStorage) GetAccount(ctx context.Context, accountID string) (model.Account, error) {
@@ -46,21 +45,21 @@ func (ss SeriesStorage) GetAccount(ctx context.Context, accountID string) (model
 
 // GetSeriesRecord reads a customer's record; a record with Exists false when there is
 // none.
-func (ss SeriesStorage) GetSeriesRecord(ctx context.Context, accountID, customerUUID string) (accountseries.Applied, error) {
+func (ss SeriesStorage) GetSeriesRecord(ctx context.Context, accountID, customerUUID string) (store.SeriesRecord, error) {
 	s := ss.store
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: &s.table, Key: keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
 		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil || out.Item == nil {
-		return accountseries.Applied{Cells: accountseries.Cells{}}, err
+		return store.SeriesRecord{Cells: map[string]int64{}}, err
 	}
 	return decodeSeriesRecord(out.Item)
 }
 
 // GetSeriesRecords reads the records of several customers at once (consistently, 100
 // per BatchGetItem), by customer uuid; a customer without one is left out.
-func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, customerUUIDs []string) (map[string]accountseries.Applied, error) {
+func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, customerUUIDs []string) (map[string]store.SeriesRecord, error) {
 	keyList := make([]map[string]types.AttributeValue, len(customerUUIDs))
 	byPK := make(map[string]string, len(customerUUIDs))
 	for i, u := range customerUUIDs {
@@ -71,7 +70,7 @@ func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, 
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]accountseries.Applied, len(items))
+	out := make(map[string]store.SeriesRecord, len(items))
 	for _, item := range items {
 		r, err := decodeSeriesRecord(item)
 		if err != nil {
@@ -82,8 +81,8 @@ func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, 
 	return out, nil
 }
 
-func decodeSeriesRecord(item map[string]types.AttributeValue) (accountseries.Applied, error) {
-	r := accountseries.Applied{Exists: true, Cells: accountseries.Cells{}, Pending: map[string][]accountseries.BucketAdd{},
+func decodeSeriesRecord(item map[string]types.AttributeValue) (store.SeriesRecord, error) {
+	r := store.SeriesRecord{Exists: true, Cells: map[string]int64{}, Pending: map[string][]store.SeriesBucketAdd{},
 		Acts: map[string]string{}, ActsPrev: map[string]string{}}
 	if v, ok := item["v"].(*types.AttributeValueMemberS); ok {
 		r.Version = v.Value
@@ -105,7 +104,7 @@ func decodeSeriesRecord(item map[string]types.AttributeValue) (accountseries.App
 			if !ok {
 				continue
 			}
-			var adds []accountseries.BucketAdd
+			var adds []store.SeriesBucketAdd
 			if err := ungz(b.Value, &adds); err != nil {
 				return r, fmt.Errorf("series record: pending chunk: %w", err)
 			}
@@ -122,7 +121,7 @@ func decodeSeriesRecord(item map[string]types.AttributeValue) (accountseries.App
 	return r, nil
 }
 
-func encodeSeriesRecord(accountID, customerUUID string, r accountseries.Applied) (map[string]types.AttributeValue, error) {
+func encodeSeriesRecord(accountID, customerUUID string, r store.SeriesRecord) (map[string]types.AttributeValue, error) {
 	item := keyAttrs(keys.SeriesApplied(accountID, customerUUID))
 	item[keys.EntityType] = sAttr(keys.TypeSeriesApplied)
 	item["v"] = sAttr(r.Version)
@@ -151,9 +150,9 @@ func encodeSeriesRecord(accountID, customerUUID string, r accountseries.Applied)
 
 // ReplaceSeriesRecord writes next over old, only if nobody changed the record since
 // old was read and no chunk of old is still pending; ErrConflict otherwise.
-func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next accountseries.Applied) error {
+func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, customerUUID string, old, next store.SeriesRecord) error {
 	s := ss.store
-	put, err := s.recordPut(accountID, accountseries.RecordWrite{CustomerUUID: customerUUID, Old: old, Next: &next})
+	put, err := s.recordPut(accountID, store.SeriesRecordWrite{CustomerUUID: customerUUID, Old: old, Next: &next})
 	if err != nil {
 		return err
 	}
@@ -161,7 +160,7 @@ func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, cust
 		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err = conflict(err); err == store.ErrConflict {
-		return fmt.Errorf("series record of customer %s: %w (%w)", customerUUID, accountseries.ErrChanged, err)
+		return fmt.Errorf("series record of customer %s: %w (%w)", customerUUID, store.ErrSeriesChanged, err)
 	}
 	return err
 }
@@ -173,7 +172,7 @@ func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, cust
 // clock says): a write whose inputs were read before that (ReadAt) lost to a
 // recomputation that read after them, and fails too, even if the record it read is
 // the one stored (it read the record late).
-func (s *Store) recordPut(accountID string, w accountseries.RecordWrite) (*types.Put, error) {
+func (s *Store) recordPut(accountID string, w store.SeriesRecordWrite) (*types.Put, error) {
 	item, err := encodeSeriesRecord(accountID, w.CustomerUUID, *w.Next)
 	if err != nil {
 		return nil, err
@@ -203,19 +202,23 @@ const recordWrittenAt = "at"
 
 // WriteSeriesBatch writes, in one transaction, each customer's record (only over the
 // one read) with its guard (the recomputation's state commit or check: MetricsStateCommit,
-// MetricsStateCheck), and adds adds to the bucket items of shard: a customer's state,
+// store.SeriesStateCheck), and adds adds to the bucket items of shard: a customer's state,
 // record and contribution change together or not at all. A bulk shard's items also
 // count the writes that added to them (keys.SeriesWritesAttr), which a fold checks.
 // When a customer's record or state changed since it was read, nothing is written and
 // conflicts lists the records' positions.
-func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, shard int, records []accountseries.RecordWrite,
-	adds []accountseries.BucketAdd) (conflicts []int, err error) {
+func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, shard int, records []store.SeriesRecordWrite,
+	adds []store.SeriesBucketAdd) (conflicts []int, err error) {
 	s := ss.store
 	var items []types.TransactWriteItem
 	var owner []int // the record of each item; -1 for a bucket
 	for i, w := range records {
-		if g, ok := w.Guard.(stateGuard); ok {
-			items = append(items, types.TransactWriteItem{Put: g.put, ConditionCheck: g.check})
+		guard, err := s.guardItem(accountID, w.CustomerUUID, w.Guard)
+		if err != nil {
+			return nil, err
+		}
+		if guard != nil {
+			items = append(items, *guard)
 			owner = append(owner, i)
 		}
 		if w.Next != nil {
@@ -250,7 +253,7 @@ func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, 
 // customer's record, in one transaction conditioned on the chunk being still pending:
 // a chunk is added once, however often this runs.
 func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerUUID string, shard int, chunkID string,
-	adds []accountseries.BucketAdd) error {
+	adds []store.SeriesBucketAdd) error {
 	s := ss.store
 	items := []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                &s.table,
@@ -269,7 +272,7 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 	return err
 }
 
-func (s *Store) bucketUpdate(accountID string, shard int, a accountseries.BucketAdd) types.TransactWriteItem {
+func (s *Store) bucketUpdate(accountID string, shard int, a store.SeriesBucketAdd) types.TransactWriteItem {
 	names := map[string]string{"#et": keys.EntityType}
 	values := map[string]types.AttributeValue{":et": sAttr(seriesEntity(a.SK))}
 	adds := make([]string, 0, len(a.Add))
@@ -353,7 +356,7 @@ func (ss SeriesStorage) DeleteSeriesRecord(ctx context.Context, accountID, custo
 // copy, shard 0 (eventually consistent, like every read of the buckets, which many
 // customers write at once): one BatchGetItem and one Query, whatever the number of
 // customers. What bulk shards hold shows once it is folded into the copy.
-func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment string, sks []string, from, to string) (points, window []accountseries.Bucket, err error) {
+func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment string, sks []string, from, to string) (points, window []store.SeriesBucket, err error) {
 	s := ss.store
 	keyList := make([]map[string]types.AttributeValue, len(sks))
 	for i, sk := range sks {
@@ -374,7 +377,7 @@ func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment str
 // SeriesBucketsBetween reads the bucket items of a segment whose sort keys lie in
 // [from, to]: those of the read copy, and those of the bulk shards not folded yet
 // (summed over the shards).
-func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) (copied, unfolded []accountseries.Bucket, err error) {
+func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) (copied, unfolded []store.SeriesBucket, err error) {
 	s := ss.store
 	vals := map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)}
 	if copied, err = s.queryShards(ctx, accountID, segment, []int{0}, "SK BETWEEN :lo AND :hi", vals, true); err != nil {
@@ -391,7 +394,7 @@ func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, seg
 
 // SeriesBucketsWithPrefix reads the bucket items of a segment's read copy whose sort
 // keys start with prefix.
-func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]accountseries.Bucket, error) {
+func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]store.SeriesBucket, error) {
 	return ss.store.queryShards(ctx, accountID, segment, []int{0}, "begins_with(SK, :prefix)",
 		map[string]types.AttributeValue{":prefix": sAttr(prefix)}, false)
 }
@@ -402,7 +405,7 @@ const shardReadConcurrency = 8
 // queryShards runs one Query per shard given, shardReadConcurrency at a time, and sums
 // the items by sort key.
 func (s *Store) queryShards(ctx context.Context, accountID, segment string, shards []int, sortCond string,
-	values map[string]types.AttributeValue, consistent bool) ([]accountseries.Bucket, error) {
+	values map[string]types.AttributeValue, consistent bool) ([]store.SeriesBucket, error) {
 	pages := make([][]map[string]types.AttributeValue, len(shards))
 	errs := make([]error, len(shards))
 	parallel.For(len(shards), shardReadConcurrency, func(i int) {
@@ -450,10 +453,10 @@ func (s *Store) shardIndexes(ctx context.Context, accountID, segment string) ([]
 	return items, live, nil
 }
 
-func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Bucket, error) {
-	bySK := map[string]accountseries.Bucket{}
+func seriesBuckets(items []map[string]types.AttributeValue) ([]store.SeriesBucket, error) {
+	bySK := map[string]store.SeriesBucket{}
 	for _, item := range items {
-		b := accountseries.Bucket{Values: make(map[string]int64, len(item))}
+		b := store.SeriesBucket{Values: make(map[string]int64, len(item))}
 		for attr, v := range item {
 			switch attr {
 			case keys.PK, keys.EntityType, keys.SeriesWritesAttr:
@@ -483,7 +486,7 @@ func seriesBuckets(items []map[string]types.AttributeValue) ([]accountseries.Buc
 		}
 		bySK[b.SK] = b
 	}
-	out := make([]accountseries.Bucket, 0, len(bySK))
+	out := make([]store.SeriesBucket, 0, len(bySK))
 	for _, sk := range slices.Sorted(maps.Keys(bySK)) {
 		out = append(out, bySK[sk])
 	}
@@ -504,8 +507,8 @@ func (ss SeriesStorage) SeriesBucketExists(ctx context.Context, accountID, segme
 // activities, whole bucket items, into shard 0) with batched puts, no transactions:
 // for backfills and benchmarks, never concurrently with other writers of the
 // account's series.
-func (ss SeriesStorage) PutSeries(ctx context.Context, accountID string, records map[string]accountseries.Applied,
-	acts []store.Activity, buckets []accountseries.BucketAdd) error {
+func (ss SeriesStorage) PutSeries(ctx context.Context, accountID string, records map[string]store.SeriesRecord,
+	acts []store.Activity, buckets []store.SeriesBucketAdd) error {
 	s := ss.store
 	var reqs []types.WriteRequest
 	put := func(item map[string]types.AttributeValue) {
@@ -576,7 +579,7 @@ func ungz(b []byte, v any) error {
 // delete conditioned on the item's write count being the one read. A bulk write that
 // lands in between cancels that transaction; the fold reads again and goes on, until
 // the parts hold nothing. Safe to run again and concurrently with itself.
-func (ss SeriesStorage) FoldSeries(ctx context.Context, accountID string, parts []accountseries.ShardPart) error {
+func (ss SeriesStorage) FoldSeries(ctx context.Context, accountID string, parts []store.SeriesShardPart) error {
 	s := ss.store
 	for attempt := 1; ; attempt++ {
 		moves, err := s.readFold(ctx, accountID, parts)
@@ -610,12 +613,12 @@ func (ss SeriesStorage) FoldSeries(ctx context.Context, accountID string, parts 
 type foldMove struct {
 	segment string
 	shard   int
-	item    accountseries.Bucket
+	item    store.SeriesBucket
 	writes  *types.AttributeValueMemberN // its write count; nil when it has none
 }
 
 // readFold reads every item of the parts' partitions, at once.
-func (s *Store) readFold(ctx context.Context, accountID string, parts []accountseries.ShardPart) ([]foldMove, error) {
+func (s *Store) readFold(ctx context.Context, accountID string, parts []store.SeriesShardPart) ([]foldMove, error) {
 	type partition struct {
 		segment string
 		shard   int
@@ -710,7 +713,7 @@ func (s *Store) foldItems(accountID string, moves []foldMove) []types.TransactWr
 				add[attr] = x
 			}
 		}
-		items = append(items, s.bucketUpdate(accountID, 0, accountseries.BucketAdd{Segment: t[0], SK: t[1], Add: add}))
+		items = append(items, s.bucketUpdate(accountID, 0, store.SeriesBucketAdd{Segment: t[0], SK: t[1], Add: add}))
 	}
 	return items
 }

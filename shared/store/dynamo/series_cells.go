@@ -6,7 +6,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
 )
@@ -18,7 +17,7 @@ const cellsReadConcurrency = 8
 // SeriesCells reads customers' contributions from their series records: eventually
 // consistent BatchGetItems of 100 records (the key and the cells only), 8 at a time,
 // each batch decoded as it arrives.
-func (ss SeriesStorage) SeriesCells(ctx context.Context, accountID string, customerUUIDs []string) (map[string]accountseries.Cells, error) {
+func (ss SeriesStorage) SeriesCells(ctx context.Context, accountID string, customerUUIDs []string) (map[string]map[string]int64, error) {
 	s := ss.store
 	byPK := map[string]string{}
 	var keyList []map[string]types.AttributeValue
@@ -30,7 +29,7 @@ func (ss SeriesStorage) SeriesCells(ctx context.Context, accountID string, custo
 		}
 	}
 	batches := (len(keyList) + 99) / 100
-	parts := make([]map[string]accountseries.Cells, batches)
+	parts := make([]map[string]map[string]int64, batches)
 	errs := make([]error, batches)
 	parallel.For(batches, cellsReadConcurrency, func(i int) {
 		raw, err := s.batchReadAttrs(ctx, keyList[i*100:min((i+1)*100, len(keyList))], false, []string{"PK", "cells"})
@@ -38,14 +37,14 @@ func (ss SeriesStorage) SeriesCells(ctx context.Context, accountID string, custo
 			errs[i] = err
 			return
 		}
-		parts[i] = make(map[string]accountseries.Cells, len(raw))
+		parts[i] = make(map[string]map[string]int64, len(raw))
 		for _, item := range raw {
 			pk, _ := item["PK"].(*types.AttributeValueMemberS)
 			b, ok := item["cells"].(*types.AttributeValueMemberB)
 			if pk == nil || byPK[pk.Value] == "" || !ok {
 				continue
 			}
-			cells := accountseries.Cells{}
+			cells := map[string]int64{}
 			if err := ungz(b.Value, &cells); err != nil {
 				errs[i] = fmt.Errorf("series record of %s: cells: %w", byPK[pk.Value], err)
 				return
@@ -53,7 +52,7 @@ func (ss SeriesStorage) SeriesCells(ctx context.Context, accountID string, custo
 			parts[i][byPK[pk.Value]] = cells
 		}
 	})
-	out := make(map[string]accountseries.Cells, len(keyList))
+	out := make(map[string]map[string]int64, len(keyList))
 	for i, p := range parts {
 		if errs[i] != nil {
 			return nil, errs[i]

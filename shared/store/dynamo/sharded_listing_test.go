@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/timefmt"
 )
 
 // TestShardedListingsMergeInOrder: the customer listing (spread by id over the
@@ -99,7 +100,7 @@ func TestShardedListingsMergeInOrder(t *testing.T) {
 		{"ascending", store.ActivityFilter{}, 4, nil},
 		{"descending", store.ActivityFilter{Descending: true}, 3, nil},
 		{"one type, descending", store.ActivityFilter{Type: "expansion", Descending: true}, 2, func(a store.Activity) bool { return a.Type == "expansion" }},
-		{"one type, ascending, after the third", store.ActivityFilter{Type: "new_biz", After: acts[2].Order()}, 2,
+		{"one type, ascending, after the third", store.ActivityFilter{Type: "new_biz", After: keys.ActivityOrder(timefmt.Nanos(acts[2].Date), acts[2].UUID)}, 2,
 			func(a store.Activity) bool { return a.Type == "new_biz" && a.Date.After(acts[2].Date) }},
 	}
 	for _, tc := range activityCases {

@@ -18,7 +18,7 @@ func TestTokenOfAnotherListing(t *testing.T) {
 	contact := keys.Contact(acc.ID, "con_1")
 	token := store.PageToken{keys.PK: contact.PK, keys.SK: contact.SK,
 		keys.GSI1PK: keys.ContactList(acc.ID), keys.GSI1SK: "con_1"}
-	if !token.OwnedBy(acc.ID) {
+	if !keys.PositionOwnedBy(token, acc.ID) || !token.WellFormed() {
 		t.Fatal("the account's own token refused")
 	}
 	_, err := env.Deps.Store.ListCustomers(context.Background(), acc.ID, store.CustomerFilter{}, 10, token)

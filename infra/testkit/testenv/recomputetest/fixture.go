@@ -52,20 +52,20 @@ type Fixture struct {
 // writes only the recomputations' commits that go with the series (their new states).
 type SeriesSpy struct {
 	Applied, Removed int
-	store            accountseries.Storage
+	store            store.SeriesStorage
 }
 
 // ApplyBatch counts the customers of a call and commits their states (recompute.Series).
-func (s *SeriesSpy) ApplyBatch(ctx context.Context, acc model.Account, _ int, changes []accountseries.Change) ([]accountseries.ShardPart, []error) {
+func (s *SeriesSpy) ApplyBatch(ctx context.Context, acc model.Account, _ int, changes []accountseries.Change) ([]store.SeriesShardPart, []error) {
 	s.Applied += len(changes)
 	errs := make([]error, len(changes))
 	for i, c := range changes {
-		if c.Commit == nil {
+		if c.Commit.Kind == store.SeriesGuardNone {
 			continue
 		}
-		conflicts, err := s.store.WriteSeriesBatch(ctx, acc.ID, 0, []accountseries.RecordWrite{{CustomerUUID: c.Attrs.UUID, Guard: c.Commit}}, nil)
+		conflicts, err := s.store.WriteSeriesBatch(ctx, acc.ID, 0, []store.SeriesRecordWrite{{CustomerUUID: c.Attrs.UUID, Guard: c.Commit}}, nil)
 		if len(conflicts) > 0 {
-			err = accountseries.ErrChanged
+			err = store.ErrSeriesChanged
 		}
 		errs[i] = err
 	}

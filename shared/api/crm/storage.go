@@ -1,0 +1,19 @@
+package crm
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// Storage is what the CRM operations (notes and call logs, opportunities, tasks) use of
+// the store: the aggregates they call, no more. The wiring hands out the union,
+// api.Storage; the operations see it through storage.
+type Storage interface {
+	store.Accounts
+	store.Notes
+	store.Opportunities
+	store.Tasks
+}
+
+// storage is the store as these operations see it.
+func storage(d *api.Deps) Storage { return d.Store }

@@ -1,0 +1,17 @@
+package jsonimports
+
+import (
+	"github.com/subsight/subsight/shared/api"
+	"github.com/subsight/subsight/shared/store"
+)
+
+// Storage is what the json_imports operations use of the store: the aggregates they
+// call, no more. The wiring hands out the union, api.Storage; the operations see it
+// through storage.
+type Storage interface {
+	store.Accounts
+	store.Imports
+}
+
+// storage is the store as these operations see it.
+func storage(d *api.Deps) Storage { return d.Store }
