@@ -11,9 +11,6 @@ import (
 	"github.com/subsight/subsight/infra/devstack/openapi"
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/crm"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/apperr"
 	"github.com/subsight/subsight/shared/routes"
@@ -44,13 +41,13 @@ func bodyFixture(t *testing.T, env *testenv.Env, accountID string) map[string]st
 	if len(inv.Transactions) > 0 {
 		params["transaction_uuid"] = inv.Transactions[0].UUID
 	}
-	status, note := apigwtest.Do(t, crm.CreateCustomerNote(env.API), apigwtest.Call{Method: "POST", Route: "/v1/customer_notes",
+	status, note := apitest.Do(t, env.API, "CreateCustomerNote", apigwtest.Call{
 		Body: map[string]any{"customer_uuid": cus, "type": "note", "text": "n"}, AccountID: accountID})
 	if status != 201 {
 		t.Fatalf("note: %d %v", status, note)
 	}
 	params["note_uuid"], _ = note["uuid"].(string)
-	status, contact := apigwtest.Do(t, customers.CreateContact(env.API), apigwtest.Call{Method: "POST", Route: "/v1/contacts",
+	status, contact := apitest.Do(t, env.API, "CreateContact", apigwtest.Call{
 		Body: map[string]any{"customer_uuid": cus, "data_source_uuid": ds.UUID, "email": "c@example.com"}, AccountID: accountID})
 	if status != 201 {
 		t.Fatalf("contact: %d %v", status, contact)
@@ -61,7 +58,7 @@ func bodyFixture(t *testing.T, env *testenv.Env, accountID string) map[string]st
 
 func invoiceUUIDOf(t *testing.T, env *testenv.Env, accountID, dsUUID, externalID string) string {
 	t.Helper()
-	_, listed := apigwtest.Do(t, billing.ListInvoices(env.API), apigwtest.Call{Method: "GET", Route: "/v1/invoices",
+	_, listed := apitest.Do(t, env.API, "ListInvoices", apigwtest.Call{
 		Query: map[string][]string{"data_source_uuid": {dsUUID}, "external_id": {externalID}}, AccountID: accountID})
 	invs, _ := listed["invoices"].([]any)
 	if len(invs) != 1 {

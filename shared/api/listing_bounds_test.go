@@ -10,10 +10,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/keys"
@@ -37,7 +33,7 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+	if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: apitest.FiftyCustomers("bounded"), AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
@@ -60,8 +56,7 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 
 	cases := []struct {
 		name       string
-		endpoint   func(*api.Deps) apigw.Endpoint
-		route, key string
+		op, key    string
 		query      url.Values
 		want       int // matching items
 		firstPage  int // DynamoDB requests of the first page
@@ -70,16 +65,16 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 		// A walk page: at most 8 requests started (store.invoicePageRequests; a round of
 		// the customer listing is one Query per shard), the last round's invoice reads
 		// (3) and the handler's data source read.
-		{"invoices", billing.ListInvoices, "/v1/invoices", "invoices", url.Values{"per_page": {"7"}}, 100, shards + 2, 12},
-		{"invoices of a data source", billing.ListInvoices, "/v1/invoices", "invoices",
+		{"invoices", "ListInvoices", "invoices", url.Values{"per_page": {"7"}}, 100, shards + 2, 12},
+		{"invoices of a data source", "ListInvoices", "invoices",
 			url.Values{"per_page": {"7"}, "data_source_uuid": {ds.UUID}}, 100, shards + 3, 12},
-		{"invoices of a source whose customers have none", billing.ListInvoices, "/v1/invoices", "invoices",
+		{"invoices of a source whose customers have none", "ListInvoices", "invoices",
 			url.Values{"per_page": {"1"}, "data_source_uuid": {empty.UUID}}, 0, 12, 12},
-		{"invoices by external id", billing.ListInvoices, "/v1/invoices", "invoices", url.Values{"external_id": {"c07-i2"}}, 1, 2, 2},
+		{"invoices by external id", "ListInvoices", "invoices", url.Values{"external_id": {"c07-i2"}}, 1, 2, 2},
 		// A page Query per shard, and on the first page a Select COUNT one per shard.
-		{"subscription events", billing.ListSubscriptionEvents, apitest.EventsRoute, "subscription_events", url.Values{"per_page": {"7"}}, 50, 2 * shards, 2 * shards},
+		{"subscription events", "ListSubscriptionEvents", "subscription_events", url.Values{"per_page": {"7"}}, 50, 2 * shards, 2 * shards},
 		// At most 4 Queries shared among the shards (store.eventPageRequests) and the count.
-		{"subscription events of one customer", billing.ListSubscriptionEvents, apitest.EventsRoute, "subscription_events",
+		{"subscription events of one customer", "ListSubscriptionEvents", "subscription_events",
 			url.Values{"per_page": {"7"}, "customer_external_id": {"c42"}}, 1, 4 + shards, 4 + shards},
 	}
 	for _, tc := range cases {
@@ -89,7 +84,7 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 			most, pages := 0, 0
 			for page := 1; ; page++ {
 				meter.Reset()
-				status, body := apigwtest.Do(t, tc.endpoint(d), apigwtest.Call{Method: "GET", Route: tc.route, Query: q, AccountID: acc.ID})
+				status, body := apitest.Do(t, d, tc.op, apigwtest.Call{Query: q, AccountID: acc.ID})
 				if status != http.StatusOK {
 					t.Fatalf("page %d: %d %v", page, status, body)
 				}

@@ -8,13 +8,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/account"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/crm"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/metricsapi"
-	"github.com/subsight/subsight/shared/apigw"
 )
 
 // TestLegacyPageOnCustomers walks the customers with page=1, 2, ... as a data-pipeline
@@ -30,7 +23,7 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 	for n := 1; ; n++ {
 		pages = n
 		q := url.Values{"per_page": {"2"}, "page": {fmt.Sprint(n)}}
-		status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, q, nil)
+		status, body := e.Do(e.Acc, "ListCustomers", nil, q, nil)
 		if status != http.StatusOK {
 			t.Fatalf("page=%d: %d %v", n, status, body)
 		}
@@ -51,7 +44,7 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 			t.Fatal("page walk does not end")
 		}
 		// The cursor of a page=N answer continues after it.
-		_, next := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil,
+		_, next := e.Do(e.Acc, "ListCustomers", nil,
 			url.Values{"per_page": {"2"}, "cursor": {body["cursor"].(string)}}, nil)
 		if first := next["entries"].([]any)[0].(map[string]any)["uuid"]; first != byCursor[2*n] {
 			t.Errorf("cursor after page=%d starts at %v, want %s", n, first, byCursor[2*n])
@@ -60,7 +53,7 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 	if !reflect.DeepEqual(byPage, byCursor) {
 		t.Errorf("page walk %v\ncursor walk %v", byPage, byCursor)
 	}
-	status, beyond := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"per_page": {"2"}, "page": {"9"}}, nil)
+	status, beyond := e.Do(e.Acc, "ListCustomers", nil, url.Values{"per_page": {"2"}, "page": {"9"}}, nil)
 	if status != http.StatusOK || len(beyond["entries"].([]any)) != 0 || beyond["has_more"] != false ||
 		beyond["cursor"] != nil || beyond["total_pages"] != float64(pages) {
 		t.Errorf("page beyond the end: %d %v", status, beyond)
@@ -75,12 +68,12 @@ func TestLegacyPageOnCustomers(t *testing.T) {
 		"per_page=2&start-after": `Parameter "start-after" is not supported by this listing: page with cursor and per_page`,
 	} {
 		vals, _ := url.ParseQuery(q)
-		status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, vals, nil)
+		status, body := e.Do(e.Acc, "ListCustomers", nil, vals, nil)
 		if status != http.StatusBadRequest || body["message"] != msg {
 			t.Errorf("%s: %d %v", q, status, body)
 		}
 	}
-	if status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"page": {"51"}, "per_page": {"200"}}, nil); status != http.StatusOK {
+	if status, body := e.Do(e.Acc, "ListCustomers", nil, url.Values{"page": {"51"}, "per_page": {"200"}}, nil); status != http.StatusOK {
 		t.Errorf("page 51 of 200 (10,000 entries before it): %d %v", status, body)
 	}
 }
@@ -92,16 +85,16 @@ func TestLegacyPageOnPlansAndSearch(t *testing.T) {
 	for i := range 5 {
 		e.CreatePlan(e.DS.UUID, fmt.Sprint("paged-", i), "Paged")
 	}
-	_, all := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, nil, nil)
+	_, all := e.Do(e.Acc, "ListPlans", nil, nil, nil)
 	want := apitest.UUIDsOf(all["plans"])
-	status, body := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, url.Values{"per_page": {"2"}, "page": {"2"}}, nil)
+	status, body := e.Do(e.Acc, "ListPlans", nil, url.Values{"per_page": {"2"}, "page": {"2"}}, nil)
 	if status != http.StatusOK || !reflect.DeepEqual(apitest.UUIDsOf(body["plans"]), want[2:4]) ||
 		body["current_page"] != 2.0 || body["total_pages"] != 3.0 || body["has_more"] != true {
 		t.Errorf("plans page=2: %d %v", status, body)
 	}
 
 	e.SeedCustomers(3, e.DS, "", "same@example.com")
-	status, body = e.Do(e.Acc, customers.SearchCustomers, "GET", "/v1/customers/search", nil,
+	status, body = e.Do(e.Acc, "SearchCustomers", nil,
 		url.Values{"email": {"same@example.com"}, "per_page": {"2"}, "page": {"2"}}, nil)
 	if status != http.StatusOK || len(body["entries"].([]any)) != 1 || body["current_page"] != 2.0 || body["total_pages"] != nil {
 		t.Errorf("search page=2: %d %v", status, body)
@@ -114,36 +107,35 @@ func TestLegacyPageOnPlansAndSearch(t *testing.T) {
 func TestUnknownPagingParameters(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	cus := map[string]string{"customer_uuid": e.Customer}
-	_, g := e.Do(e.Acc, billing.CreatePlanGroup, "POST", "/v1/plan_groups", nil, nil, map[string]any{"name": "G",
+	_, g := e.Do(e.Acc, "CreatePlanGroup", nil, nil, map[string]any{"name": "G",
 		"plans": []string{e.CreatePlan(e.DS.UUID, "grouped", "Grouped")["uuid"].(string)}})
 	group := map[string]string{"plan_group_uuid": g["uuid"].(string)}
 	type route struct {
 		name   string
-		ep     func(*api.Deps) apigw.Endpoint
-		path   string
+		op     string
 		params map[string]string
 		family string // "A" or "B"
 		legacy bool   // serves page=N
 	}
 	routes := []route{
-		{"customers", customers.ListCustomers, "/v1/customers", nil, "A", true},
-		{"contacts", customers.ListContacts, "/v1/contacts", nil, "A", false},
-		{"customer contacts", customers.ListCustomerContacts, "/v1/customers/{customer_uuid}/contacts", cus, "A", false},
-		{"customer notes", crm.ListCustomerNotes, "/v1/customer_notes", nil, "A", false},
-		{"plans", billing.ListPlans, "/v1/plans", nil, "B", true},
-		{"invoices", billing.ListInvoices, "/v1/invoices", nil, "B", false},
-		{"import invoices", billing.ListImportInvoices, "/v1/import/customers/{customer_uuid}/invoices", cus, "B", true},
-		{"import subscriptions", billing.ListImportSubscriptions, "/v1/import/customers/{customer_uuid}/subscriptions", cus, "B", true},
-		{"subscription events", billing.ListSubscriptionEvents, "/v1/subscription_events", nil, "B", true},
-		{"customer subscriptions", metricsapi.ListCustomerSubscriptions, "/v1/customers/{customer_uuid}/subscriptions", cus, "A", true},
-		{"customer activities", metricsapi.ListCustomerActivities, "/v1/customers/{customer_uuid}/activities", cus, "A", true},
-		{"activities", metricsapi.ListActivities, "/v1/activities", nil, "A", false},
-		{"data sources", account.ListDataSources, "/v1/data_sources", nil, "B", false},
-		{"notes", crm.ListNotes, "/v1/notes", nil, "A", false},
-		{"opportunities", crm.ListOpportunities, "/v1/opportunities", nil, "A", false},
-		{"tasks", crm.ListTasks, "/v1/tasks", nil, "A", false},
-		{"plan groups", billing.ListPlanGroups, "/v1/plan_groups", nil, "B", true},
-		{"a plan group's plans", billing.ListPlanGroupPlans, "/v1/plan_groups/{plan_group_uuid}/plans", group, "B", true},
+		{"customers", "ListCustomers", nil, "A", true},
+		{"contacts", "ListContacts", nil, "A", false},
+		{"customer contacts", "ListCustomerContacts", cus, "A", false},
+		{"customer notes", "ListCustomerNotes", nil, "A", false},
+		{"plans", "ListPlans", nil, "B", true},
+		{"invoices", "ListInvoices", nil, "B", false},
+		{"import invoices", "ListImportInvoices", cus, "B", true},
+		{"import subscriptions", "ListImportSubscriptions", cus, "B", true},
+		{"subscription events", "ListSubscriptionEvents", nil, "B", true},
+		{"customer subscriptions", "ListCustomerSubscriptions", cus, "A", true},
+		{"customer activities", "ListCustomerActivities", cus, "A", true},
+		{"activities", "ListActivities", nil, "A", false},
+		{"data sources", "ListDataSources", nil, "B", false},
+		{"notes", "ListNotes", nil, "A", false},
+		{"opportunities", "ListOpportunities", nil, "A", false},
+		{"tasks", "ListTasks", nil, "A", false},
+		{"plan groups", "ListPlanGroups", nil, "B", true},
+		{"a plan group's plans", "ListPlanGroupPlans", group, "B", true},
 	}
 	for _, r := range routes {
 		unknown := []string{"offset", "limit", "starting_after", "pageSize", "page[number]", "next_page", "skip"}
@@ -157,7 +149,7 @@ func TestUnknownPagingParameters(t *testing.T) {
 			unknown = append(unknown, "cursor", "per_page")
 		}
 		for _, p := range unknown {
-			status, body := e.Do(e.Acc, r.ep, "GET", r.path, r.params, url.Values{p: {"2"}}, nil)
+			status, body := e.Do(e.Acc, r.op, r.params, url.Values{p: {"2"}}, nil)
 			if status != http.StatusBadRequest || !inFamily(body, r.family, p) {
 				t.Errorf("%s ?%s=2: %d %v", r.name, p, status, body)
 			}
@@ -172,7 +164,7 @@ func TestUnknownPagingParameters(t *testing.T) {
 		if r.name == "activities" {
 			ok = url.Values{"per-page": {"1"}, "start-date": {"2024-01-01"}, "end-date": {"2024-12-31"}, "order": {"-date"}}
 		}
-		if status, body := e.Do(e.Acc, r.ep, "GET", r.path, r.params, ok, nil); status != http.StatusOK {
+		if status, body := e.Do(e.Acc, r.op, r.params, ok, nil); status != http.StatusOK {
 			t.Errorf("%s ?%s: %d %v", r.name, ok.Encode(), status, body)
 		}
 	}
@@ -193,12 +185,12 @@ func inFamily(body map[string]any, family, param string) bool {
 func TestStartAfterOnActivities(t *testing.T) {
 	e := apitest.NewMetricsEnv(t)
 	for _, order := range []string{"date", "-date"} {
-		_, all := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("order", order))
+		_, all := e.Get("ListActivities", e.Acc, apitest.Query("order", order))
 		want := apitest.Field(all, "uuid")
 		var got []any
 		q := apitest.Query("order", order, "per_page", "2")
 		for range 10 {
-			status, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, q)
+			status, page := e.Get("ListActivities", e.Acc, q)
 			if status != http.StatusOK {
 				t.Fatalf("%v: %d %v", q, status, page)
 			}
@@ -213,20 +205,20 @@ func TestStartAfterOnActivities(t *testing.T) {
 			t.Errorf("order=%s: start-after walk %v\nwant %v", order, got, want)
 		}
 		// The last activity: nothing after it.
-		_, end := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("order", order, "start-after", want[8].(string)))
+		_, end := e.Get("ListActivities", e.Acc, apitest.Query("order", order, "start-after", want[8].(string)))
 		if len(apitest.Field(end, "uuid")) != 0 || end["has_more"] != false {
 			t.Errorf("after the last: %v", end)
 		}
 	}
-	_, churns := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("type", "churn"))
-	_, all := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, nil)
+	_, churns := e.Get("ListActivities", e.Acc, apitest.Query("type", "churn"))
+	_, all := e.Get("ListActivities", e.Acc, nil)
 	firstUUID := apitest.Field(all, "uuid")[0].(string)
-	_, after := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("type", "churn", "start-after", firstUUID))
+	_, after := e.Get("ListActivities", e.Acc, apitest.Query("type", "churn", "start-after", firstUUID))
 	if !reflect.DeepEqual(apitest.Field(after, "uuid"), apitest.Field(churns, "uuid")) {
 		t.Errorf("churns after the first activity: %v, want %v", apitest.Field(after, "uuid"), apitest.Field(churns, "uuid"))
 	}
 
-	_, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("per_page", "1"))
+	_, page := e.Get("ListActivities", e.Acc, apitest.Query("per_page", "1"))
 	for _, bad := range []struct {
 		account string
 		kv      []string
@@ -236,7 +228,7 @@ func TestStartAfterOnActivities(t *testing.T) {
 		{e.Other, []string{"start-after", firstUUID}},
 		{e.Acc, []string{"start-after", firstUUID, "cursor", page["cursor"].(string)}},
 	} {
-		status, body := e.Get(metricsapi.ListActivities, "/v1/activities", bad.account, apitest.Query(bad.kv...))
+		status, body := e.Get("ListActivities", bad.account, apitest.Query(bad.kv...))
 		if status != http.StatusBadRequest || body["param"] != "start-after" {
 			t.Errorf("%v: %d %v", bad.kv, status, body)
 		}

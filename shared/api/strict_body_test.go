@@ -6,9 +6,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -33,7 +30,7 @@ func TestStrictBodiesLeaveTheCustomerUnchanged(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := e.Raw(e.Acc, customers.UpdateCustomer, "PATCH", apitest.CustomerRoute, apitest.Cus(uuid), tc.body)
+			status, body := e.Raw(e.Acc, "UpdateCustomer", apitest.Cus(uuid), tc.body)
 			if status != 400 || !strings.Contains(body, tc.want) || !strings.Contains(body, `"code":400`) {
 				t.Fatalf("%d %s, want 400 with %q", status, body, tc.want)
 			}
@@ -50,18 +47,17 @@ func TestDeepTransactionBodyIsA400(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Deep")
 	_, ds := apitest.ImportedCustomer(t, env, acc.ID)
-	_, listed := apigwtest.Do(t, billing.ListInvoices(env.API), apigwtest.Call{Method: "GET", Route: "/v1/invoices",
+	_, listed := apitest.Do(t, env.API, "ListInvoices", apigwtest.Call{
 		Query: map[string][]string{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i1"}}, AccountID: acc.ID})
 	invUUID := listed["invoices"].([]any)[0].(map[string]any)["uuid"].(string)
 	before, err := env.Deps.Store.GetInvoice(t.Context(), acc.ID, invUUID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx := billing.CreateInvoiceTransaction(env.API)
 	for _, depth := range []int{65, 9998, 9999, 10000, 10001} {
 		body := `{"type":"payment","result":"successful","date":"2024-01-10","x":` +
 			strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + "}"
-		resp := apigwtest.Raw(t, tx, apigwtest.Call{Method: "POST", Route: "/v1/import/invoices/{invoice_uuid}/transactions",
+		resp := apitest.Raw(t, env.API, "CreateInvoiceTransaction", apigwtest.Call{
 			PathParams: map[string]string{"invoice_uuid": invUUID}, Body: body, AccountID: acc.ID})
 		if resp.StatusCode != 400 || !strings.Contains(resp.Body, `"error_details"`) || !strings.Contains(resp.Body, "nests deeper") {
 			t.Fatalf("depth %d: %d %s", depth, resp.StatusCode, resp.Body)
@@ -78,12 +74,12 @@ func TestDeepTransactionBodyIsA400(t *testing.T) {
 func TestNumericExternalIDsAreExact(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	const id = "12345678901234567"
-	status, plan := e.Raw(e.Acc, billing.CreatePlan, "POST", apitest.PlansRoute, nil,
+	status, plan := e.Raw(e.Acc, "CreatePlan", nil,
 		`{"data_source_uuid":"`+e.DS.UUID+`","name":"N","interval_count":1,"interval_unit":"month","external_id":`+id+`}`)
 	if status != 201 || !strings.Contains(plan, `"external_id":"`+id+`"`) {
 		t.Fatalf("plan: %d %s", status, plan)
 	}
-	status, cust := e.Raw(e.Acc, customers.CreateCustomer, "POST", "/v1/customers", nil,
+	status, cust := e.Raw(e.Acc, "CreateCustomer", nil,
 		`{"data_source_uuid":"`+e.DS.UUID+`","name":"N","external_id":`+id+`9}`)
 	// A customer's external_id is a string field: a number is refused, not rounded.
 	if status != 400 || !strings.Contains(cust, `\"external_id\" must be a string`) {
@@ -100,13 +96,13 @@ func TestNumericExternalIDsAreExactInImports(t *testing.T) {
 	body := `{"subscription_event":{"data_source_uuid":"` + ds.UUID + `","customer_external_id":"c00","event_type":"subscription_start",` +
 		`"event_date":"2024-01-05","effective_date":"2024-01-05","subscription_external_id":"c00-s","plan_external_id":"p1",` +
 		`"currency":"USD","amount_in_cents":1000,"external_id":` + id + `}}`
-	resp := apigwtest.Raw(t, billing.CreateSubscriptionEvent(env.API), apigwtest.Call{Method: "POST", Route: "/v1/subscription_events",
+	resp := apitest.Raw(t, env.API, "CreateSubscriptionEvent", apigwtest.Call{
 		Body: body, AccountID: acc.ID})
 	if resp.StatusCode != 201 || !strings.Contains(resp.Body, `"external_id":"`+id+`"`) {
 		t.Fatalf("event: %d %s", resp.StatusCode, resp.Body)
 	}
 	imp := `{"external_id":` + id + `,"plans":[{"external_id":` + id + `1,"name":"Exact","interval_count":1,"interval_unit":"month"}]}`
-	resp = apigwtest.Raw(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: "/v1/data_sources/{data_source_uuid}/json_imports",
+	resp = apitest.Raw(t, env.API, "CreateJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: imp, AccountID: acc.ID})
 	if resp.StatusCode/100 != 2 || !strings.Contains(resp.Body, `"external_id":"`+id+`"`) {
 		t.Fatalf("import: %d %s", resp.StatusCode, resp.Body)

@@ -5,17 +5,14 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/apigw"
 )
 
 // BenchOp is one API operation a DynamoDB benchmark calls b.N times: query and body
 // may vary with the round.
 type BenchOp struct {
-	Name   string
-	Ep     func(*api.Deps) apigw.Endpoint
-	Method string
-	Route  string
+	Name string
+	// Op is the operation's registry name (Operation).
+	Op     string
 	Params map[string]string
 	Query  func(i int) url.Values
 	Body   func(i int) any
@@ -33,7 +30,7 @@ func RunBenchOps(b *testing.B, e *ResourceEnv, meter *ddbmeter.Meter, ops []Benc
 		b.Run(o.Name, func(b *testing.B) {
 			meter.Reset()
 			for i := range b.N {
-				if status, body := e.Do(e.Acc, o.Ep, o.Method, o.Route, o.Params, o.Query(i), o.Body(i)); status != o.Want {
+				if status, body := e.Do(e.Acc, o.Op, o.Params, o.Query(i), o.Body(i)); status != o.Want {
 					b.Fatalf("%s: %d %v", o.Name, status, body)
 				}
 			}
@@ -52,7 +49,7 @@ func BenchEach(b *testing.B, e *ResourceEnv, meter *ddbmeter.Meter, o BenchOp, f
 		}
 		meter.Reset()
 		for i, p := range params {
-			if status, body := e.Do(e.Acc, o.Ep, o.Method, o.Route, p, o.Query(i), o.Body(i)); status != o.Want {
+			if status, body := e.Do(e.Acc, o.Op, p, o.Query(i), o.Body(i)); status != o.Want {
 				b.Fatalf("%s: %d %v", o.Name, status, body)
 			}
 		}

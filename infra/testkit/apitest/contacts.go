@@ -3,18 +3,12 @@ package apitest
 import (
 	"context"
 
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
-)
-
-const (
-	ContactsRoute = "/v1/contacts"
-	ContactRoute  = "/v1/contacts/{contact_uuid}"
 )
 
 func (e *ResourceEnv) CreateContact(body map[string]any) map[string]any {
 	e.t.Helper()
-	status, c := e.Do(e.Acc, customers.CreateContact, "POST", ContactsRoute, nil, nil, body)
+	status, c := e.Do(e.Acc, "CreateContact", nil, nil, body)
 	if status != 201 {
 		e.t.Fatalf("create contact: %d %v", status, c)
 	}

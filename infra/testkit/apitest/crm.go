@@ -1,19 +1,5 @@
 package apitest
 
-import (
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/apigw"
-)
-
-const (
-	OpportunitiesRoute = "/v1/opportunities"
-	OpportunityRoute   = "/v1/opportunities/{opportunity_uuid}"
-	TasksRoute         = "/v1/tasks"
-	TaskRoute          = "/v1/tasks/{task_uuid}"
-	EntityNotesRoute   = "/v1/notes"
-	EntityNoteRoute    = "/v1/notes/{note_uuid}"
-)
-
 // OpportunityBody is the recorded create request (Ruby client, 2024) for a customer.
 func (e *ResourceEnv) OpportunityBody(customer string) map[string]any {
 	return map[string]any{"customer_uuid": customer, "owner": e.Member.Email, "pipeline": "New Business",
@@ -22,11 +8,12 @@ func (e *ResourceEnv) OpportunityBody(customer string) map[string]any {
 		"custom": []any{map[string]any{"key": "from_campaign", "value": true}}}
 }
 
-func (e *ResourceEnv) Create(ep func(*api.Deps) apigw.Endpoint, route string, body map[string]any) map[string]any {
+// Create calls the operation named (a create, answering 201) with body as e's account.
+func (e *ResourceEnv) Create(operation string, body map[string]any) map[string]any {
 	e.t.Helper()
-	status, got := e.Do(e.Acc, ep, "POST", route, nil, nil, body)
+	status, got := e.Do(e.Acc, operation, nil, nil, body)
 	if status != 201 {
-		e.t.Fatalf("create %s: %d %v", route, status, got)
+		e.t.Fatalf("%s: %d %v", operation, status, got)
 	}
 	return got
 }

@@ -1,19 +1,10 @@
 package apitest
 
-import (
-	"github.com/subsight/subsight/shared/api/customers"
-)
-
-const (
-	CustomersRoute = "/v1/customers"
-	CustomerRoute  = "/v1/customers/{customer_uuid}"
-)
-
 func Cus(uuid string) map[string]string { return map[string]string{"customer_uuid": uuid} }
 
 func (e *ResourceEnv) CreateCustomer(body map[string]any) map[string]any {
 	e.t.Helper()
-	status, c := e.Do(e.Acc, customers.CreateCustomer, "POST", CustomersRoute, nil, nil, body)
+	status, c := e.Do(e.Acc, "CreateCustomer", nil, nil, body)
 	if status != 201 {
 		e.t.Fatalf("create customer: %d %v", status, c)
 	}
@@ -22,5 +13,5 @@ func (e *ResourceEnv) CreateCustomer(body map[string]any) map[string]any {
 
 func (e *ResourceEnv) GetCustomer(accountID, uuid string) (int, map[string]any) {
 	e.t.Helper()
-	return e.Do(accountID, customers.GetCustomer, "GET", CustomerRoute, Cus(uuid), nil, nil)
+	return e.Do(accountID, "GetCustomer", Cus(uuid), nil, nil)
 }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -63,7 +62,7 @@ func (e *ResourceEnv) CustomerPages(q url.Values) ([]string, []int) {
 	var sizes []int
 	q = cloneValues(q)
 	for range 20 {
-		status, body := e.Do(e.Acc, customers.ListCustomers, "GET", CustomersRoute, nil, q, nil)
+		status, body := e.Do(e.Acc, "ListCustomers", nil, q, nil)
 		if status != 200 {
 			e.t.Fatalf("%v: %d %v", q, status, body)
 		}

@@ -6,8 +6,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/jobs"
 )
@@ -26,16 +24,16 @@ func NewBilling(t *testing.T, now string) *Billing {
 	return &Billing{t: t, F: f, D: f.D.API(), Acc: f.Acc.ID}
 }
 
-func (b *Billing) Call(ep func(*api.Deps) apigw.Endpoint, method, route string, params map[string]string, query map[string][]string, body any) (int, map[string]any) {
+// Call calls the operation named as the fixture's account.
+func (b *Billing) Call(operation string, params map[string]string, query map[string][]string, body any) (int, map[string]any) {
 	b.t.Helper()
-	return apigwtest.Do(b.t, ep(b.D), apigwtest.Call{Method: method, Route: route, PathParams: params, Query: query,
-		Body: body, AccountID: b.Acc})
+	return Do(b.t, b.D, operation, apigwtest.Call{PathParams: params, Query: query, Body: body, AccountID: b.Acc})
 }
 
 // ImportInvoices imports invoices of the fixture's customer and returns them as answered.
 func (b *Billing) ImportInvoices(invoices ...map[string]any) []map[string]any {
 	b.t.Helper()
-	status, body := b.Call(billing.ImportCustomerInvoices, "POST", "/v1/import/customers/{customer_uuid}/invoices",
+	status, body := b.Call("ImportCustomerInvoices",
 		map[string]string{"customer_uuid": b.F.Cust.UUID}, nil, map[string]any{"invoices": invoices})
 	if status != 201 {
 		b.t.Fatalf("import: %d %v", status, body)

@@ -10,8 +10,6 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-const ImportsRoute = "/v1/data_sources/{data_source_uuid}/json_imports"
-
 // RunImportWorker feeds the import queue to the worker until it is empty.
 func RunImportWorker(t *testing.T, env *testenv.Env) {
 	t.Helper()

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -23,7 +22,7 @@ func ImportedCustomer(t *testing.T, env *testenv.Env, accountID string) (string,
 	for k, n := range map[string]int{"customers": 1, "invoices": 2, "line_items": 2, "transactions": 2, "subscription_events": 1} {
 		p[k] = p[k].([]any)[:n]
 	}
-	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: ImportsRoute,
+	if status, body := Do(t, env.API, "CreateJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: p, AccountID: accountID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}

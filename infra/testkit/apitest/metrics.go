@@ -3,7 +3,6 @@ package apitest
 import (
 	"context"
 	"maps"
-	"net/http"
 	"net/url"
 	"slices"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/accountseries"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
@@ -93,9 +91,10 @@ func SeededMetricsEnv(t testing.TB, meter *ddbmeter.Meter) *metricsEnv {
 	return e
 }
 
-func (e *metricsEnv) Get(build func(*api.Deps) apigw.Endpoint, route, account string, q url.Values) (int, map[string]any) {
+// Get calls the read operation named as account.
+func (e *metricsEnv) Get(operation, account string, q url.Values) (int, map[string]any) {
 	e.t.Helper()
-	return apigwtest.Do(e.t, build(e.D), apigwtest.Call{Method: http.MethodGet, Route: route, Query: q, AccountID: account})
+	return Do(e.t, e.D, operation, apigwtest.Call{Query: q, AccountID: account})
 }
 
 func Query(kv ...string) url.Values {

@@ -1,21 +1,12 @@
 package apitest
 
-import (
-	"github.com/subsight/subsight/shared/api/crm"
-)
-
-const (
-	NotesRoute = "/v1/customer_notes"
-	NoteRoute  = "/v1/customer_notes/{note_uuid}"
-)
-
 func FamilyA(code int, message, param string) map[string]any {
 	return map[string]any{"code": float64(code), "message": message, "param": param}
 }
 
 func (e *ResourceEnv) CreateNote(accountID string, body map[string]any) map[string]any {
 	e.t.Helper()
-	status, note := e.Do(accountID, crm.CreateCustomerNote, "POST", NotesRoute, nil, nil, body)
+	status, note := e.Do(accountID, "CreateCustomerNote", nil, nil, body)
 	if status != 201 {
 		e.t.Fatalf("create note: %d %v", status, note)
 	}
@@ -24,5 +15,5 @@ func (e *ResourceEnv) CreateNote(accountID string, body map[string]any) map[stri
 
 func (e *ResourceEnv) GetNote(accountID, uuid string) (int, map[string]any) {
 	e.t.Helper()
-	return e.Do(accountID, crm.GetCustomerNote, "GET", NoteRoute, map[string]string{"note_uuid": uuid}, nil, nil)
+	return e.Do(accountID, "GetCustomerNote", map[string]string{"note_uuid": uuid}, nil, nil)
 }

@@ -5,13 +5,11 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-
-	"github.com/subsight/subsight/shared/api/crm"
 )
 
 func (e *ResourceEnv) ListNotes(accountID string, q url.Values) (int, map[string]any) {
 	e.t.Helper()
-	return e.Do(accountID, crm.ListCustomerNotes, "GET", NotesRoute, nil, q, nil)
+	return e.Do(accountID, "ListCustomerNotes", nil, q, nil)
 }
 
 // NotePages follows cursors and returns every uuid and each page's size.

@@ -4,13 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-
-	"github.com/subsight/subsight/shared/api/billing"
-)
-
-const (
-	PlansRoute = "/v1/plans"
-	PlanRoute  = "/v1/plans/{plan_uuid}"
 )
 
 func JSONMap(t testing.TB, s string) map[string]any {
@@ -37,7 +30,7 @@ func (e *ResourceEnv) CreatePlan(dsUUID, externalID, name string) map[string]any
 	if externalID != "" {
 		body["external_id"] = externalID
 	}
-	status, plan := e.Do(e.Acc, billing.CreatePlan, "POST", PlansRoute, nil, nil, body)
+	status, plan := e.Do(e.Acc, "CreatePlan", nil, nil, body)
 	if status != 201 {
 		e.t.Fatalf("create plan: %d %v", status, plan)
 	}
@@ -46,5 +39,5 @@ func (e *ResourceEnv) CreatePlan(dsUUID, externalID, name string) map[string]any
 
 func (e *ResourceEnv) GetPlan(accountID, uuid string) (int, map[string]any) {
 	e.t.Helper()
-	return e.Do(accountID, billing.GetPlan, "GET", PlanRoute, map[string]string{"plan_uuid": uuid}, nil, nil)
+	return e.Do(accountID, "GetPlan", map[string]string{"plan_uuid": uuid}, nil, nil)
 }

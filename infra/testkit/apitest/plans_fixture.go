@@ -7,7 +7,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -83,19 +82,15 @@ func (e *ResourceEnv) NewCustomer(accountID string, ds model.DataSource) string 
 	return uuid
 }
 
-// Do calls an endpoint as the given account.
-func (e *ResourceEnv) Do(accountID string, ep func(*api.Deps) apigw.Endpoint, method, route string,
-	params map[string]string, query url.Values, body any) (int, map[string]any) {
+// Do calls the operation named (its registry name, Operation) as the given account.
+func (e *ResourceEnv) Do(accountID, operation string, params map[string]string, query url.Values, body any) (int, map[string]any) {
 	e.t.Helper()
-	return apigwtest.Do(e.t, ep(e.D), apigwtest.Call{Method: method, Route: route, PathParams: params,
-		Query: query, Body: body, AccountID: accountID})
+	return Do(e.t, e.D, operation, apigwtest.Call{PathParams: params, Query: query, Body: body, AccountID: accountID})
 }
 
-// Raw calls an endpoint and returns the raw body, for key-order checks.
-func (e *ResourceEnv) Raw(accountID string, ep func(*api.Deps) apigw.Endpoint, method, route string,
-	params map[string]string, body any) (int, string) {
+// Raw calls the operation named and returns the raw body, for key-order checks.
+func (e *ResourceEnv) Raw(accountID, operation string, params map[string]string, body any) (int, string) {
 	e.t.Helper()
-	resp := apigwtest.Raw(e.t, ep(e.D), apigwtest.Call{Method: method, Route: route, PathParams: params,
-		Body: body, AccountID: accountID})
+	resp := Raw(e.t, e.D, operation, apigwtest.Call{PathParams: params, Body: body, AccountID: accountID})
 	return resp.StatusCode, resp.Body
 }

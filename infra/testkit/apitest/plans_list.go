@@ -2,13 +2,11 @@ package apitest
 
 import (
 	"net/url"
-
-	"github.com/subsight/subsight/shared/api/billing"
 )
 
 func (e *ResourceEnv) ListPlans(accountID string, q url.Values) (int, map[string]any) {
 	e.t.Helper()
-	return e.Do(accountID, billing.ListPlans, "GET", PlansRoute, nil, q, nil)
+	return e.Do(accountID, "ListPlans", nil, q, nil)
 }
 
 // PlanPages follows cursors from the first page and returns every uuid and the
@@ -47,7 +45,7 @@ func cloneValues(q url.Values) url.Values {
 
 func (e *ResourceEnv) CreatePlanAs(accountID, dsUUID, externalID string) {
 	e.t.Helper()
-	status, body := e.Do(accountID, billing.CreatePlan, "POST", PlansRoute, nil, nil, map[string]any{
+	status, body := e.Do(accountID, "CreatePlan", nil, nil, map[string]any{
 		"data_source_uuid": dsUUID, "name": "Theirs", "interval_count": 1, "interval_unit": "month", "external_id": externalID})
 	if status != 201 {
 		e.t.Fatalf("create: %d %v", status, body)

@@ -9,12 +9,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/account"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
@@ -42,13 +36,13 @@ func TestEmptyDataSource(t *testing.T) {
 	d, now := env.API, env.Deps.Now()
 	runJobs := func() { env.DrainJobs(t, workers.Jobs(env.Workers)) }
 	for _, tc := range []struct {
-		route         string
+		op            string
 		keepCustomers bool
 	}{
-		{route: "/v1/data_sources/{uuid}/all"},
-		{route: "/v1/data_sources/{uuid}/dependent", keepCustomers: true},
+		{op: "EmptyDataSource"},
+		{op: "PurgeDataSourceDependents", keepCustomers: true},
 	} {
-		t.Run(tc.route, func(t *testing.T) {
+		t.Run(tc.op, func(t *testing.T) {
 			acc := env.NewAccount(t, "Empty")
 			other, ds := model.NewDataSource(acc.ID, "Other", now), model.NewDataSource(acc.ID, "Emptied", now)
 			for _, s := range []model.DataSource{other, ds} {
@@ -58,8 +52,7 @@ func TestEmptyDataSource(t *testing.T) {
 			}
 			importInto := func(s model.DataSource, cs []string, plan string, amount int) {
 				t.Helper()
-				if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(d), apigwtest.Call{Method: "POST",
-					Route: apitest.ImportsRoute, PathParams: map[string]string{"data_source_uuid": s.UUID},
+				if status, body := apitest.Do(t, d, "CreateJsonImport", apigwtest.Call{PathParams: map[string]string{"data_source_uuid": s.UUID},
 					Body: sourceImport(cs, plan, amount, now), AccountID: acc.ID}); status != http.StatusOK {
 					t.Fatalf("import: %d %v", status, body)
 				}
@@ -78,13 +71,8 @@ func TestEmptyDataSource(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			ep := account.EmptyDataSource(d)
-			if tc.keepCustomers {
-				ep = account.PurgeDataSourceDependents(d)
-			}
 			call := func(accountID, uuid string) (int, map[string]any) {
-				return apigwtest.Do(t, ep, apigwtest.Call{Method: "DELETE", Route: tc.route,
-					PathParams: map[string]string{"uuid": uuid}, AccountID: accountID})
+				return apitest.Do(t, d, tc.op, apigwtest.Call{PathParams: map[string]string{"uuid": uuid}, AccountID: accountID})
 			}
 			intruder := env.NewAccount(t, "Intruder")
 			if status, body := call(intruder.ID, ds.UUID); status != http.StatusNotFound ||
@@ -96,30 +84,29 @@ func TestEmptyDataSource(t *testing.T) {
 				t.Fatalf("another account's request emptied the source: %v", err)
 			}
 			if status, body := call(acc.ID, ds.UUID); status != http.StatusNoContent || body != nil {
-				t.Fatalf("%s: %d %v", tc.route, status, body)
+				t.Fatalf("%s: %d %v", tc.op, status, body)
 			}
 			runJobs()
 
-			get := func(ep func(*api.Deps) apigw.Endpoint, route string, path map[string]string, q url.Values) map[string]any {
+			get := func(op string, path map[string]string, q url.Values) map[string]any {
 				t.Helper()
-				status, body := apigwtest.Do(t, ep(d), apigwtest.Call{Method: "GET", Route: route, PathParams: path, Query: q,
-					AccountID: acc.ID})
+				status, body := apitest.Do(t, d, op, apigwtest.Call{PathParams: path, Query: q, AccountID: acc.ID})
 				if status != http.StatusOK {
-					t.Fatalf("GET %s: %d %v", route, status, body)
+					t.Fatalf("%s: %d %v", op, status, body)
 				}
 				return body
 			}
 			inDS := url.Values{"data_source_uuid": {ds.UUID}}
-			sourceCustomers := get(customers.ListCustomers, "/v1/customers", nil, inDS)["entries"].([]any)
-			plans := get(billing.ListPlans, "/v1/plans", nil, inDS)["plans"].([]any)
-			invoices := get(billing.ListInvoices, "/v1/invoices", nil, inDS)["invoices"].([]any)
-			imports := get(jsonimports.ListJSONImports, apitest.ImportsRoute, map[string]string{"data_source_uuid": ds.UUID}, nil)["json_imports"].([]any)
-			source := get(account.GetDataSource, "/v1/data_sources/{uuid}", map[string]string{"uuid": ds.UUID}, nil)
+			sourceCustomers := get("ListCustomers", nil, inDS)["entries"].([]any)
+			plans := get("ListPlans", nil, inDS)["plans"].([]any)
+			invoices := get("ListInvoices", nil, inDS)["invoices"].([]any)
+			imports := get("ListJsonImports", map[string]string{"data_source_uuid": ds.UUID}, nil)["json_imports"].([]any)
+			source := get("GetDataSource", map[string]string{"uuid": ds.UUID}, nil)
 			kept, err := d.Store.GetCustomer(ctx, acc.ID, k)
 			if err != nil {
 				t.Fatal(err)
 			}
-			otherInvoices := get(billing.ListInvoices, "/v1/invoices", nil, url.Values{"data_source_uuid": {other.UUID}})["invoices"].([]any)
+			otherInvoices := get("ListInvoices", nil, url.Values{"data_source_uuid": {other.UUID}})["invoices"].([]any)
 			_, soloErr := d.Store.GetCustomer(ctx, acc.ID, solo)
 			checks := []check{
 				{"the source stays", source["uuid"] == ds.UUID && source["status"] == "idle", source},
@@ -147,7 +134,7 @@ func TestEmptyDataSource(t *testing.T) {
 			}
 			if tc.keepCustomers {
 				// The customer's invoices, as the Go client's test reads them after emptying.
-				listed := get(billing.ListImportInvoices, "/v1/import/customers/{customer_uuid}/invoices",
+				listed := get("ListImportInvoices",
 					map[string]string{"customer_uuid": solo}, nil)
 				if got := listed["invoices"].([]any); len(got) != 0 {
 					t.Errorf("the customer's invoices: %v", got)
@@ -161,17 +148,16 @@ func TestEmptyDataSource(t *testing.T) {
 			if err != nil || tc.keepCustomers != (again.ID == soloBefore.ID) {
 				t.Errorf("re-imported customer: id %d, was %d (%v)", again.ID, soloBefore.ID, err)
 			}
-			if got := get(billing.ListInvoices, "/v1/invoices", nil, inDS)["invoices"].([]any); len(got) != 4 {
+			if got := get("ListInvoices", nil, inDS)["invoices"].([]any); len(got) != 4 {
 				t.Errorf("invoices after the import again: %d", len(got))
 			}
 
 			// A source being deleted is not found.
-			if status, body := apigwtest.Do(t, account.DeleteDataSource(d), apigwtest.Call{Method: "DELETE",
-				Route: "/v1/data_sources/{uuid}", PathParams: map[string]string{"uuid": ds.UUID}, AccountID: acc.ID}); status != http.StatusNoContent {
+			if status, body := apitest.Do(t, d, "DeleteDataSource", apigwtest.Call{PathParams: map[string]string{"uuid": ds.UUID}, AccountID: acc.ID}); status != http.StatusNoContent {
 				t.Fatalf("delete: %d %v", status, body)
 			}
 			if status, body := call(acc.ID, ds.UUID); status != http.StatusNotFound {
-				t.Fatalf("%s of a source being deleted: %d %v", tc.route, status, body)
+				t.Fatalf("%s of a source being deleted: %d %v", tc.op, status, body)
 			}
 			runJobs()
 		})

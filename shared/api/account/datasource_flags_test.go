@@ -9,8 +9,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/account"
-	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -32,14 +30,14 @@ func TestListJSONImportsAndProcessingStatus(t *testing.T) {
 		{"external_id": "b-2", "customers": []any{map[string]any{"external_id": "c3", "name": "Three"}},
 			"invoices": []any{map[string]any{"external_id": "i1", "customer_external_id": "c4", "date": "2024-01-01", "currency": "USD"}}},
 	} {
-		if status, got := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+		if status, got := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{
 			PathParams: params, Body: body, AccountID: acc.ID}); status != http.StatusOK {
 			t.Fatalf("import: %d %v", status, got)
 		}
 	}
 	processing := func() map[string]any {
 		t.Helper()
-		status, got := apigwtest.Do(t, account.GetDataSource(env.API), apigwtest.Call{Method: "GET", Route: "/v1/data_sources/{uuid}",
+		status, got := apitest.Do(t, env.API, "GetDataSource", apigwtest.Call{
 			PathParams: map[string]string{"uuid": ds.UUID}, Query: map[string][]string{"with_processing_status": {"true"}}, AccountID: acc.ID})
 		if status != 200 {
 			t.Fatalf("data source: %d %v", status, got)
@@ -55,7 +53,7 @@ func TestListJSONImportsAndProcessingStatus(t *testing.T) {
 	}
 
 	list := func(q map[string][]string) (int, map[string]any) {
-		return apigwtest.Do(t, jsonimports.ListJSONImports(env.API), apigwtest.Call{Method: "GET", Route: apitest.ImportsRoute,
+		return apitest.Do(t, env.API, "ListJsonImports", apigwtest.Call{
 			PathParams: params, Query: q, AccountID: acc.ID})
 	}
 	status, first := list(map[string][]string{"per_page": {"1"}})
@@ -73,7 +71,7 @@ func TestListJSONImportsAndProcessingStatus(t *testing.T) {
 	if status != 200 || len(entries) != 1 || entries[0].(map[string]any)["external_id"] != "b-2" || second["has_more"] != false {
 		t.Fatalf("second page: %d %v", status, second)
 	}
-	if status, _ := apigwtest.Do(t, jsonimports.ListJSONImports(env.API), apigwtest.Call{Method: "GET", Route: apitest.ImportsRoute,
+	if status, _ := apitest.Do(t, env.API, "ListJsonImports", apigwtest.Call{
 		PathParams: params, AccountID: "acc_other"}); status != 404 {
 		t.Errorf("another account: %d", status)
 	}
@@ -93,7 +91,7 @@ func TestDataSourceSettingFlags(t *testing.T) {
 	flags := map[string][]string{"with_auto_churn_subscription_setting": {"true"}, "with_invoice_handling_setting": {"true"}}
 	read := func(q map[string][]string) map[string]any {
 		t.Helper()
-		status, got := apigwtest.Do(t, account.ListDataSources(env.API), apigwtest.Call{Method: "GET", Route: "/v1/data_sources",
+		status, got := apitest.Do(t, env.API, "ListDataSources", apigwtest.Call{
 			Query: q, AccountID: acc.ID})
 		if status != 200 {
 			t.Fatalf("list: %d %v", status, got)
@@ -130,7 +128,7 @@ func TestDataSourceSettingFlags(t *testing.T) {
 	if string(churn) != `{"enabled":true,"interval":30}` || string(handling) != want("true") {
 		t.Errorf("after set-setting: %s %s", churn, handling)
 	}
-	if status, _ := apigwtest.Do(t, account.ListDataSources(env.API), apigwtest.Call{Method: "GET", Route: "/v1/data_sources",
+	if status, _ := apitest.Do(t, env.API, "ListDataSources", apigwtest.Call{
 		Query: map[string][]string{"with_processing_status": {"yes"}}, AccountID: acc.ID}); status != 400 {
 		t.Errorf("a flag that is not a boolean: %d", status)
 	}

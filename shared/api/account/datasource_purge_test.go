@@ -12,10 +12,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/account"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
@@ -52,7 +48,7 @@ func sourceImport(customers []string, plan string, amount int, now time.Time) ma
 // does; the jobs worker does the rest.
 func mergeCustomers(t *testing.T, d *api.Deps, accountID, from, into string) {
 	t.Helper()
-	if status, body := apigwtest.Do(t, customers.MergeCustomers(d), apigwtest.Call{Method: "POST", Route: "/v1/customers/merges",
+	if status, body := apitest.Do(t, d, "MergeCustomers", apigwtest.Call{
 		Body:      map[string]any{"from": map[string]any{"customer_uuid": from}, "into": map[string]any{"customer_uuid": into}},
 		AccountID: accountID}); status != http.StatusAccepted {
 		t.Fatalf("merge: %d %v", status, body)
@@ -80,7 +76,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		plan      string
 		amount    int
 	}{{keep, []string{"k"}, "pk", 1000}, {gone, []string{"g", "solo"}, "pg", 3000}} {
-		status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(d), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+		status, body := apitest.Do(t, d, "CreateJsonImport", apigwtest.Call{
 			PathParams: map[string]string{"data_source_uuid": in.ds.UUID}, Body: sourceImport(in.customers, in.plan, in.amount, now),
 			AccountID: acc.ID})
 		if status != http.StatusOK {
@@ -101,7 +97,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		t.Fatalf("merged customer: %+v %v", merged, err)
 	}
 
-	if status, body := apigwtest.Do(t, account.DeleteDataSource(d), apigwtest.Call{Method: "DELETE", Route: "/v1/data_sources/{uuid}",
+	if status, body := apitest.Do(t, d, "DeleteDataSource", apigwtest.Call{
 		PathParams: map[string]string{"uuid": gone.UUID}, AccountID: acc.ID}); status != http.StatusNoContent {
 		t.Fatalf("delete data source: %d %v", status, body)
 	}
@@ -171,7 +167,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		})
 	}
 	// The listings agree.
-	_, list := apigwtest.Do(t, billing.ListInvoices(d), apigwtest.Call{Method: "GET", Route: "/v1/invoices", AccountID: acc.ID})
+	_, list := apitest.Do(t, d, "ListInvoices", apigwtest.Call{AccountID: acc.ID})
 	if got := list["invoices"].([]any); len(got) != 2 || list["has_more"] != false {
 		t.Fatalf("invoices after purge: %v", list)
 	}

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/account"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
@@ -17,7 +17,7 @@ var msZ = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 func TestPing(t *testing.T) {
 	env := testenv.New(t)
-	status, body := apigwtest.Do(t, account.Ping(env.API), apigwtest.Call{Method: "GET", Route: "/v1/ping", AccountID: "acc_x"})
+	status, body := apitest.Do(t, env.API, "Ping", apigwtest.Call{AccountID: "acc_x"})
 	if status != 200 || body["data"] != "pong!" {
 		t.Fatalf("got %d %v", status, body)
 	}
@@ -26,7 +26,6 @@ func TestPing(t *testing.T) {
 func TestGetAccount(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Acme Inc")
-	ep := account.GetAccount(env.API)
 	all := "churn_recognition,churn_when_zero_mrr,auto_churn_subscription,refund_handling,proximate_movement_reclassification"
 	tests := []struct {
 		name       string
@@ -49,7 +48,7 @@ func TestGetAccount(t *testing.T) {
 			if tt.include != "" {
 				q.Set("include", tt.include)
 			}
-			status, body := apigwtest.Do(t, ep, apigwtest.Call{Method: "GET", Route: "/v1/account", Query: q, AccountID: acc.ID})
+			status, body := apitest.Do(t, env.API, "GetAccount", apigwtest.Call{Query: q, AccountID: acc.ID})
 			if status != tt.wantStatus || len(body) != len(tt.want) {
 				t.Fatalf("got %d %v", status, body)
 			}
@@ -72,7 +71,7 @@ func TestAccountSettingsComeFromTheStore(t *testing.T) {
 	if err := env.Deps.Store.UpdateSettings(context.Background(), acc.ID, st); err != nil {
 		t.Fatal(err)
 	}
-	_, body := apigwtest.Do(t, account.GetAccount(env.API), apigwtest.Call{Method: "GET", Route: "/v1/account",
+	_, body := apitest.Do(t, env.API, "GetAccount", apigwtest.Call{
 		Query: url.Values{"include": {"churn_when_zero_mrr"}}, AccountID: acc.ID})
 	if body["churn_when_zero_mrr"] != true {
 		t.Fatalf("setting not applied: %v", body)
@@ -84,23 +83,11 @@ func TestDataSourceLifecycle(t *testing.T) {
 	acc := env.NewAccount(t, "Acme Inc")
 	other := env.NewAccount(t, "Other Co")
 	d := env.API
-	call := func(method, route string, params map[string]string, q url.Values, body any, accountID string) (int, map[string]any) {
-		c := apigwtest.Call{Method: method, Route: route, PathParams: params, Query: q, Body: body, AccountID: accountID}
-		switch method + " " + route {
-		case "POST /v1/data_sources":
-			return apigwtest.Do(t, account.CreateDataSource(d), c)
-		case "GET /v1/data_sources":
-			return apigwtest.Do(t, account.ListDataSources(d), c)
-		case "GET /v1/data_sources/{uuid}":
-			return apigwtest.Do(t, account.GetDataSource(d), c)
-		case "DELETE /v1/data_sources/{uuid}":
-			return apigwtest.Do(t, account.DeleteDataSource(d), c)
-		}
-		t.Fatalf("no route %s %s", method, route)
-		return 0, nil
+	call := func(op string, params map[string]string, q url.Values, body any, accountID string) (int, map[string]any) {
+		return apitest.Do(t, d, op, apigwtest.Call{PathParams: params, Query: q, Body: body, AccountID: accountID})
 	}
 
-	status, created := call("POST", "/v1/data_sources", nil, nil, map[string]any{"name": "Billing"}, acc.ID)
+	status, created := call("CreateDataSource", nil, nil, map[string]any{"name": "Billing"}, acc.ID)
 	if status != 201 || created["name"] != "Billing" || created["system"] != model.SystemImportAPI || created["status"] != "idle" {
 		t.Fatalf("create: %d %v", status, created)
 	}
@@ -108,9 +95,9 @@ func TestDataSourceLifecycle(t *testing.T) {
 	if !regexp.MustCompile(`^ds_[0-9a-f-]{36}$`).MatchString(uuid) || !msZ.MatchString(created["created_at"].(string)) {
 		t.Fatalf("create shape: %v", created)
 	}
-	call("POST", "/v1/data_sources", nil, nil, map[string]any{"name": "Stripe copy"}, acc.ID)
+	call("CreateDataSource", nil, nil, map[string]any{"name": "Stripe copy"}, acc.ID)
 
-	status, got := call("GET", "/v1/data_sources/{uuid}", map[string]string{"uuid": uuid}, nil, nil, acc.ID)
+	status, got := call("GetDataSource", map[string]string{"uuid": uuid}, nil, nil, acc.ID)
 	if status != 200 || got["uuid"] != uuid || len(got) != 5 {
 		t.Fatalf("retrieve: %d %v", status, got)
 	}
@@ -128,7 +115,7 @@ func TestDataSourceLifecycle(t *testing.T) {
 		{"other account sees nothing", nil, other.ID, 0},
 	}
 	for _, l := range lists {
-		status, body := call("GET", "/v1/data_sources", nil, l.query, nil, l.account)
+		status, body := call("ListDataSources", nil, l.query, nil, l.account)
 		items, _ := body["data_sources"].([]any)
 		if status != 200 || len(items) != l.want || len(body) != 1 {
 			t.Errorf("list %s: %d %v", l.name, status, body)
@@ -137,27 +124,27 @@ func TestDataSourceLifecycle(t *testing.T) {
 
 	notFound := map[string]any{"error": "Data source not found"}
 	for _, c := range []struct {
-		name, method, uuid, account string
+		name, op, uuid, account string
 	}{
-		{"other account retrieve", "GET", uuid, other.ID},
-		{"other account delete", "DELETE", uuid, other.ID},
-		{"malformed uuid", "GET", "ds_nope", acc.ID},
-		{"unknown uuid", "GET", "ds_00000000-0000-0000-0000-000000000000", acc.ID},
+		{"other account retrieve", "GetDataSource", uuid, other.ID},
+		{"other account delete", "DeleteDataSource", uuid, other.ID},
+		{"malformed uuid", "GetDataSource", "ds_nope", acc.ID},
+		{"unknown uuid", "GetDataSource", "ds_00000000-0000-0000-0000-000000000000", acc.ID},
 	} {
-		status, body := call(c.method, "/v1/data_sources/{uuid}", map[string]string{"uuid": c.uuid}, nil, nil, c.account)
+		status, body := call(c.op, map[string]string{"uuid": c.uuid}, nil, nil, c.account)
 		if status != 404 || body["error"] != notFound["error"] {
 			t.Errorf("%s: %d %v", c.name, status, body)
 		}
 	}
 
-	status, body := call("DELETE", "/v1/data_sources/{uuid}", map[string]string{"uuid": uuid}, nil, nil, acc.ID)
+	status, body := call("DeleteDataSource", map[string]string{"uuid": uuid}, nil, nil, acc.ID)
 	if status != 204 || body != nil {
 		t.Fatalf("delete: %d %v", status, body)
 	}
-	if status, _ := call("GET", "/v1/data_sources/{uuid}", map[string]string{"uuid": uuid}, nil, nil, acc.ID); status != 404 {
+	if status, _ := call("GetDataSource", map[string]string{"uuid": uuid}, nil, nil, acc.ID); status != 404 {
 		t.Fatalf("deleted source still readable: %d", status)
 	}
-	if _, body := call("GET", "/v1/data_sources", nil, nil, nil, acc.ID); len(body["data_sources"].([]any)) != 1 {
+	if _, body := call("ListDataSources", nil, nil, nil, acc.ID); len(body["data_sources"].([]any)) != 1 {
 		t.Fatalf("deleted source still listed: %v", body)
 	}
 	if queued := env.ReceiveJobs(t); len(queued) != 1 || queued[0].Type != jobs.PurgeDataSource {
@@ -188,13 +175,13 @@ func TestCreateDataSourceValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, account.CreateDataSource(env.API), apigwtest.Call{Method: "POST", Route: "/v1/data_sources", Body: tt.body, AccountID: acc.ID})
+			resp := apitest.Raw(t, env.API, "CreateDataSource", apigwtest.Call{Body: tt.body, AccountID: acc.ID})
 			if resp.StatusCode != tt.wantStatus || (tt.wantBody != "" && resp.Body != tt.wantBody) {
 				t.Fatalf("got %d %s", resp.StatusCode, resp.Body)
 			}
 		})
 	}
-	if _, body := apigwtest.Do(t, account.ListDataSources(env.API), apigwtest.Call{Method: "GET", Route: "/v1/data_sources", AccountID: acc.ID}); len(body["data_sources"].([]any)) != 0 {
+	if _, body := apitest.Do(t, env.API, "ListDataSources", apigwtest.Call{AccountID: acc.ID}); len(body["data_sources"].([]any)) != 0 {
 		t.Fatalf("a refused create stored something: %v", body)
 	}
 }

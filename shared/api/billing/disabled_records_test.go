@@ -8,9 +8,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -32,8 +29,7 @@ func TestDisabledRecordsStopCounting(t *testing.T) {
 	}
 
 	type toggle struct {
-		ep     func(*api.Deps) apigw.Endpoint
-		route  string
+		op     string
 		params map[string]string
 		query  map[string][]string
 		body   map[string]any // besides "disabled"
@@ -47,29 +43,29 @@ func TestDisabledRecordsStopCounting(t *testing.T) {
 		disabled apitest.Metrics // what the customer shows while the record is disabled
 	}{
 		{"line item by uuid: the renewal goes, MRR back to January's",
-			toggle{billing.SetLineItemDisabled, "/v1/line_items/{line_item_uuid}/disabled_state", map[string]string{"line_item_uuid": febLine}, nil, nil},
+			toggle{"SetLineItemDisabled", map[string]string{"line_item_uuid": febLine}, nil, nil},
 			apitest.Metrics{MRR: 1000, Status: "Past Due"}},
 		{"line item by external id",
-			toggle{billing.SetLineItemDisabled, "/v1/line_items/disabled_state", nil, byExt("li-feb"), nil},
+			toggle{"SetLineItemDisabledByExternalId", nil, byExt("li-feb"), nil},
 			apitest.Metrics{MRR: 1000, Status: "Past Due"}},
 		{"transaction by uuid: the failed payment goes, no longer past due",
-			toggle{billing.SetTransactionDisabled, "/v1/transactions/{transaction_uuid}/disabled_state", map[string]string{"transaction_uuid": febTx}, nil, nil},
+			toggle{"SetTransactionDisabled", map[string]string{"transaction_uuid": febTx}, nil, nil},
 			apitest.Metrics{MRR: 3000, Status: "Active"}},
 		{"transaction by external id",
-			toggle{billing.SetTransactionDisabled, "/v1/transactions/disabled_state", nil, byExt("tr-feb"), nil},
+			toggle{"SetTransactionDisabledByExternalId", nil, byExt("tr-feb"), nil},
 			apitest.Metrics{MRR: 3000, Status: "Active"}},
 		{"invoice by uuid: with its line items and transactions",
-			toggle{billing.SetInvoiceDisabled, "/v1/invoices/{invoice_uuid}/disabled_state", map[string]string{"invoice_uuid": invs[1]["uuid"].(string)}, nil, nil},
+			toggle{"SetInvoiceDisabled", map[string]string{"invoice_uuid": invs[1]["uuid"].(string)}, nil, nil},
 			apitest.Metrics{MRR: 1000, Status: "Past Due"}},
 		{"invoice by external id: the only January invoice, the subscription starts in February",
-			toggle{billing.SetInvoiceDisabled, "/v1/invoices/disabled_state", nil, byExt("jan"), nil},
+			toggle{"SetInvoiceDisabledByExternalId", nil, byExt("jan"), nil},
 			apitest.Metrics{MRR: 3000, Status: "Past Due"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := func(disabled bool) map[string]any {
 				t.Helper()
 				body := map[string]any{"disabled": disabled}
-				status, got := b.Call(tc.toggle.ep, "PATCH", tc.toggle.route, tc.toggle.params, tc.toggle.query, body)
+				status, got := b.Call(tc.toggle.op, tc.toggle.params, tc.toggle.query, body)
 				if status != 200 || got["disabled"] != disabled {
 					t.Fatalf("disabled=%v: %d %v", disabled, status, got)
 				}
@@ -112,7 +108,7 @@ func TestDisabledRecordsAreShownOnlyWhenAsked(t *testing.T) {
 		if withDisabled {
 			q["with_disabled"] = []string{"true"}
 		}
-		status, body := b.Call(billing.ListInvoices, "GET", "/v1/invoices", nil, q, nil)
+		status, body := b.Call("ListInvoices", nil, q, nil)
 		if status != 200 {
 			t.Fatalf("list: %d %v", status, body)
 		}
@@ -122,13 +118,12 @@ func TestDisabledRecordsAreShownOnlyWhenAsked(t *testing.T) {
 		t.Errorf("the disabled state is shown without with_disabled: %v", got)
 	}
 	for _, p := range []struct {
-		ep                 func(*api.Deps) apigw.Endpoint
-		route, param, uuid string
+		op, param, uuid string
 	}{
-		{billing.SetLineItemDisabled, "/v1/line_items/{line_item_uuid}/disabled_state", "line_item_uuid", line},
-		{billing.SetTransactionDisabled, "/v1/transactions/{transaction_uuid}/disabled_state", "transaction_uuid", tx},
+		{"SetLineItemDisabled", "line_item_uuid", line},
+		{"SetTransactionDisabled", "transaction_uuid", tx},
 	} {
-		if status, body := b.Call(p.ep, "PATCH", p.route, map[string]string{p.param: p.uuid}, nil, map[string]any{"disabled": true}); status != 200 {
+		if status, body := b.Call(p.op, map[string]string{p.param: p.uuid}, nil, map[string]any{"disabled": true}); status != 200 {
 			t.Fatalf("disable %s: %d %v", p.uuid, status, body)
 		}
 	}
@@ -143,21 +138,20 @@ func TestDisabledRecordsAreShownOnlyWhenAsked(t *testing.T) {
 		t.Errorf("with_disabled: invoice %v", inv)
 	}
 	for _, g := range []struct {
-		ep                 func(*api.Deps) apigw.Endpoint
-		route, param, uuid string
+		op, param, uuid string
 	}{
-		{billing.GetLineItem, "/v1/line_items/{line_item_uuid}", "line_item_uuid", line},
-		{billing.GetTransaction, "/v1/transactions/{transaction_uuid}", "transaction_uuid", tx},
+		{"GetLineItem", "line_item_uuid", line},
+		{"GetTransaction", "transaction_uuid", tx},
 	} {
-		if status, body := b.Call(g.ep, "GET", g.route, map[string]string{g.param: g.uuid}, nil, nil); status != 404 {
+		if status, body := b.Call(g.op, map[string]string{g.param: g.uuid}, nil, nil); status != 404 {
 			t.Errorf("GET disabled %s: %d %v", g.uuid, status, body)
 		}
-		status, body := b.Call(g.ep, "GET", g.route, map[string]string{g.param: g.uuid}, map[string][]string{"with_disabled": {"true"}}, nil)
+		status, body := b.Call(g.op, map[string]string{g.param: g.uuid}, map[string][]string{"with_disabled": {"true"}}, nil)
 		if status != 200 || body["uuid"] != g.uuid || body["disabled"] != true {
 			t.Errorf("GET disabled %s with_disabled: %d %v", g.uuid, status, body)
 		}
 	}
-	if status, _ := b.Call(billing.SetInvoiceDisabled, "PATCH", "/v1/invoices/disabled_state", nil,
+	if status, _ := b.Call("SetInvoiceDisabledByExternalId", nil,
 		map[string][]string{"data_source_uuid": {ds}, "external_id": {"jan"}}, map[string]any{"disabled": true}); status != 200 {
 		t.Fatalf("disable the invoice: %d", status)
 	}
@@ -167,12 +161,11 @@ func TestDisabledRecordsAreShownOnlyWhenAsked(t *testing.T) {
 	if got := list(true); len(got) != 1 || got[0].(map[string]any)["disabled"] != true {
 		t.Errorf("with_disabled: %v", got)
 	}
-	route := "/v1/invoices/{invoice_uuid}"
 	params := map[string]string{"invoice_uuid": invs[0]["uuid"].(string)}
-	if status, _ := b.Call(billing.GetInvoice, "GET", route, params, nil, nil); status != 404 {
+	if status, _ := b.Call("GetInvoice", params, nil, nil); status != 404 {
 		t.Errorf("GET a disabled invoice: %d", status)
 	}
-	if status, body := b.Call(billing.GetInvoice, "GET", route, params, map[string][]string{"with_disabled": {"true"}}, nil); status != 200 || body["disabled"] != true {
+	if status, body := b.Call("GetInvoice", params, map[string][]string{"with_disabled": {"true"}}, nil); status != 200 || body["disabled"] != true {
 		t.Errorf("GET a disabled invoice with_disabled: %d %v", status, body)
 	}
 }
@@ -182,7 +175,6 @@ func TestDisabledStateErrors(t *testing.T) {
 	b := apitest.NewBilling(t, "2024-02-10T00:00:00Z")
 	invs := b.ImportInvoices(b.MonthInvoice("jan", "s1", "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", 1000, "successful"))
 	line := invs[0]["line_items"].([]any)[0].(map[string]any)["uuid"].(string)
-	route := "/v1/line_items/{line_item_uuid}/disabled_state"
 	for _, tc := range []struct {
 		name    string
 		account string
@@ -209,11 +201,11 @@ func TestDisabledStateErrors(t *testing.T) {
 			map[string]any{"disabled": true}, 404, bodyB("Line item not found", "line_item")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := route
+			op := "SetLineItemDisabled"
 			if tc.params == nil {
-				r = "/v1/line_items/disabled_state"
+				op = "SetLineItemDisabledByExternalId"
 			}
-			status, body := apigwtest.Do(t, billing.SetLineItemDisabled(b.D), apigwtest.Call{Method: "PATCH", Route: r,
+			status, body := apitest.Do(t, b.D, op, apigwtest.Call{
 				PathParams: tc.params, Query: tc.query, Body: tc.body, AccountID: tc.account})
 			raw, _ := json.Marshal(body)
 			if status != tc.status || (tc.want != "" && string(raw) != tc.want) {
@@ -234,7 +226,7 @@ func TestDisabledEventStopsCounting(t *testing.T) {
 	b := apitest.NewBilling(t, "2024-02-10T00:00:00Z")
 	ds := b.F.DS.UUID
 	b.ImportInvoices(b.MonthInvoice("feb", "s1", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", 3000, "successful"))
-	status, ev := b.Call(billing.CreateSubscriptionEvent, "POST", "/v1/subscription_events", nil, nil, map[string]any{"subscription_event": map[string]any{
+	status, ev := b.Call("CreateSubscriptionEvent", nil, nil, map[string]any{"subscription_event": map[string]any{
 		"data_source_uuid": ds, "customer_external_id": "c1", "subscription_external_id": "s1", "external_id": "ev-cancel",
 		"event_type": "subscription_cancelled", "event_date": "2024-02-05", "effective_date": "2024-02-05"}})
 	if status != 201 {
@@ -249,17 +241,17 @@ func TestDisabledEventStopsCounting(t *testing.T) {
 		if withDisabled {
 			q["with_disabled"] = []string{"true"}
 		}
-		_, body := b.Call(billing.ListSubscriptionEvents, "GET", "/v1/subscription_events", nil, q, nil)
+		_, body := b.Call("ListSubscriptionEvents", nil, q, nil)
 		return body["subscription_events"].([]any)
 	}
 	for _, tc := range []struct {
 		name   string
-		route  string
+		op     string
 		params map[string]string
 		body   map[string]any
 	}{
-		{"by id", "/v1/subscription_events/{id}/disabled_state", map[string]string{"id": strconv.FormatFloat(ev["id"].(float64), 'f', -1, 64)}, map[string]any{}},
-		{"by external id in the body", "/v1/subscription_events/disabled_state", nil,
+		{"by id", "SetSubscriptionEventDisabled", map[string]string{"id": strconv.FormatFloat(ev["id"].(float64), 'f', -1, 64)}, map[string]any{}},
+		{"by external id in the body", "SetSubscriptionEventDisabledByExternalId", nil,
 			map[string]any{"data_source_uuid": ds, "external_id": "ev-cancel"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -269,7 +261,7 @@ func TestDisabledEventStopsCounting(t *testing.T) {
 				for k, v := range tc.body {
 					body[k] = v
 				}
-				status, got := b.Call(billing.SetSubscriptionEventDisabled, "PATCH", tc.route, tc.params, nil, body)
+				status, got := b.Call(tc.op, tc.params, nil, body)
 				if status != 200 || got["disabled"] != disabled || got["id"] == nil || got["external_id"] != "ev-cancel" {
 					t.Fatalf("disabled=%v: %d %v", disabled, status, got)
 				}

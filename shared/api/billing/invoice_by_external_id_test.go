@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/billing"
 )
 
 // TestInvoiceByExternalIDAsRubyAsks sends what chartmogul-ruby 4.14.0
@@ -19,7 +18,7 @@ func TestInvoiceByExternalIDAsRubyAsks(t *testing.T) {
 	b := apitest.NewBilling(t, "2024-02-10T00:00:00Z")
 	b.ImportInvoices(b.MonthInvoice("jan", "s1", "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", 2000, "successful"),
 		b.MonthInvoice("feb", "s1", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z", 2000, "successful"))
-	status, got := b.Call(billing.ListInvoices, "GET", "/v1/invoices", nil,
+	status, got := b.Call("ListInvoices", nil,
 		map[string][]string{"data_source_uuid": {b.F.DS.UUID}, "external_id": {"feb"}}, nil)
 	invoices, _ := got["invoices"].([]any)
 	if status != http.StatusOK || len(invoices) != 1 || got["has_more"] != false || invoices[0].(map[string]any)["external_id"] != "feb" ||
@@ -29,7 +28,7 @@ func TestInvoiceByExternalIDAsRubyAsks(t *testing.T) {
 	if _, ok := got["uuid"]; ok {
 		t.Error("the answer is the listing, not one invoice")
 	}
-	if status, got := b.Call(billing.ListInvoices, "GET", "/v1/invoices", nil,
+	if status, got := b.Call("ListInvoices", nil,
 		map[string][]string{"data_source_uuid": {b.F.DS.UUID}, "external_id": {"none"}}, nil); status != http.StatusOK || len(got["invoices"].([]any)) != 0 {
 		t.Errorf("unknown external id: %d %v", status, got)
 	}

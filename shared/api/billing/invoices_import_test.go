@@ -11,7 +11,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -25,8 +24,6 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	route := "/v1/import/customers/{customer_uuid}/invoices"
-	imp := billing.ImportCustomerInvoices(env.API)
 	invoice := func(ext string, extra map[string]any) map[string]any {
 		inv := map[string]any{"external_id": ext, "date": "2024-03-01 00:00:00", "currency": "USD", "data_source_uuid": ds.UUID,
 			"line_items": []any{map[string]any{"type": "subscription", "subscription_external_id": "c00-s", "plan_uuid": pl.UUID,
@@ -57,7 +54,7 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run("import/"+tc.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, imp, apigwtest.Call{Method: "POST", Route: route, PathParams: map[string]string{"customer_uuid": cus},
+			resp := apitest.Raw(t, env.API, "ImportCustomerInvoices", apigwtest.Call{PathParams: map[string]string{"customer_uuid": cus},
 				Body: tc.body, AccountID: tc.account})
 			if resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
 				t.Fatalf("%d %s", resp.StatusCode, resp.Body)
@@ -65,9 +62,8 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 		})
 	}
 	// GET /v1/invoices: filters, customer_uuid on each, no legacy page keys (recorded), cursor.
-	list := billing.ListInvoices(env.API)
 	get := func(q url.Values, account string) (int, map[string]any) {
-		return apigwtest.Do(t, list, apigwtest.Call{Method: "GET", Route: "/v1/invoices", Query: q, AccountID: account})
+		return apitest.Do(t, env.API, "ListInvoices", apigwtest.Call{Query: q, AccountID: account})
 	}
 	listCases := []struct {
 		name  string
@@ -111,8 +107,6 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 	// POST /v1/import/invoices/{uuid}/transactions.
 	_, one := get(url.Values{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i1"}}, acc.ID)
 	invUUID := one["invoices"].([]any)[0].(map[string]any)["uuid"].(string)
-	tx := billing.CreateInvoiceTransaction(env.API)
-	txRoute := "/v1/import/invoices/{invoice_uuid}/transactions"
 	txCases := []struct {
 		name    string
 		invoice string
@@ -129,7 +123,7 @@ func TestImportCustomerInvoicesListAndTransactions(t *testing.T) {
 	}
 	for _, tc := range txCases {
 		t.Run("transaction/"+tc.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, tx, apigwtest.Call{Method: "POST", Route: txRoute, PathParams: map[string]string{"invoice_uuid": tc.invoice},
+			resp := apitest.Raw(t, env.API, "CreateInvoiceTransaction", apigwtest.Call{PathParams: map[string]string{"invoice_uuid": tc.invoice},
 				Body: tc.body, AccountID: tc.account})
 			if resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
 				t.Fatalf("%d %s", resp.StatusCode, resp.Body)

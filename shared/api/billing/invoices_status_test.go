@@ -6,15 +6,13 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
-	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
-
-const invoiceStatusRoute = "/v1/data_sources/{data_source_uuid}/invoices/{invoice_external_id}/status"
 
 // bodyB is a family B error body as a decoded-and-remarshalled map prints it (sorted keys).
 func bodyB(message, param string) string {
@@ -39,7 +37,7 @@ func TestUpdateInvoiceStatus(t *testing.T) {
 	f.Env.ReceiveJobs(t)
 	put := func(account, dsUUID, ext string, body any) (int, map[string]any) {
 		t.Helper()
-		return apigwtest.Do(t, billing.UpdateInvoiceStatus(d), apigwtest.Call{Method: "PUT", Route: invoiceStatusRoute,
+		return apitest.Do(t, d, "UpdateInvoiceStatus", apigwtest.Call{
 			PathParams: map[string]string{"data_source_uuid": dsUUID, "invoice_external_id": ext}, Body: body, AccountID: account})
 	}
 	voided := map[string]any{"status": "voided"}
@@ -88,7 +86,7 @@ func TestUpdateInvoiceStatus(t *testing.T) {
 	if c := f.Customer(); c.MRR != 1000 || c.Status != "Past Due" {
 		t.Fatalf("after void: mrr %d status %s", c.MRR, c.Status)
 	}
-	_, inv := apigwtest.Do(t, billing.ListInvoices(d), apigwtest.Call{Method: "GET", Route: "/v1/invoices",
+	_, inv := apitest.Do(t, d, "ListInvoices", apigwtest.Call{
 		Query: map[string][]string{"data_source_uuid": {ds}, "external_id": {"feb"}}, AccountID: acc})
 	if invs, _ := inv["invoices"].([]any); len(invs) != 1 || invs[0].(map[string]any)["status"] != "voided" {
 		t.Fatalf("listed invoice: %v", inv)
@@ -148,7 +146,7 @@ func TestPatchInvoiceStatus(t *testing.T) {
 	f.Env.ReceiveJobs(t)
 	patch := func(account, ext, status string) (int, string) {
 		t.Helper()
-		code, body := apigwtest.Do(t, billing.UpdateInvoiceStatus(d), apigwtest.Call{Method: "PATCH", Route: invoiceStatusRoute,
+		code, body := apitest.Do(t, d, "PatchInvoiceStatus", apigwtest.Call{
 			PathParams: map[string]string{"data_source_uuid": ds, "invoice_external_id": ext},
 			Body:       map[string]any{"status": status}, AccountID: account})
 		raw, _ := json.Marshal(body)

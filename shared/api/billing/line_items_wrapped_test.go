@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/billing"
 )
 
 // TestCreateLineItemsWrapped sends what chartmogul-go v5 (main, line_items.go
@@ -16,12 +15,11 @@ func TestCreateLineItemsWrapped(t *testing.T) {
 	b := apitest.NewBilling(t, "2024-02-10T00:00:00Z")
 	invs := b.ImportInvoices(map[string]any{"external_id": "jan", "date": "2024-01-01T00:00:00Z", "currency": "USD"})
 	inv := map[string]string{"invoice_uuid": invs[0]["uuid"].(string)}
-	const route = "/v1/import/invoices/{invoice_uuid}/line_items"
 	body := `{"line_items":[{"amount_in_cents":2000,"external_id":"li_go_1","plan_uuid":"` + b.F.Plan.UUID + `",` +
 		`"quantity":2,"service_period_end":"2024-02-01T00:00:00Z","service_period_start":"2024-01-01T00:00:00Z",` +
 		`"subscription_external_id":"sub_go","type":"subscription"},` +
 		`{"amount_in_cents":1500,"description":"Setup","quantity":1,"type":"one_time"}]}`
-	status, got := b.Call(billing.CreateInvoiceLineItem, "POST", route, inv, nil, body)
+	status, got := b.Call("CreateInvoiceLineItem", inv, nil, body)
 	items, _ := got["line_items"].([]any)
 	if status != 201 || len(got) != 1 || len(items) != 2 {
 		t.Fatalf("create: %d %v", status, got)
@@ -40,13 +38,13 @@ func TestCreateLineItemsWrapped(t *testing.T) {
 		{`{"line_items":[]}`, "line_items"},
 		{`{"line_items":["x"]}`, "line_items[0]"},
 	} {
-		status, got := b.Call(billing.CreateInvoiceLineItem, "POST", route, inv, nil, bad.body)
+		status, got := b.Call("CreateInvoiceLineItem", inv, nil, bad.body)
 		details, _ := got["error_details"].([]any)
 		if status != 422 || len(details) != 1 || details[0].(map[string]any)["param"] != bad.param {
 			t.Errorf("%s: %d %v, want a 422 naming %s", bad.body, status, got, bad.param)
 		}
 	}
-	_, held := b.Call(billing.GetInvoice, "GET", "/v1/invoices/{invoice_uuid}", inv, nil, nil)
+	_, held := b.Call("GetInvoice", inv, nil, nil)
 	if n := len(held["line_items"].([]any)); n != 2 {
 		t.Errorf("the refused bodies added line items: %d", n)
 	}

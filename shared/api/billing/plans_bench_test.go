@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/crm"
 )
 
 // BenchmarkPlansAndNotesDynamoDB reports DynamoDB requests and capacity units per
@@ -23,51 +21,51 @@ func BenchmarkPlansAndNotesDynamoDB(b *testing.B) {
 	note := e.CreateNote(e.Acc, map[string]any{"customer_uuid": e.Customer, "type": "call", "call_duration": 10})
 	planParams := map[string]string{"plan_uuid": plan["uuid"].(string)}
 	noteParams := map[string]string{"note_uuid": note["uuid"].(string)}
-	_, firstPlans := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, nil, nil)
+	_, firstPlans := e.Do(e.Acc, "ListPlans", nil, nil, nil)
 	dsCursor := mustCursor(e, e.DS.UUID)
-	_, firstNotes := e.Do(e.Acc, crm.ListCustomerNotes, "GET", apitest.NotesRoute, nil, nil, nil)
+	_, firstNotes := e.Do(e.Acc, "ListCustomerNotes", nil, nil, nil)
 
 	none := apitest.NoQuery
 	ops := []apitest.BenchOp{
-		{Name: "CreatePlan", Ep: billing.CreatePlan, Method: "POST", Route: apitest.PlansRoute, Params: nil, Query: none, Body: func(i int) any {
+		{Name: "CreatePlan", Op: "CreatePlan", Params: nil, Query: none, Body: func(i int) any {
 			return map[string]any{"data_source_uuid": e.DS2.UUID, "name": "N", "interval_count": 1, "interval_unit": "day",
 				"external_id": fmt.Sprint("bench-", apitest.BenchSeq.Add(1))}
 		}, Want: 201},
-		{Name: "GetPlan", Ep: billing.GetPlan, Method: "GET", Route: apitest.PlanRoute, Params: planParams, Query: none, Body: apitest.NoBody, Want: 200},
-		{Name: "UpdatePlan (name)", Ep: billing.UpdatePlan, Method: "PATCH", Route: apitest.PlanRoute, Params: planParams, Query: none,
+		{Name: "GetPlan", Op: "GetPlan", Params: planParams, Query: none, Body: apitest.NoBody, Want: 200},
+		{Name: "UpdatePlan (name)", Op: "UpdatePlan", Params: planParams, Query: none,
 			Body: func(i int) any { return map[string]any{"name": fmt.Sprint("Bench ", i)} }, Want: 202},
-		{Name: "UpdatePlan (interval)", Ep: billing.UpdatePlan, Method: "PATCH", Route: apitest.PlanRoute, Params: planParams, Query: none,
+		{Name: "UpdatePlan (interval)", Op: "UpdatePlan", Params: planParams, Query: none,
 			Body: func(i int) any { return map[string]any{"interval_count": 1 + i%5} }, Want: 202},
-		{Name: "ListPlans first page of 200 (of 211)", Ep: billing.ListPlans, Method: "GET", Route: apitest.PlansRoute, Params: nil, Query: none, Body: apitest.NoBody, Want: 200},
-		{Name: "ListPlans cursor page of 200", Ep: billing.ListPlans, Method: "GET", Route: apitest.PlansRoute, Params: nil,
+		{Name: "ListPlans first page of 200 (of 211)", Op: "ListPlans", Params: nil, Query: none, Body: apitest.NoBody, Want: 200},
+		{Name: "ListPlans cursor page of 200", Op: "ListPlans", Params: nil,
 			Query: func(int) url.Values { return url.Values{"cursor": {firstPlans["cursor"].(string)}} }, Body: apitest.NoBody, Want: 200},
-		{Name: "ListPlans by data source, page of 200", Ep: billing.ListPlans, Method: "GET", Route: apitest.PlansRoute, Params: nil, Query: func(int) url.Values {
+		{Name: "ListPlans by data source, page of 200", Op: "ListPlans", Params: nil, Query: func(int) url.Values {
 			return url.Values{"data_source_uuid": {e.DS.UUID}, "cursor": {dsCursor}}
 		}, Body: apitest.NoBody, Want: 200},
-		{Name: "CreateCustomerNote", Ep: crm.CreateCustomerNote, Method: "POST", Route: apitest.NotesRoute, Params: nil, Query: none, Body: func(int) any {
+		{Name: "CreateCustomerNote", Op: "CreateCustomerNote", Params: nil, Query: none, Body: func(int) any {
 			return map[string]any{"customer_uuid": e.Customer, "type": "note", "text": "t", "author_email": e.Member.Email}
 		}, Want: 201},
-		{Name: "CreateCustomerNote (no author_email: the first team member)", Ep: crm.CreateCustomerNote, Method: "POST", Route: apitest.NotesRoute, Params: nil, Query: none,
+		{Name: "CreateCustomerNote (no author_email: the first team member)", Op: "CreateCustomerNote", Params: nil, Query: none,
 			Body: func(int) any { return map[string]any{"customer_uuid": e.Customer, "type": "note", "text": "t"} }, Want: 201},
-		{Name: "GetCustomerNote", Ep: crm.GetCustomerNote, Method: "GET", Route: apitest.NoteRoute, Params: noteParams, Query: none, Body: apitest.NoBody, Want: 200},
-		{Name: "UpdateCustomerNote", Ep: crm.UpdateCustomerNote, Method: "PATCH", Route: apitest.NoteRoute, Params: noteParams, Query: none,
+		{Name: "GetCustomerNote", Op: "GetCustomerNote", Params: noteParams, Query: none, Body: apitest.NoBody, Want: 200},
+		{Name: "UpdateCustomerNote", Op: "UpdateCustomerNote", Params: noteParams, Query: none,
 			Body: func(i int) any { return map[string]any{"text": fmt.Sprint("v", i)} }, Want: 200},
-		{Name: "ListCustomerNotes cursor page of 200", Ep: crm.ListCustomerNotes, Method: "GET", Route: apitest.NotesRoute, Params: nil,
+		{Name: "ListCustomerNotes cursor page of 200", Op: "ListCustomerNotes", Params: nil,
 			Query: func(int) url.Values { return url.Values{"cursor": {firstNotes["cursor"].(string)}} }, Body: apitest.NoBody, Want: 200},
-		{Name: "ListCustomerNotes by customer, page of 200", Ep: crm.ListCustomerNotes, Method: "GET", Route: apitest.NotesRoute, Params: nil,
+		{Name: "ListCustomerNotes by customer, page of 200", Op: "ListCustomerNotes", Params: nil,
 			Query: func(int) url.Values { return url.Values{"customer_uuid": {e.Customer}} }, Body: apitest.NoBody, Want: 200},
 	}
 	apitest.RunBenchOps(b, e, meter, ops)
-	apitest.BenchEach(b, e, meter, apitest.BenchOp{Name: "DeletePlan", Ep: billing.DeletePlan, Method: "DELETE", Route: apitest.PlanRoute, Params: nil, Query: none, Body: apitest.NoBody, Want: 204}, func() map[string]string {
+	apitest.BenchEach(b, e, meter, apitest.BenchOp{Name: "DeletePlan", Op: "DeletePlan", Params: nil, Query: none, Body: apitest.NoBody, Want: 204}, func() map[string]string {
 		return map[string]string{"plan_uuid": e.CreatePlan(e.DS2.UUID, fmt.Sprint("del-", apitest.BenchSeq.Add(1)), "D")["uuid"].(string)}
 	})
-	apitest.BenchEach(b, e, meter, apitest.BenchOp{Name: "DeleteCustomerNote", Ep: crm.DeleteCustomerNote, Method: "DELETE", Route: apitest.NoteRoute, Params: nil, Query: none, Body: apitest.NoBody, Want: 200}, func() map[string]string {
+	apitest.BenchEach(b, e, meter, apitest.BenchOp{Name: "DeleteCustomerNote", Op: "DeleteCustomerNote", Params: nil, Query: none, Body: apitest.NoBody, Want: 200}, func() map[string]string {
 		return map[string]string{"note_uuid": e.CreateNote(e.Acc, map[string]any{"customer_uuid": e.Customer, "type": "note"})["uuid"].(string)}
 	})
 }
 
 // mustCursor returns the cursor after the first 200 plans of a data source.
 func mustCursor(e *apitest.ResourceEnv, dsUUID string) string {
-	_, body := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, url.Values{"data_source_uuid": {dsUUID}}, nil)
+	_, body := e.Do(e.Acc, "ListPlans", nil, url.Values{"data_source_uuid": {dsUUID}}, nil)
 	return body["cursor"].(string)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/billing"
 )
 
 func TestListPlans(t *testing.T) {
@@ -119,7 +118,7 @@ func TestListImportPlans(t *testing.T) {
 	e.CreatePlanAs(e.Other, e.OtherDS.UUID, "p-0")
 	for _, q := range []url.Values{nil, {"data_source_uuid": {e.DS.UUID}}, {"page": {"2"}, "per_page": {"2"}},
 		{"external_id": {"p-0"}}, {"data_source_uuid": {e.OtherDS.UUID}}} {
-		status, legacy := e.Do(e.Acc, billing.ListPlans, "GET", "/v1/import/plans", nil, q, nil)
+		status, legacy := e.Do(e.Acc, "ListImportPlans", nil, q, nil)
 		_, current := e.ListPlans(e.Acc, q)
 		if status != 200 || !reflect.DeepEqual(legacy, current) {
 			t.Errorf("%v: %d %v, GET /v1/plans %v", q, status, legacy, current)

@@ -8,9 +8,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/keys"
 )
 
@@ -21,7 +18,7 @@ func familyB(message, param string) map[string]any {
 
 func TestCreatePlan(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
-	status, raw := e.Raw(e.Acc, billing.CreatePlan, "POST", apitest.PlansRoute, nil, map[string]any{
+	status, raw := e.Raw(e.Acc, "CreatePlan", nil, map[string]any{
 		"data_source_uuid": e.DS.UUID, "name": "Gold", "interval_count": 3, "interval_unit": "month", "external_id": "gold-3m"})
 	if status != 201 {
 		t.Fatalf("status %d %s", status, raw)
@@ -41,7 +38,7 @@ func TestCreatePlan(t *testing.T) {
 		}
 	})
 	t.Run("legacy route is an alias", func(t *testing.T) {
-		status, p := e.Do(e.Acc, billing.ImportPlan, "POST", "/v1/import/plans", nil, nil, map[string]any{
+		status, p := e.Do(e.Acc, "ImportPlan", nil, nil, map[string]any{
 			"data_source_uuid": e.DS.UUID, "name": "Legacy", "interval_count": 7, "interval_unit": "day"})
 		if status != 201 || p["interval_unit"] != "day" || p["interval_count"] != 7.0 {
 			t.Fatalf("%d %v", status, p)
@@ -102,12 +99,9 @@ func TestCreatePlan(t *testing.T) {
 			`{"errors":{"external_id":"The external ID for this plan already exists in our system."}}`},
 	}
 	for _, tt := range tests {
-		for _, route := range []struct {
-			ep   func(*api.Deps) apigw.Endpoint
-			path string
-		}{{billing.CreatePlan, apitest.PlansRoute}, {billing.ImportPlan, "/v1/import/plans"}} {
-			t.Run(tt.name+" "+route.path, func(t *testing.T) {
-				status, got := e.Do(e.Acc, route.ep, "POST", route.path, nil, nil, tt.body)
+		for _, op := range []string{"CreatePlan", "ImportPlan"} {
+			t.Run(tt.name+" "+op, func(t *testing.T) {
+				status, got := e.Do(e.Acc, op, nil, nil, tt.body)
 				if status != 422 {
 					t.Fatalf("status %d %v", status, got)
 				}
@@ -117,11 +111,11 @@ func TestCreatePlan(t *testing.T) {
 	}
 	// Nothing of the refused creations was stored: one plan per external id and no
 	// "Valid" plan at all.
-	_, list := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, url.Values{"external_id": {"gold-3m"}}, nil)
+	_, list := e.Do(e.Acc, "ListPlans", nil, url.Values{"external_id": {"gold-3m"}}, nil)
 	if n := len(list["plans"].([]any)); n != 2 {
 		t.Errorf("plans with external id gold-3m: %d, want 2 (one per data source)", n)
 	}
-	_, all := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, nil, nil)
+	_, all := e.Do(e.Acc, "ListPlans", nil, nil, nil)
 	for _, p := range all["plans"].([]any) {
 		if p.(map[string]any)["name"] == "Valid" {
 			t.Errorf("a refused plan was stored: %v", p)
@@ -157,7 +151,7 @@ func TestUpdatePlan(t *testing.T) {
 	p := e.CreatePlan(e.DS.UUID, "up", "Before")
 	uuid := p["uuid"].(string)
 	patch := func(accountID string, body any) (int, map[string]any) {
-		return e.Do(accountID, billing.UpdatePlan, "PATCH", apitest.PlanRoute, map[string]string{"plan_uuid": uuid}, nil, body)
+		return e.Do(accountID, "UpdatePlan", map[string]string{"plan_uuid": uuid}, nil, body)
 	}
 	status, got := patch(e.Acc, map[string]any{"name": "After", "interval_count": 2, "interval_unit": "year",
 		"external_id": "up", "data_source_uuid": e.DS.UUID})
@@ -240,7 +234,7 @@ func TestDeletePlan(t *testing.T) {
 	p := e.CreatePlan(e.DS.UUID, "del", "Doomed")
 	uuid := p["uuid"].(string)
 	del := func(accountID string) (int, map[string]any) {
-		return e.Do(accountID, billing.DeletePlan, "DELETE", apitest.PlanRoute, map[string]string{"plan_uuid": uuid}, nil, nil)
+		return e.Do(accountID, "DeletePlan", map[string]string{"plan_uuid": uuid}, nil, nil)
 	}
 	if status, got := del(e.Other); status != 404 {
 		t.Fatalf("other account: %d %v", status, got)
@@ -282,7 +276,7 @@ func TestDataSourcePurgeRemovesPlans(t *testing.T) {
 	if status, _ := e.GetPlan(e.Acc, p["uuid"].(string)); status != 404 {
 		t.Errorf("purged plan: %d", status)
 	}
-	_, list := e.Do(e.Acc, billing.ListPlans, "GET", apitest.PlansRoute, nil, nil, nil)
+	_, list := e.Do(e.Acc, "ListPlans", nil, nil, nil)
 	plans := list["plans"].([]any)
 	if len(plans) != 1 || plans[0].(map[string]any)["uuid"] != kept["uuid"] {
 		t.Errorf("plans after purge: %v", plans)

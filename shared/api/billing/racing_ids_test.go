@@ -8,9 +8,7 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -36,8 +34,7 @@ func TestRacingExternalIDs(t *testing.T) {
 	for _, kind := range []string{"invoices", "line_items", "transactions", "subscription_events"} {
 		seed[kind] = []any{}
 	}
-	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST",
-		Route: apitest.ImportsRoute, PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: seed,
+	if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: seed,
 		AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
@@ -74,15 +71,13 @@ func TestRacingExternalIDs(t *testing.T) {
 		{"tr", `Transaction external id \"%s\" is used by another invoice of this data source`},
 		{"sub", `Subscription \"%s\" belongs to another customer`},
 	}
-	imp := billing.ImportCustomerInvoices(env.API)
 	for n, tc := range cases {
 		t.Run(tc.shared, func(t *testing.T) {
 			c := n // a case's ids are its own: c2s(c) prefixes them
 			invoices := make([]map[string]any, 2*racingPairs)
-			statuses, bodies := raceAll(t, imp, 2*racingPairs, func(i int) apigwtest.Call {
+			statuses, bodies := raceAll(t, env.API, "ImportCustomerInvoices", 2*racingPairs, func(i int) apigwtest.Call {
 				invoices[i] = invoice(c, i/2, i%2, tc.shared)
-				return apigwtest.Call{Method: "POST", Route: "/v1/import/customers/{customer_uuid}/invoices",
-					PathParams: map[string]string{"customer_uuid": customers[i]}, AccountID: acc.ID,
+				return apigwtest.Call{PathParams: map[string]string{"customer_uuid": customers[i]}, AccountID: acc.ID,
 					Body: map[string]any{"invoices": []any{invoices[i]}}}
 			})
 			for pair := range racingPairs {
@@ -107,14 +102,14 @@ func c2s(c int) string { return fmt.Sprintf("k%d", c) }
 
 // raceAll builds n calls, then sends them all at the same instant (testenv.AtOnce) and
 // returns their statuses and bodies, in order.
-func raceAll(t *testing.T, ep apigw.Endpoint, n int, call func(i int) apigwtest.Call) ([]int, []string) {
+func raceAll(t *testing.T, d *api.Deps, operation string, n int, call func(i int) apigwtest.Call) ([]int, []string) {
 	statuses, bodies := make([]int, n), make([]string, n)
 	calls := make([]apigwtest.Call, n)
 	for i := range n {
 		calls[i] = call(i)
 	}
 	testenv.AtOnce(n, func(i int) {
-		resp := apigwtest.Raw(t, ep, calls[i])
+		resp := apitest.Raw(t, d, operation, calls[i])
 		statuses[i], bodies[i] = resp.StatusCode, resp.Body
 	})
 	return statuses, bodies
@@ -134,14 +129,13 @@ func TestRacingSubscriptionEventExternalIDs(t *testing.T) {
 		seed[kind] = []any{}
 	}
 	seed["customers"] = seed["customers"].([]any)[1 : 2*racingPairs+1]
-	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST",
-		Route: apitest.ImportsRoute, PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: seed,
+	if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: seed,
 		AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
 	apitest.RunImportWorker(t, env)
-	statuses, bodies := raceAll(t, billing.CreateSubscriptionEvent(env.API), 2*racingPairs, func(i int) apigwtest.Call {
-		return apigwtest.Call{Method: "POST", Route: apitest.EventsRoute, AccountID: acc.ID,
+	statuses, bodies := raceAll(t, env.API, "CreateSubscriptionEvent", 2*racingPairs, func(i int) apigwtest.Call {
+		return apigwtest.Call{AccountID: acc.ID,
 			Body: map[string]any{"subscription_event": map[string]any{"data_source_uuid": ds.UUID,
 				"customer_external_id": fmt.Sprintf("c%02d", i+1), "event_type": "subscription_cancelled",
 				"event_date": "2024-05-01", "effective_date": "2024-05-01", "subscription_external_id": fmt.Sprintf("s-%d", i),

@@ -9,13 +9,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/account"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/api/metricsapi"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -37,21 +30,21 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	deps := env.With(meter.Client(cfg), nil)
 	d := deps.API()
 	acc := env.NewAccount(b, "Records bench").ID
-	call := func(ep func(*api.Deps) apigw.Endpoint, method, route string, params map[string]string, q url.Values, body any, want int) map[string]any {
+	call := func(operation string, params map[string]string, q url.Values, body any, want int) map[string]any {
 		b.Helper()
-		status, got := apigwtest.Do(b, ep(d), apigwtest.Call{Method: method, Route: route, PathParams: params, Query: q, Body: body, AccountID: acc})
+		status, got := apitest.Do(b, d, operation, apigwtest.Call{PathParams: params, Query: q, Body: body, AccountID: acc})
 		if status != want {
-			b.Fatalf("%s %s: %d %v", method, route, status, got)
+			b.Fatalf("%s: %d %v", operation, status, got)
 		}
 		return got
 	}
-	ds := call(account.CreateDataSource, "POST", "/v1/data_sources", nil, nil, map[string]any{"name": "Bench"}, 201)["uuid"].(string)
-	plan := call(billing.CreatePlan, "POST", "/v1/plans", nil, nil, map[string]any{"data_source_uuid": ds, "name": "Gold",
+	ds := call("CreateDataSource", nil, nil, map[string]any{"name": "Bench"}, 201)["uuid"].(string)
+	plan := call("CreatePlan", nil, nil, map[string]any{"data_source_uuid": ds, "name": "Gold",
 		"external_id": "gold", "interval_count": 1, "interval_unit": "month"}, 201)["uuid"].(string)
-	silver := call(billing.CreatePlan, "POST", "/v1/plans", nil, nil, map[string]any{"data_source_uuid": ds, "name": "Silver",
+	silver := call("CreatePlan", nil, nil, map[string]any{"data_source_uuid": ds, "name": "Silver",
 		"external_id": "silver", "interval_count": 1, "interval_unit": "month"}, 201)["uuid"].(string)
 	customer := func(ext string) string {
-		return call(customers.CreateCustomer, "POST", "/v1/customers", nil, nil, map[string]any{"data_source_uuid": ds,
+		return call("CreateCustomer", nil, nil, map[string]any{"data_source_uuid": ds,
 			"external_id": ext, "name": ext}, 201)["uuid"].(string)
 	}
 	month := func(ext, sub string, m int) map[string]any {
@@ -64,7 +57,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 				"external_id": "tr-" + ext}}}
 	}
 	importInvoices := func(cus string, invs ...map[string]any) []any {
-		return call(billing.ImportCustomerInvoices, "POST", "/v1/import/customers/{customer_uuid}/invoices",
+		return call("ImportCustomerInvoices",
 			map[string]string{"customer_uuid": cus}, nil, map[string]any{"invoices": invs}, 201)["invoices"].([]any)
 	}
 	main := customer("bench")
@@ -76,15 +69,15 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	first := invs[0].(map[string]any)
 	line := first["line_items"].([]any)[0].(map[string]any)["uuid"].(string)
 	tx := first["transactions"].([]any)[0].(map[string]any)["uuid"].(string)
-	ev := call(billing.CreateSubscriptionEvent, "POST", "/v1/subscription_events", nil, nil, map[string]any{"subscription_event": map[string]any{
+	ev := call("CreateSubscriptionEvent", nil, nil, map[string]any{"subscription_event": map[string]any{
 		"data_source_uuid": ds, "customer_external_id": "bench", "subscription_external_id": "sub", "external_id": "ev-bench",
 		"event_type": "subscription_cancelled", "event_date": "2024-12-20", "effective_date": "2024-12-20"}}, 201)["id"].(float64)
 	for i := range 10 {
-		call(jsonimports.CreateJSONImport, "POST", apitest.ImportsRoute, map[string]string{"data_source_uuid": ds}, nil, map[string]any{
+		call("CreateJsonImport", map[string]string{"data_source_uuid": ds}, nil, map[string]any{
 			"external_id": fmt.Sprint("batch-", i), "customers": []any{map[string]any{"external_id": fmt.Sprint("imp-", i), "name": "I"}}}, 200)
 	}
 	testenv.Drain(b, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	export := call(metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, map[string]any{}, 200)["id"].(string)
+	export := call("CreateActivitiesExport", nil, nil, map[string]any{}, 200)["id"].(string)
 	env.DrainJobs(b, workers.Jobs(deps.Workers()))
 
 	li := map[string]string{"line_item_uuid": line}
@@ -97,9 +90,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	toggle := func(i int) any { return map[string]any{"disabled": i%2 == 0} }
 	type op struct {
 		name   string
-		ep     func(*api.Deps) apigw.Endpoint
-		method string
-		route  string
+		op     string
 		params map[string]string
 		query  url.Values
 		body   func(i int) any
@@ -107,42 +98,42 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	}
 	nobody := func(int) any { return nil }
 	ops := []op{
-		{"CreateInvoiceLineItem", billing.CreateInvoiceLineItem, "POST", "/v1/import/invoices/{invoice_uuid}/line_items", last, nil, func(i int) any {
+		{"CreateInvoiceLineItem", "CreateInvoiceLineItem", last, nil, func(i int) any {
 			return map[string]any{"type": "one_time", "external_id": fmt.Sprint("added-", apitest.BenchSeq.Add(1)), "amount_in_cents": 100}
 		}, 201},
-		{"GetLineItem", billing.GetLineItem, "GET", "/v1/line_items/{line_item_uuid}", li, nil, nobody, 200},
-		{"GetLineItem by external id", billing.GetLineItem, "GET", "/v1/line_items", nil, byExt("li-inv-5"), nobody, 200},
-		{"UpdateLineItem (plan: the subscription follows)", billing.UpdateLineItem, "PATCH", "/v1/line_items/{line_item_uuid}", li, nil, func(i int) any {
+		{"GetLineItem", "GetLineItem", li, nil, nobody, 200},
+		{"GetLineItem by external id", "GetLineItemByExternalId", nil, byExt("li-inv-5"), nobody, 200},
+		{"UpdateLineItem (plan: the subscription follows)", "UpdateLineItem", li, nil, func(i int) any {
 			return map[string]any{"plan_uuid": []string{silver, plan}[i%2]}
 		}, 200},
-		{"UpdateLineItem (amount)", billing.UpdateLineItem, "PATCH", "/v1/line_items/{line_item_uuid}", li, nil, func(i int) any {
+		{"UpdateLineItem (amount)", "UpdateLineItem", li, nil, func(i int) any {
 			return map[string]any{"amount_in_cents": 2000 + i}
 		}, 200},
-		{"SetLineItemDisabled", billing.SetLineItemDisabled, "PATCH", "/v1/line_items/{line_item_uuid}/disabled_state", li, nil, toggle, 200},
-		{"GetTransaction", billing.GetTransaction, "GET", "/v1/transactions/{transaction_uuid}", tr, nil, nobody, 200},
-		{"UpdateTransaction (result)", billing.UpdateTransaction, "PATCH", "/v1/transactions/{transaction_uuid}", tr, nil, func(i int) any {
+		{"SetLineItemDisabled", "SetLineItemDisabled", li, nil, toggle, 200},
+		{"GetTransaction", "GetTransaction", tr, nil, nobody, 200},
+		{"UpdateTransaction (result)", "UpdateTransaction", tr, nil, func(i int) any {
 			return map[string]any{"result": []string{"failed", "successful"}[i%2]}
 		}, 200},
-		{"SetTransactionDisabled", billing.SetTransactionDisabled, "PATCH", "/v1/transactions/{transaction_uuid}/disabled_state", tr, nil, toggle, 200},
-		{"SetInvoiceDisabled", billing.SetInvoiceDisabled, "PATCH", "/v1/invoices/{invoice_uuid}/disabled_state", inv, nil, toggle, 200},
-		{"SetInvoiceDisabled by external id", billing.SetInvoiceDisabled, "PATCH", "/v1/invoices/disabled_state", nil, byExt("inv-3"), toggle, 200},
-		{"UpdateInvoice (due_date)", billing.UpdateInvoice, "PATCH", "/v1/invoices/{invoice_uuid}", inv, nil, func(i int) any {
+		{"SetTransactionDisabled", "SetTransactionDisabled", tr, nil, toggle, 200},
+		{"SetInvoiceDisabled", "SetInvoiceDisabled", inv, nil, toggle, 200},
+		{"SetInvoiceDisabled by external id", "SetInvoiceDisabledByExternalId", nil, byExt("inv-3"), toggle, 200},
+		{"UpdateInvoice (due_date)", "UpdateInvoice", inv, nil, func(i int) any {
 			return map[string]any{"due_date": fmt.Sprintf("2024-01-%02dT00:00:00Z", 2+i%20)}
 		}, 200},
-		{"SetSubscriptionEventDisabled", billing.SetSubscriptionEventDisabled, "PATCH", "/v1/subscription_events/{id}/disabled_state",
+		{"SetSubscriptionEventDisabled", "SetSubscriptionEventDisabled",
 			map[string]string{"id": fmt.Sprint(int64(ev))}, nil, toggle, 200},
-		{"ListJSONImports (10 imports of 1 customer)", jsonimports.ListJSONImports, "GET", apitest.ImportsRoute, map[string]string{"data_source_uuid": ds}, nil, nobody, 200},
-		{"GetDataSource with_processing_status (10 imports)", account.GetDataSource, "GET", "/v1/data_sources/{uuid}",
+		{"ListJSONImports (10 imports of 1 customer)", "ListJsonImports", map[string]string{"data_source_uuid": ds}, nil, nobody, 200},
+		{"GetDataSource with_processing_status (10 imports)", "GetDataSource",
 			map[string]string{"uuid": ds}, url.Values{"with_processing_status": {"true"}}, nobody, 200},
-		{"GetDataSource with both settings flags", account.GetDataSource, "GET", "/v1/data_sources/{uuid}", map[string]string{"uuid": ds},
+		{"GetDataSource with both settings flags", "GetDataSource", map[string]string{"uuid": ds},
 			url.Values{"with_auto_churn_subscription_setting": {"true"}, "with_invoice_handling_setting": {"true"}}, nobody, 200},
-		{"PutPlan (name)", billing.UpdatePlan, "PUT", "/v1/plans/{plan_uuid}", map[string]string{"plan_uuid": plan}, nil, func(i int) any {
+		{"PutPlan (name)", "PutPlan", map[string]string{"plan_uuid": plan}, nil, func(i int) any {
 			return map[string]any{"name": fmt.Sprint("Gold ", i)}
 		}, 202},
-		{"CreateActivitiesExport", metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, func(int) any {
+		{"CreateActivitiesExport", "CreateActivitiesExport", nil, nil, func(int) any {
 			return map[string]any{"type": "new_biz"}
 		}, 200},
-		{"GetActivitiesExport (succeeded)", metricsapi.GetActivitiesExport, "GET", "/v1/activities_export/{id}", map[string]string{"id": export}, nil, nobody, 200},
+		{"GetActivitiesExport (succeeded)", "GetActivitiesExport", map[string]string{"id": export}, nil, nobody, 200},
 	}
 	measure := func(b *testing.B, run func()) {
 		meter.Reset()
@@ -161,7 +152,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 		b.Run(o.name, func(b *testing.B) {
 			measure(b, func() {
 				for i := range b.N {
-					call(o.ep, o.method, o.route, o.params, o.query, o.body(i), o.want)
+					call(o.op, o.params, o.query, o.body(i), o.want)
 				}
 			})
 		})
@@ -170,12 +161,12 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 	b.Run("DeleteLineItem", func(b *testing.B) {
 		uuids := make([]string, b.N)
 		for i := range b.N {
-			uuids[i] = call(billing.CreateInvoiceLineItem, "POST", "/v1/import/invoices/{invoice_uuid}/line_items", last, nil,
+			uuids[i] = call("CreateInvoiceLineItem", last, nil,
 				map[string]any{"type": "one_time", "external_id": fmt.Sprint("del-", apitest.BenchSeq.Add(1)), "amount_in_cents": 100}, 201)["uuid"].(string)
 		}
 		measure(b, func() {
 			for _, u := range uuids {
-				call(billing.DeleteLineItem, "DELETE", "/v1/line_items/{line_item_uuid}", map[string]string{"line_item_uuid": u}, nil, nil, 204)
+				call("DeleteLineItem", map[string]string{"line_item_uuid": u}, nil, nil, 204)
 			}
 		})
 	})
@@ -209,7 +200,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 		}
 		measure(b, func() {
 			for _, u := range uuids {
-				call(billing.DeleteCustomerInvoices, "DELETE", "/v1/data_sources/{data_source_uuid}/customers/{customer_uuid}/invoices",
+				call("DeleteCustomerInvoices",
 					map[string]string{"data_source_uuid": ds, "customer_uuid": u}, nil, nil, 204)
 			}
 		})

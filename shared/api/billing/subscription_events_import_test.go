@@ -9,8 +9,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -30,18 +28,18 @@ func TestImportFollowsRenamedEventExternalIDs(t *testing.T) {
 	}
 	created := event("first", 1)
 	created["data_source_uuid"] = ds.UUID
-	status, body := apigwtest.Do(t, billing.CreateSubscriptionEvent(env.API), apigwtest.Call{Method: "POST", Route: apitest.EventsRoute,
+	status, body := apitest.Do(t, env.API, "CreateSubscriptionEvent", apigwtest.Call{
 		AccountID: acc.ID, Body: map[string]any{"subscription_event": created}})
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d %v", status, body)
 	}
 	id := int64(body["id"].(float64))
-	if status, body := apigwtest.Do(t, billing.UpdateSubscriptionEvent(env.API), apigwtest.Call{Method: "PATCH", Route: apitest.EventsRoute,
+	if status, body := apitest.Do(t, env.API, "UpdateSubscriptionEvent", apigwtest.Call{
 		AccountID: acc.ID, Body: map[string]any{"subscription_event": map[string]any{"id": id, "external_id": "renamed"}}}); status != http.StatusOK {
 		t.Fatalf("rename: %d %v", status, body)
 	}
 	countEvents := func() int {
-		status, body := apigwtest.Do(t, billing.ListSubscriptionEvents(env.API), apigwtest.Call{Method: "GET", Route: apitest.EventsRoute,
+		status, body := apitest.Do(t, env.API, "ListSubscriptionEvents", apigwtest.Call{
 			AccountID: acc.ID, Query: url.Values{"per_page": {"200"}}})
 		if status != http.StatusOK {
 			t.Fatalf("list: %d %v", status, body)
@@ -62,12 +60,12 @@ func TestImportFollowsRenamedEventExternalIDs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			importID := "events-" + string(rune('a'+i))
 			payload := map[string]any{"external_id": importID, "subscription_events": []any{event(tc.externalID, 7)}}
-			if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+			if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{
 				PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: payload, AccountID: acc.ID}); status != http.StatusOK {
 				t.Fatalf("import: %d %v", status, body)
 			}
 			apitest.RunImportWorker(t, env)
-			_, got := apigwtest.Do(t, jsonimports.GetJSONImport(env.API), apigwtest.Call{Method: "GET", Route: apitest.ImportsRoute + "/{import_id}",
+			_, got := apitest.Do(t, env.API, "GetJsonImport", apigwtest.Call{
 				PathParams: map[string]string{"data_source_uuid": ds.UUID, "import_id": importID}, AccountID: acc.ID})
 			c00 := got["status_details"].(map[string]any)["c00"].(map[string]any)
 			events := c00["subscription_events"].(map[string]any)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -18,8 +17,6 @@ func TestSubscriptionEventsCRUD(t *testing.T) {
 	other := env.NewAccount(t, "Other")
 	ctx := context.Background()
 	cus, ds := apitest.ImportedCustomer(t, env, acc.ID)
-	create, list := billing.CreateSubscriptionEvent(env.API), billing.ListSubscriptionEvents(env.API)
-	update, del := billing.UpdateSubscriptionEvent(env.API), billing.DeleteSubscriptionEvent(env.API)
 	event := func(ext string, extra map[string]any) map[string]any {
 		e := map[string]any{"data_source_uuid": ds.UUID, "customer_external_id": "c00", "event_type": "subscription_start",
 			"event_date": "2024-01-05", "effective_date": "2024-01-05", "subscription_external_id": "c00-s",
@@ -49,7 +46,7 @@ func TestSubscriptionEventsCRUD(t *testing.T) {
 	}
 	for _, tc := range createCases {
 		t.Run("create/"+tc.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, create, apigwtest.Call{Method: "POST", Route: apitest.EventsRoute, Body: tc.body, AccountID: tc.account})
+			resp := apitest.Raw(t, env.API, "CreateSubscriptionEvent", apigwtest.Call{Body: tc.body, AccountID: tc.account})
 			if resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
 				t.Fatalf("%d %s", resp.StatusCode, resp.Body)
 			}
@@ -61,7 +58,7 @@ func TestSubscriptionEventsCRUD(t *testing.T) {
 	}
 	// List: filters, pagination with meta on the first page only, tampered cursor.
 	get := func(q url.Values, account string) (int, map[string]any) {
-		return apigwtest.Do(t, list, apigwtest.Call{Method: "GET", Route: apitest.EventsRoute, Query: q, AccountID: account})
+		return apitest.Do(t, env.API, "ListSubscriptionEvents", apigwtest.Call{Query: q, AccountID: account})
 	}
 	listCases := []struct {
 		name  string
@@ -122,14 +119,14 @@ func TestSubscriptionEventsCRUD(t *testing.T) {
 	}
 	for _, tc := range updateCases {
 		t.Run("update/"+tc.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, update, apigwtest.Call{Method: "PATCH", Route: apitest.EventsRoute,
+			resp := apitest.Raw(t, env.API, "UpdateSubscriptionEvent", apigwtest.Call{
 				Body: map[string]any{"subscription_event": tc.body}, AccountID: acc.ID})
 			if resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
 				t.Fatalf("%d %s", resp.StatusCode, resp.Body)
 			}
 		})
 	}
-	if resp := apigwtest.Raw(t, update, apigwtest.Call{Method: "PATCH", Route: apitest.EventsRoute,
+	if resp := apitest.Raw(t, env.API, "UpdateSubscriptionEvent", apigwtest.Call{
 		Body: map[string]any{"subscription_event": map[string]any{"id": id, "quantity": 9}}, AccountID: other.ID}); resp.StatusCode != 404 {
 		t.Fatalf("other account update: %d %s", resp.StatusCode, resp.Body)
 	}
@@ -146,8 +143,7 @@ func TestSubscriptionEventsCRUD(t *testing.T) {
 	}
 	for _, tc := range deleteCases {
 		t.Run("delete/"+tc.name, func(t *testing.T) {
-			tc.call.Method, tc.call.Route = "DELETE", apitest.EventsRoute
-			if resp := apigwtest.Raw(t, del, tc.call); resp.StatusCode != tc.status {
+			if resp := apitest.Raw(t, env.API, "DeleteSubscriptionEvent", tc.call); resp.StatusCode != tc.status {
 				t.Fatalf("%d %s", resp.StatusCode, resp.Body)
 			}
 		})

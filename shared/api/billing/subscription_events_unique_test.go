@@ -10,8 +10,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -24,10 +22,8 @@ func TestSubscriptionEventExternalIDUniqueOnUpdate(t *testing.T) {
 	acc := env.NewAccount(t, "Unique")
 	ctx := context.Background()
 	_, ds := apitest.ImportedCustomer(t, env, acc.ID)
-	create, update, del := billing.CreateSubscriptionEvent(env.API), billing.UpdateSubscriptionEvent(env.API), billing.DeleteSubscriptionEvent(env.API)
-	call := func(ep apigw.Endpoint, method string, event map[string]any) (int, string) {
-		resp := apigwtest.Raw(t, ep, apigwtest.Call{Method: method, Route: apitest.EventsRoute, AccountID: acc.ID,
-			Body: map[string]any{"subscription_event": event}})
+	call := func(op string, event map[string]any) (int, string) {
+		resp := apitest.Raw(t, env.API, op, apigwtest.Call{AccountID: acc.ID, Body: map[string]any{"subscription_event": event}})
 		return resp.StatusCode, resp.Body
 	}
 	ids := map[string]int64{}
@@ -36,7 +32,7 @@ func TestSubscriptionEventExternalIDUniqueOnUpdate(t *testing.T) {
 			"event_date": "2024-05-01", "effective_date": "2024-05-01", "subscription_external_id": "c00-s", "external_id": ext}
 	}
 	for _, ext := range []string{"a", "b", "c"} {
-		status, body := apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: apitest.EventsRoute, AccountID: acc.ID,
+		status, body := apitest.Do(t, env.API, "CreateSubscriptionEvent", apigwtest.Call{AccountID: acc.ID,
 			Body: map[string]any{"subscription_event": newEvent(ext)}})
 		if status != http.StatusCreated {
 			t.Fatalf("create %s: %d %v", ext, status, body)
@@ -45,7 +41,7 @@ func TestSubscriptionEventExternalIDUniqueOnUpdate(t *testing.T) {
 	}
 	rename := func(event, to string) func() (int, string) {
 		return func() (int, string) {
-			return call(update, "PATCH", map[string]any{"id": ids[event], "external_id": to})
+			return call("UpdateSubscriptionEvent", map[string]any{"id": ids[event], "external_id": to})
 		}
 	}
 	steps := []struct {
@@ -59,7 +55,7 @@ func TestSubscriptionEventExternalIDUniqueOnUpdate(t *testing.T) {
 		{"rename to an id an event was created with", rename("a", "b"), 422, `"param":"external_id"`,
 			map[string]string{"a": "a", "b": "b"}},
 		{"rename to a free id", rename("a", "a2"), 200, `"external_id":"a2"`, map[string]string{"a": "a2"}},
-		{"create with a renamed event's id", func() (int, string) { return call(create, "POST", newEvent("a2")) },
+		{"create with a renamed event's id", func() (int, string) { return call("CreateSubscriptionEvent", newEvent("a2")) },
 			422, `"param":"external_id"`, map[string]string{"a": "a2"}},
 		{"rename to a renamed event's id", rename("b", "a2"), 422, `"param":"external_id"`,
 			map[string]string{"a": "a2", "b": "b"}},
@@ -68,16 +64,16 @@ func TestSubscriptionEventExternalIDUniqueOnUpdate(t *testing.T) {
 		{"back to the creation id, now held by another", rename("a", "a"), 422, `"param":"external_id"`,
 			map[string]string{"a": "a2", "b": "a"}},
 		{"found by the id it was renamed to", func() (int, string) {
-			return call(update, "PATCH", map[string]any{"data_source_uuid": ds.UUID, "external_id": "a", "quantity": 2})
+			return call("UpdateSubscriptionEvent", map[string]any{"data_source_uuid": ds.UUID, "external_id": "a", "quantity": 2})
 		}, 200, `"id":` + strconv.FormatInt(ids["b"], 10), map[string]string{"b": "a"}},
 		{"deleting the holder frees the id", func() (int, string) {
-			return call(del, "DELETE", map[string]any{"id": ids["b"]})
+			return call("DeleteSubscriptionEvent", map[string]any{"id": ids["b"]})
 		}, 204, ``, map[string]string{"a": "a2"}},
 		{"back to the creation id once free", rename("a", "a"), 200, `"external_id":"a"`, map[string]string{"a": "a"}},
-		{"an id given up can be created again", func() (int, string) { return call(create, "POST", newEvent("a2")) },
+		{"an id given up can be created again", func() (int, string) { return call("CreateSubscriptionEvent", newEvent("a2")) },
 			201, `"external_id":"a2"`, map[string]string{"a": "a"}},
 		{"unchanged external id with other fields", func() (int, string) {
-			return call(update, "PATCH", map[string]any{"id": ids["c"], "external_id": "c", "quantity": 3})
+			return call("UpdateSubscriptionEvent", map[string]any{"id": ids["c"], "external_id": "c", "quantity": 3})
 		}, 200, `"quantity":3`, map[string]string{"c": "c"}},
 	}
 	for _, st := range steps {

@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/crm"
-	"github.com/subsight/subsight/shared/apigw"
 )
 
 var bareUUID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -23,7 +20,7 @@ func TestOpportunities(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	clock := time.Date(2024, 3, 18, 17, 12, 39, 411000000, time.UTC)
 	e.D.Now = func() time.Time { return clock }
-	status, raw := e.Raw(e.Acc, crm.CreateOpportunity, "POST", apitest.OpportunitiesRoute, nil, e.OpportunityBody(e.Customer))
+	status, raw := e.Raw(e.Acc, "CreateOpportunity", nil, e.OpportunityBody(e.Customer))
 	if status != 201 {
 		t.Fatalf("%d %s", status, raw)
 	}
@@ -36,11 +33,11 @@ func TestOpportunities(t *testing.T) {
 		t.Errorf("created %s\nwant %s", raw, want)
 	}
 	params := map[string]string{"opportunity_uuid": uuid}
-	if _, got := e.Do(e.Acc, crm.GetOpportunity, "GET", apitest.OpportunityRoute, params, nil, nil); got["uuid"] != uuid {
+	if _, got := e.Do(e.Acc, "GetOpportunity", params, nil, nil); got["uuid"] != uuid {
 		t.Errorf("retrieve %v", got)
 	}
 
-	minimal := e.Create(crm.CreateOpportunity, apitest.OpportunitiesRoute, map[string]any{"customer_uuid": e.Customer,
+	minimal := e.Create("CreateOpportunity", map[string]any{"customer_uuid": e.Customer,
 		"owner": "ann.author@EXAMPLE.com", "pipeline": "New Business", "pipeline_stage": "Discovery",
 		"estimated_close_date": "2024-04-21T10:00:00Z", "currency": "eur", "amount_in_cents": "5000"})
 	apitest.AssertBody(t, pick(minimal, "owner", "estimated_close_date", "currency", "amount_in_cents", "type", "forecast_category",
@@ -50,7 +47,7 @@ func TestOpportunities(t *testing.T) {
 
 	// PATCH: the fields sent change, custom is merged, updated_at moves on.
 	clock = clock.Add(time.Minute)
-	status, got := e.Do(e.Acc, crm.UpdateOpportunity, "PATCH", apitest.OpportunityRoute, params, nil, map[string]any{
+	status, got := e.Do(e.Acc, "UpdateOpportunity", params, nil, map[string]any{
 		"estimated_close_date": "2024-04-30", "amount_in_cents": 20000,
 		"custom": []any{map[string]any{"key": "seats", "value": 4}}, "uuid": "ignored", "created_at": "ignored"})
 	if status != 200 {
@@ -84,35 +81,32 @@ func TestOpportunities(t *testing.T) {
 		{"another account's customer", e.OpportunityBody(e.NewCustomer(e.Other, e.OtherDS)), 404, "customer_id"},
 	}
 	for _, tt := range refused {
-		status, got := e.Do(e.Acc, crm.CreateOpportunity, "POST", apitest.OpportunitiesRoute, nil, nil, tt.body)
+		status, got := e.Do(e.Acc, "CreateOpportunity", nil, nil, tt.body)
 		if status != tt.status || got["param"] != tt.param || got["code"] != float64(tt.status) {
 			t.Errorf("%s: %d %v", tt.name, status, got)
 		}
 	}
-	if status, got := e.Do(e.Acc, crm.UpdateOpportunity, "PATCH", apitest.OpportunityRoute, params, nil,
+	if status, got := e.Do(e.Acc, "UpdateOpportunity", params, nil,
 		map[string]any{"owner": "stranger@example.com"}); status != 422 || got["param"] != "owner" {
 		t.Errorf("patch owner: %d %v", status, got)
 	}
 
 	// Another account's key: not found, nothing changed; the deletion answers 200 {}.
-	for _, op := range []struct {
-		ep     func(*api.Deps) apigw.Endpoint
-		method string
-	}{{crm.GetOpportunity, "GET"}, {crm.UpdateOpportunity, "PATCH"}, {crm.DeleteOpportunity, "DELETE"}} {
-		status, got := e.Do(e.Other, op.ep, op.method, apitest.OpportunityRoute, params, nil, map[string]any{"pipeline": "stolen"})
+	for _, op := range []string{"GetOpportunity", "UpdateOpportunity", "DeleteOpportunity"} {
+		status, got := e.Do(e.Other, op, params, nil, map[string]any{"pipeline": "stolen"})
 		apitest.AssertBody(t, got, apitest.FamilyA(404, fmt.Sprintf("Opportunity %q does not exist", uuid), "opportunity_uuid"))
 		if status != 404 {
-			t.Errorf("%s by another account: %d", op.method, status)
+			t.Errorf("%s by another account: %d", op, status)
 		}
 	}
-	if _, others := e.Do(e.Other, crm.ListOpportunities, "GET", apitest.OpportunitiesRoute, nil, nil, nil); len(others["entries"].([]any)) != 0 {
+	if _, others := e.Do(e.Other, "ListOpportunities", nil, nil, nil); len(others["entries"].([]any)) != 0 {
 		t.Errorf("another account lists %v", others)
 	}
-	status, got = e.Do(e.Acc, crm.DeleteOpportunity, "DELETE", apitest.OpportunityRoute, params, nil, nil)
+	status, got = e.Do(e.Acc, "DeleteOpportunity", params, nil, nil)
 	if status != 200 || len(got) != 0 || got == nil {
 		t.Errorf("delete: %d %v", status, got)
 	}
-	if status, _ := e.Do(e.Acc, crm.GetOpportunity, "GET", apitest.OpportunityRoute, params, nil, nil); status != 404 {
+	if status, _ := e.Do(e.Acc, "GetOpportunity", params, nil, nil); status != 404 {
 		t.Errorf("deleted opportunity: %d", status)
 	}
 }
@@ -129,7 +123,7 @@ func TestListOpportunities(t *testing.T) {
 	} {
 		b := e.OpportunityBody(c.customer)
 		b["pipeline_stage"], b["estimated_close_date"], b["pipeline"] = c.stage, c.close, fmt.Sprint("P", i%2)
-		uuids = append(uuids, e.Create(crm.CreateOpportunity, apitest.OpportunitiesRoute, b)["uuid"].(string))
+		uuids = append(uuids, e.Create("CreateOpportunity", b)["uuid"].(string))
 	}
 	tests := []struct {
 		q    url.Values
@@ -146,7 +140,7 @@ func TestListOpportunities(t *testing.T) {
 		{url.Values{"customer_uuid": {"cus_unknown"}}, nil},
 	}
 	for _, tt := range tests {
-		status, body := e.Do(e.Acc, crm.ListOpportunities, "GET", apitest.OpportunitiesRoute, nil, tt.q, nil)
+		status, body := e.Do(e.Acc, "ListOpportunities", nil, tt.q, nil)
 		if got := uuidsOrNil(body["entries"]); status != 200 || !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(apitest.KeysOf(body), []string{"cursor", "entries", "has_more"}) {
 			t.Errorf("%v: %d %v, want %v", tt.q, status, body, tt.want)
 		}
@@ -154,7 +148,7 @@ func TestListOpportunities(t *testing.T) {
 	var walked []string
 	q := url.Values{"per_page": {"2"}}
 	for range 3 {
-		_, body := e.Do(e.Acc, crm.ListOpportunities, "GET", apitest.OpportunitiesRoute, nil, q, nil)
+		_, body := e.Do(e.Acc, "ListOpportunities", nil, q, nil)
 		walked = append(walked, uuidsOrNil(body["entries"])...)
 		if body["has_more"] != true {
 			break
@@ -164,7 +158,7 @@ func TestListOpportunities(t *testing.T) {
 	if !reflect.DeepEqual(walked, tests[0].want) {
 		t.Errorf("cursor walk %v", walked)
 	}
-	if status, body := e.Do(e.Acc, crm.ListOpportunities, "GET", apitest.OpportunitiesRoute, nil,
+	if status, body := e.Do(e.Acc, "ListOpportunities", nil,
 		url.Values{"estimated_close_date_on_or_after": {"later"}}, nil); status != 400 {
 		t.Errorf("bad date filter: %d %v", status, body)
 	}
@@ -179,7 +173,7 @@ func TestTasks(t *testing.T) {
 	e.D.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
 	body := map[string]any{"customer_uuid": e.Customer, "task_details": "This is some task details text.",
 		"assignee": e.Member.Email, "due_date": "2025-04-30T00:00:00.000Z"}
-	status, raw := e.Raw(e.Acc, crm.CreateTask, "POST", apitest.TasksRoute, nil, body)
+	status, raw := e.Raw(e.Acc, "CreateTask", nil, body)
 	uuid := regexp.MustCompile(`"task_uuid":"([^"]+)"`).FindStringSubmatch(raw)[1]
 	want := fmt.Sprintf(`{"task_uuid":%q,"customer_uuid":%q,"task_details":"This is some task details text.",`+
 		`"assignee":"Ann.Author@example.com","due_date":"2025-04-30T00:00:00.000Z","completed_at":null,`+
@@ -190,7 +184,7 @@ func TestTasks(t *testing.T) {
 	params := map[string]string{"task_uuid": uuid}
 
 	contact := e.CreateContact(map[string]any{"customer_uuid": e.Customer, "data_source_uuid": e.DS.UUID, "email": "c@example.com"})
-	viaContact := e.Create(crm.CreateTask, apitest.TasksRoute, map[string]any{"task_details": "Call back", "assignee": e.Member.Email,
+	viaContact := e.Create("CreateTask", map[string]any{"task_details": "Call back", "assignee": e.Member.Email,
 		"due_date": "2025-05-02", "completed_at": "2025-05-01T10:00:00Z", "associated_object_identifier": map[string]any{
 			"associated_object": "contact", "method": "uuid", "value": contact["uuid"]}})
 	apitest.AssertBody(t, pick(viaContact, "customer_uuid", "associated_object", "associated_object_uuid", "due_date", "completed_at"),
@@ -198,13 +192,13 @@ func TestTasks(t *testing.T) {
 			"due_date": "2025-05-02T00:00:00.000Z", "completed_at": "2025-05-01T10:00:00.000Z"})
 
 	// Complete the first task, then reopen it.
-	status, got := e.Do(e.Acc, crm.UpdateTask, "PATCH", apitest.TaskRoute, params, nil, map[string]any{"completed_at": "2025-04-29"})
+	status, got := e.Do(e.Acc, "UpdateTask", params, nil, map[string]any{"completed_at": "2025-04-29"})
 	if status != 200 || got["completed_at"] != "2025-04-29T00:00:00.000Z" || got["task_details"] != body["task_details"] {
 		t.Fatalf("complete: %d %v", status, got)
 	}
 	listed := func(q url.Values) []string {
 		t.Helper()
-		status, b := e.Do(e.Acc, crm.ListTasks, "GET", apitest.TasksRoute, nil, q, nil)
+		status, b := e.Do(e.Acc, "ListTasks", nil, q, nil)
 		if status != 200 {
 			t.Fatalf("%v: %d %v", q, status, b)
 		}
@@ -231,7 +225,7 @@ func TestTasks(t *testing.T) {
 			t.Errorf("%s: %v, want %v", q, got, want)
 		}
 	}
-	status, got = e.Do(e.Acc, crm.UpdateTask, "PATCH", apitest.TaskRoute, params, nil, map[string]any{"completed_at": nil, "task_details": "Again"})
+	status, got = e.Do(e.Acc, "UpdateTask", params, nil, map[string]any{"completed_at": nil, "task_details": "Again"})
 	if status != 200 || got["completed_at"] != nil || got["task_details"] != "Again" {
 		t.Fatalf("reopen: %d %v", status, got)
 	}
@@ -256,18 +250,18 @@ func TestTasks(t *testing.T) {
 			"associated_object_identifier": map[string]any{"associated_object": "deal", "method": "uuid", "value": "x"}}, 422, "associated_object_identifier"},
 	}
 	for _, tt := range refused {
-		status, got := e.Do(e.Acc, crm.CreateTask, "POST", apitest.TasksRoute, nil, nil, tt.body)
+		status, got := e.Do(e.Acc, "CreateTask", nil, nil, tt.body)
 		if status != tt.status || got["param"] != tt.param {
 			t.Errorf("%s: %d %v", tt.name, status, got)
 		}
 	}
-	if status, got := e.Do(e.Acc, crm.ListTasks, "GET", apitest.TasksRoute, nil, url.Values{"completed": {"yes"}}, nil); status != 400 || got["param"] != "completed" {
+	if status, got := e.Do(e.Acc, "ListTasks", nil, url.Values{"completed": {"yes"}}, nil); status != 400 || got["param"] != "completed" {
 		t.Errorf("completed=yes: %d %v", status, got)
 	}
-	if status, _ := e.Do(e.Other, crm.GetTask, "GET", apitest.TaskRoute, params, nil, nil); status != 404 {
+	if status, _ := e.Do(e.Other, "GetTask", params, nil, nil); status != 404 {
 		t.Errorf("another account reads the task: %d", status)
 	}
-	if status, got := e.Do(e.Acc, crm.DeleteTask, "DELETE", apitest.TaskRoute, params, nil, nil); status != 200 || len(got) != 0 {
+	if status, got := e.Do(e.Acc, "DeleteTask", params, nil, nil); status != 200 || len(got) != 0 {
 		t.Errorf("delete: %d %v", status, got)
 	}
 	if got := listed(nil); !reflect.DeepEqual(got, []string{second}) {
@@ -280,9 +274,9 @@ func TestTasks(t *testing.T) {
 func TestEntityNotes(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	contact := e.CreateContact(map[string]any{"customer_uuid": e.Customer, "data_source_uuid": e.DS.UUID, "email": "n@example.com"})
-	forContact := e.Create(crm.CreateNote, apitest.EntityNotesRoute, map[string]any{"type": "call", "text": "Called",
+	forContact := e.Create("CreateNote", map[string]any{"type": "call", "text": "Called",
 		"associated_object_identifier": map[string]any{"associated_object": "contact", "method": "uuid", "value": contact["uuid"]}})
-	forCustomer := e.Create(crm.CreateNote, apitest.EntityNotesRoute, map[string]any{"customer_uuid": e.Customer, "type": "note"})
+	forCustomer := e.Create("CreateNote", map[string]any{"customer_uuid": e.Customer, "type": "note"})
 	old := e.CreateNote(e.Acc, map[string]any{"customer_uuid": e.Customer, "type": "note", "text": "older route"})
 
 	if !reflect.DeepEqual(apitest.KeysOf(forContact), []string{"associated_object", "associated_object_uuid", "author", "call_duration",
@@ -295,34 +289,34 @@ func TestEntityNotes(t *testing.T) {
 	}
 	// Read through the other route: the same note, in that route's shape.
 	params := map[string]string{"note_uuid": forContact["uuid"].(string)}
-	_, viaOld := e.Do(e.Acc, crm.GetCustomerNote, "GET", apitest.NoteRoute, params, nil, nil)
+	_, viaOld := e.Do(e.Acc, "GetCustomerNote", params, nil, nil)
 	if _, has := viaOld["associated_object"]; has || viaOld["text"] != "Called" {
 		t.Errorf("through /v1/customer_notes: %v", viaOld)
 	}
-	_, viaNew := e.Do(e.Acc, crm.GetNote, "GET", apitest.EntityNoteRoute, map[string]string{"note_uuid": old["uuid"].(string)}, nil, nil)
+	_, viaNew := e.Do(e.Acc, "GetNote", map[string]string{"note_uuid": old["uuid"].(string)}, nil, nil)
 	if viaNew["text"] != "older route" {
 		t.Errorf("through /v1/notes: %v", viaNew)
 	}
-	_, list := e.Do(e.Acc, crm.ListNotes, "GET", apitest.EntityNotesRoute, nil, url.Values{"contact_uuid": {contact["uuid"].(string)}}, nil)
+	_, list := e.Do(e.Acc, "ListNotes", nil, url.Values{"contact_uuid": {contact["uuid"].(string)}}, nil)
 	if got := uuidsOrNil(list["entries"]); !reflect.DeepEqual(got, []string{forContact["uuid"].(string)}) {
 		t.Errorf("the contact's notes %v", got)
 	}
-	_, list = e.Do(e.Acc, crm.ListNotes, "GET", apitest.EntityNotesRoute, nil, url.Values{"customer_uuid": {e.Customer}}, nil)
+	_, list = e.Do(e.Acc, "ListNotes", nil, url.Values{"customer_uuid": {e.Customer}}, nil)
 	if len(list["entries"].([]any)) != 3 {
 		t.Errorf("the customer's notes %v", list)
 	}
-	_, list = e.Do(e.Acc, crm.ListCustomerNotes, "GET", apitest.NotesRoute, nil, url.Values{"contact_uuid": {contact["uuid"].(string)}}, nil)
+	_, list = e.Do(e.Acc, "ListCustomerNotes", nil, url.Values{"contact_uuid": {contact["uuid"].(string)}}, nil)
 	if got := uuidsOrNil(list["entries"]); !reflect.DeepEqual(got, []string{forContact["uuid"].(string)}) {
 		t.Errorf("the contact's notes through /v1/customer_notes %v", got)
 	}
-	status, got := e.Do(e.Acc, crm.UpdateNote, "PATCH", apitest.EntityNoteRoute, params, nil, map[string]any{"text": "Called twice"})
+	status, got := e.Do(e.Acc, "UpdateNote", params, nil, map[string]any{"text": "Called twice"})
 	if status != 200 || got["associated_object_uuid"] != contact["uuid"] || got["text"] != "Called twice" {
 		t.Errorf("patch %d %v", status, got)
 	}
-	if status, got := e.Do(e.Other, crm.DeleteNote, "DELETE", apitest.EntityNoteRoute, params, nil, nil); status != 404 {
+	if status, got := e.Do(e.Other, "DeleteNote", params, nil, nil); status != 404 {
 		t.Errorf("another account deletes: %d %v", status, got)
 	}
-	if status, got := e.Do(e.Acc, crm.DeleteNote, "DELETE", apitest.EntityNoteRoute, params, nil, nil); status != 200 || len(got) != 0 {
+	if status, got := e.Do(e.Acc, "DeleteNote", params, nil, nil); status != 200 || len(got) != 0 {
 		t.Errorf("delete %d %v", status, got)
 	}
 }

@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/crm"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
@@ -18,37 +15,35 @@ import (
 // /v1/customer_notes, which ChartMogul answers as before, stays 200.
 func TestUnchangedPatchIsNotModified(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
-	task := e.Create(crm.CreateTask, apitest.TasksRoute, map[string]any{"customer_uuid": e.Customer,
+	task := e.Create("CreateTask", map[string]any{"customer_uuid": e.Customer,
 		"task_details": "This is some task details text.", "assignee": e.Member.Email, "due_date": "2025-04-30T00:00:00Z"})
-	note := e.Create(crm.CreateNote, apitest.EntityNotesRoute, map[string]any{"customer_uuid": e.Customer, "type": "note",
+	note := e.Create("CreateNote", map[string]any{"customer_uuid": e.Customer, "type": "note",
 		"text": "This is a note"})
 	tests := []struct {
 		name   string
-		ep     func(*api.Deps) apigw.Endpoint
-		route  string
+		op     string
 		params map[string]string
 		same   map[string]any
 		change map[string]any
 		key    string
 	}{
-		{"task", crm.UpdateTask, apitest.TaskRoute, map[string]string{"task_uuid": task["task_uuid"].(string)},
+		{"task", "UpdateTask", map[string]string{"task_uuid": task["task_uuid"].(string)},
 			map[string]any{"task_details": "This is some task details text."},
 			map[string]any{"task_details": "This is some other task details text."}, "task_details"},
-		{"note", crm.UpdateNote, apitest.EntityNoteRoute, map[string]string{"note_uuid": note["uuid"].(string)},
+		{"note", "UpdateNote", map[string]string{"note_uuid": note["uuid"].(string)},
 			map[string]any{"text": "This is a note"}, map[string]any{"text": "This is a new note"}, "text"},
 	}
 	for _, tt := range tests {
-		call := apigwtest.Call{Method: http.MethodPatch, Route: tt.route, PathParams: tt.params, Body: tt.same, AccountID: e.Acc}
-		resp := apigwtest.Raw(t, tt.ep(e.D), call)
+		resp := apitest.Raw(t, e.D, tt.op, apigwtest.Call{PathParams: tt.params, Body: tt.same, AccountID: e.Acc})
 		if resp.StatusCode != http.StatusNotModified || resp.Body != "" || resp.Headers["Content-Type"] != "" {
 			t.Errorf("%s unchanged: %d %q %v, want 304 without a body", tt.name, resp.StatusCode, resp.Body, resp.Headers)
 		}
-		status, got := e.Do(e.Acc, tt.ep, http.MethodPatch, tt.route, tt.params, nil, tt.change)
+		status, got := e.Do(e.Acc, tt.op, tt.params, nil, tt.change)
 		if status != http.StatusOK || got[tt.key] != tt.change[tt.key] {
 			t.Errorf("%s changed: %d %v", tt.name, status, got)
 		}
 	}
-	status, got := e.Do(e.Acc, crm.UpdateCustomerNote, http.MethodPatch, apitest.NoteRoute,
+	status, got := e.Do(e.Acc, "UpdateCustomerNote",
 		map[string]string{"note_uuid": note["uuid"].(string)}, nil, map[string]any{"text": "This is a new note"})
 	if status != http.StatusOK || got["text"] != "This is a new note" {
 		t.Errorf("/v1/customer_notes unchanged: %d %v, want 200 with the note", status, got)

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/crm"
 	"github.com/subsight/subsight/shared/model"
 )
 
 func TestCreateNote(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
-	status, raw := e.Raw(e.Acc, crm.CreateCustomerNote, "POST", apitest.NotesRoute, nil, map[string]any{
+	status, raw := e.Raw(e.Acc, "CreateCustomerNote", nil, map[string]any{
 		"customer_uuid": e.Customer, "type": "call", "text": "Called them", "call_duration": 90,
 		"author_email": "ann.author@EXAMPLE.com", "created_at": "2023-12-15 12:28:15 +0300"})
 	if status != 201 {
@@ -95,7 +94,7 @@ func TestCreateNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, got := e.Do(e.Acc, crm.CreateCustomerNote, "POST", apitest.NotesRoute, nil, nil, tt.body)
+			status, got := e.Do(e.Acc, "CreateCustomerNote", nil, nil, tt.body)
 			if status != tt.status {
 				t.Fatalf("status %d %v", status, got)
 			}
@@ -103,7 +102,7 @@ func TestCreateNote(t *testing.T) {
 		})
 	}
 	// The refused creations stored nothing: the customer has exactly the notes above.
-	_, list := e.Do(e.Acc, crm.ListCustomerNotes, "GET", apitest.NotesRoute, nil, url.Values{"customer_uuid": {e.Customer}}, nil)
+	_, list := e.Do(e.Acc, "ListCustomerNotes", nil, url.Values{"customer_uuid": {e.Customer}}, nil)
 	if n := len(list["entries"].([]any)); n != 1+len(defaults) {
 		t.Errorf("customer has %d notes, want %d", n, 1+len(defaults))
 	}
@@ -121,13 +120,13 @@ func TestNoteNotFound(t *testing.T) {
 		call   func(accountID string, params map[string]string) (int, map[string]any)
 	}{
 		{"get", "GET", func(a string, p map[string]string) (int, map[string]any) {
-			return e.Do(a, crm.GetCustomerNote, "GET", apitest.NoteRoute, p, nil, nil)
+			return e.Do(a, "GetCustomerNote", p, nil, nil)
 		}},
 		{"patch", "PATCH", func(a string, p map[string]string) (int, map[string]any) {
-			return e.Do(a, crm.UpdateCustomerNote, "PATCH", apitest.NoteRoute, p, nil, map[string]any{"text": "stolen"})
+			return e.Do(a, "UpdateCustomerNote", p, nil, map[string]any{"text": "stolen"})
 		}},
 		{"delete", "DELETE", func(a string, p map[string]string) (int, map[string]any) {
-			return e.Do(a, crm.DeleteCustomerNote, "DELETE", apitest.NoteRoute, p, nil, nil)
+			return e.Do(a, "DeleteCustomerNote", p, nil, nil)
 		}},
 	}
 	for _, op := range ops {
@@ -159,7 +158,7 @@ func TestUpdateNote(t *testing.T) {
 	n := e.CreateNote(e.Acc, map[string]any{"customer_uuid": e.Customer, "type": "call", "text": "first", "call_duration": 60})
 	uuid := n["uuid"].(string)
 	patch := func(body any) (int, map[string]any) {
-		return e.Do(e.Acc, crm.UpdateCustomerNote, "PATCH", apitest.NoteRoute, map[string]string{"note_uuid": uuid}, nil, body)
+		return e.Do(e.Acc, "UpdateCustomerNote", map[string]string{"note_uuid": uuid}, nil, body)
 	}
 	clock = base.Add(90 * time.Second)
 	status, got := patch(map[string]any{"text": "updated", "author_email": e.Member.Email, "call_duration": 120,
@@ -204,7 +203,7 @@ func TestUpdateNote(t *testing.T) {
 		if status != 200 || got["created_at"] != "2031-06-01T10:00:00.000Z" {
 			t.Fatalf("%d %v", status, got)
 		}
-		_, list := e.Do(e.Acc, crm.ListCustomerNotes, "GET", apitest.NotesRoute, nil, url.Values{"customer_uuid": {e.Customer}}, nil)
+		_, list := e.Do(e.Acc, "ListCustomerNotes", nil, url.Values{"customer_uuid": {e.Customer}}, nil)
 		entries := list["entries"].([]any)
 		if len(entries) != 2 || entries[0].(map[string]any)["uuid"] != uuid || entries[1].(map[string]any)["uuid"] != newer["uuid"] {
 			t.Errorf("order %v", entries)
@@ -216,14 +215,14 @@ func TestDeleteNote(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	n := e.CreateNote(e.Acc, map[string]any{"customer_uuid": e.Customer, "type": "note"})
 	params := map[string]string{"note_uuid": n["uuid"].(string)}
-	status, got := e.Do(e.Acc, crm.DeleteCustomerNote, "DELETE", apitest.NoteRoute, params, nil, nil)
+	status, got := e.Do(e.Acc, "DeleteCustomerNote", params, nil, nil)
 	if status != 200 || len(got) != 0 || got == nil {
 		t.Fatalf("%d %v", status, got)
 	}
 	if status, _ := e.GetNote(e.Acc, params["note_uuid"]); status != 404 {
 		t.Errorf("deleted note: %d", status)
 	}
-	if status, _ := e.Do(e.Acc, crm.DeleteCustomerNote, "DELETE", apitest.NoteRoute, params, nil, nil); status != 404 {
+	if status, _ := e.Do(e.Acc, "DeleteCustomerNote", params, nil, nil); status != 404 {
 		t.Errorf("second delete: %d", status)
 	}
 }
@@ -243,7 +242,7 @@ func TestNotesGoWithTheirCustomer(t *testing.T) {
 	if status, _ := e.GetNote(e.Acc, gone["uuid"].(string)); status != 404 {
 		t.Errorf("note of a deleted customer: %d", status)
 	}
-	_, list := e.Do(e.Acc, crm.ListCustomerNotes, "GET", apitest.NotesRoute, nil, nil, nil)
+	_, list := e.Do(e.Acc, "ListCustomerNotes", nil, nil, nil)
 	entries := list["entries"].([]any)
 	if len(entries) != 1 || entries[0].(map[string]any)["uuid"] != kept["uuid"] {
 		t.Errorf("notes after the customer's deletion: %v", entries)

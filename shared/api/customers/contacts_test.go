@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -17,7 +16,7 @@ func TestContactLifecycle(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	cu := e.CreateCustomer(map[string]any{"data_source_uuid": e.DS.UUID, "external_id": "cus_004", "name": "C"})
 	cuUUID := cu["uuid"].(string)
-	status, raw := e.Raw(e.Acc, customers.CreateContact, "POST", apitest.ContactsRoute, nil, map[string]any{
+	status, raw := e.Raw(e.Acc, "CreateContact", nil, map[string]any{
 		"customer_uuid": cuUUID, "data_source_uuid": e.DS.UUID, "email": "contact@example.com"})
 	if status != 201 {
 		t.Fatalf("%d %s", status, raw)
@@ -35,7 +34,7 @@ func TestContactLifecycle(t *testing.T) {
 	}
 	e.DefineContactAttr("Toggle", model.AttrBoolean)
 	e.DefineContactAttr("Seats", model.AttrInteger)
-	status, got := e.Do(e.Acc, customers.UpdateContact, "PATCH", apitest.ContactRoute, con(uuid), nil, map[string]any{
+	status, got := e.Do(e.Acc, "UpdateContact", con(uuid), nil, map[string]any{
 		"external_id": "contact_external_id_002", "position": 9, "first_name": "Foo", "last_name": "Bar", "title": "CTO",
 		"email": "contact2@example.com", "phone": "+9876543210", "linked_in": "https://linkedin.com/about",
 		"twitter": "https://twitter.com/about", "notes": "Heading\nBody", "last_seen": "2024-03-01T10:00:00Z",
@@ -49,7 +48,7 @@ func TestContactLifecycle(t *testing.T) {
 		// Python client's Contact.modify raise).
 		t.Fatalf("%v", got)
 	}
-	_, one := e.Do(e.Acc, customers.GetContact, "GET", apitest.ContactRoute, con(uuid), nil, nil)
+	_, one := e.Do(e.Acc, "GetContact", con(uuid), nil, nil)
 	if !reflect.DeepEqual(one["custom"], map[string]any{"Toggle": false, "Seats": float64(12)}) {
 		t.Fatalf("retrieve custom: %v", one["custom"])
 	}
@@ -70,11 +69,11 @@ func TestContactLifecycle(t *testing.T) {
 		"future last_seen":                   {"last_seen": "2999-01-01"},
 		"oversize title":                     {"title": strings.Repeat("t", 256)},
 	} {
-		status, body := e.Do(e.Acc, customers.UpdateContact, "PATCH", apitest.ContactRoute, con(uuid), nil, body)
+		status, body := e.Do(e.Acc, "UpdateContact", con(uuid), nil, body)
 		if status != 422 || body["code"] != float64(422) {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
-		if _, after := e.Do(e.Acc, customers.GetContact, "GET", apitest.ContactRoute, con(uuid), nil, nil); !reflect.DeepEqual(after, one) {
+		if _, after := e.Do(e.Acc, "GetContact", con(uuid), nil, nil); !reflect.DeepEqual(after, one) {
 			t.Errorf("%s changed the contact: %v", name, after)
 		}
 	}
@@ -84,17 +83,17 @@ func TestContactLifecycle(t *testing.T) {
 	// Contact 404 and isolation.
 	bare := strings.TrimPrefix(uuid, "con_")
 	for _, acc := range []string{e.Other} {
-		status, body := e.Do(acc, customers.GetContact, "GET", apitest.ContactRoute, con(uuid), nil, nil)
+		status, body := e.Do(acc, "GetContact", con(uuid), nil, nil)
 		if status != 404 || !reflect.DeepEqual(body, apitest.FamilyA(404, `Contact "`+bare+`" does not exist`, "contact_uuid")) {
 			t.Errorf("%d %v", status, body)
 		}
-		if status, _ := e.Do(acc, customers.UpdateContact, "PATCH", apitest.ContactRoute, con(uuid), nil, map[string]any{"first_name": "X"}); status != 404 {
+		if status, _ := e.Do(acc, "UpdateContact", con(uuid), nil, map[string]any{"first_name": "X"}); status != 404 {
 			t.Errorf("patch as other: %d", status)
 		}
-		if status, _ := e.Do(acc, customers.DeleteContact, "DELETE", apitest.ContactRoute, con(uuid), nil, nil); status != 404 {
+		if status, _ := e.Do(acc, "DeleteContact", con(uuid), nil, nil); status != 404 {
 			t.Errorf("delete as other: %d", status)
 		}
-		if _, body := e.Do(acc, customers.ListContacts, "GET", apitest.ContactsRoute, nil, url.Values{"customer_uuid": {cuUUID}}, nil); len(body["entries"].([]any)) != 0 {
+		if _, body := e.Do(acc, "ListContacts", nil, url.Values{"customer_uuid": {cuUUID}}, nil); len(body["entries"].([]any)) != 0 {
 			t.Errorf("list as other: %v", body)
 		}
 	}
@@ -102,23 +101,23 @@ func TestContactLifecycle(t *testing.T) {
 	for q, n := range map[string]int{"email=taken@example.com": 2, "customer_external_id=cus_004": 2,
 		"customer_uuid=" + cuUUID: 2, "data_source_uuid=" + e.DS.UUID: 3, "": 3} {
 		vals, _ := url.ParseQuery(q)
-		status, body := e.Do(e.Acc, customers.ListContacts, "GET", apitest.ContactsRoute, nil, vals, nil)
+		status, body := e.Do(e.Acc, "ListContacts", nil, vals, nil)
 		if status != 200 || len(body["entries"].([]any)) != n || body["has_more"] != false {
 			t.Errorf("%s: %d %v", q, status, body)
 		}
 	}
 	// Merge: empty fields of into come from from; from is gone.
-	status, merged := e.Do(e.Acc, customers.MergeContacts, "POST", apitest.ContactRoute+"/merge/{from_uuid}",
+	status, merged := e.Do(e.Acc, "MergeContacts",
 		map[string]string{"contact_uuid": other["uuid"].(string), "from_uuid": uuid}, nil, map[string]any{})
 	if status != 200 || merged["first_name"] != "Foo" || merged["email"] != "taken@example.com" || merged["uuid"] != other["uuid"] {
 		t.Fatalf("merge: %d %v", status, merged)
 	}
-	if status, _ := e.Do(e.Acc, customers.GetContact, "GET", apitest.ContactRoute, con(uuid), nil, nil); status != 404 {
+	if status, _ := e.Do(e.Acc, "GetContact", con(uuid), nil, nil); status != 404 {
 		t.Fatalf("merged contact still there")
 	}
 	// The e-mail of the deleted contact is free again.
 	e.CreateContact(map[string]any{"customer_uuid": cuUUID, "data_source_uuid": e.DS.UUID, "email": "contact2@example.com"})
-	status, body := e.Do(e.Acc, customers.DeleteContact, "DELETE", apitest.ContactRoute, con(other["uuid"].(string)), nil, nil)
+	status, body := e.Do(e.Acc, "DeleteContact", con(other["uuid"].(string)), nil, nil)
 	if status != 200 || !reflect.DeepEqual(body, map[string]any{}) {
 		t.Fatalf("delete: %d %v", status, body)
 	}
@@ -141,7 +140,7 @@ func TestContactLifecycle(t *testing.T) {
 		if tc.body["as_other"] == true {
 			acc = e.Other
 		}
-		if status, body := e.Do(acc, customers.CreateContact, "POST", apitest.ContactsRoute, nil, nil, tc.body); status != tc.status {
+		if status, body := e.Do(acc, "CreateContact", nil, nil, tc.body); status != tc.status {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
 	}

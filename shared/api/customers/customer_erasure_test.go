@@ -16,9 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -52,7 +49,7 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 	now := e.Env.Deps.Now().UTC()
 	first := now.AddDate(0, -3, 0)
 	month := func(m int) string { return now.AddDate(0, m, 0).Format("2006-01-02") }
-	status, body := e.Do(e.Acc, jsonimports.CreateJSONImport, "POST", apitest.ImportsRoute,
+	status, body := e.Do(e.Acc, "CreateJsonImport",
 		map[string]string{"data_source_uuid": e.DS.UUID}, nil, erasureImport(map[string]int{"erased7k": 700000, "kept3k": 300000}, month))
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
@@ -66,16 +63,12 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 		"first_name": "Erased7k"})
 	e.CreateNote(e.Acc, map[string]any{"customer_uuid": gone, "type": "note", "text": "a note about erased7k"})
 
-	metric := func(route, field string) []any {
+	metric := func(op, field string) []any {
 		t.Helper()
 		q := url.Values{"start-date": {first.Format("2006-01-02")}, "end-date": {now.Format("2006-01-02")}, "interval": {"month"}}
-		ep := metricsapi.MetricsMRR
-		if field == "customers" {
-			ep = metricsapi.MetricsCustomerCount
-		}
-		status, body := e.Do(e.Acc, ep, "GET", route, nil, q, nil)
+		status, body := e.Do(e.Acc, op, nil, q, nil)
 		if status != http.StatusOK {
-			t.Fatalf("%s: %d %v", route, status, body)
+			t.Fatalf("%s: %d %v", op, status, body)
 		}
 		return apitest.Field(body, field)
 	}
@@ -87,22 +80,22 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 		}
 		return len(values) > 0
 	}
-	if mrr := metric("/v1/metrics/mrr", "mrr"); !every(mrr, 1000000) {
+	if mrr := metric("MetricsMrr", "mrr"); !every(mrr, 1000000) {
 		t.Fatalf("MRR before: %v", mrr)
 	}
 
-	if status, body := e.Do(e.Acc, customers.DeleteCustomer, "DELETE", apitest.CustomerRoute, apitest.Cus(gone), nil, nil); status != http.StatusNoContent {
+	if status, body := e.Do(e.Acc, "DeleteCustomer", apitest.Cus(gone), nil, nil); status != http.StatusNoContent {
 		t.Fatalf("delete: %d %v", status, body)
 	}
 	runJobs()
 
-	if mrr := metric("/v1/metrics/mrr", "mrr"); !every(mrr, 300000) {
+	if mrr := metric("MetricsMrr", "mrr"); !every(mrr, 300000) {
 		t.Errorf("MRR after: %v", mrr)
 	}
-	if count := metric("/v1/metrics/customer-count", "customers"); !every(count, 1) {
+	if count := metric("MetricsCustomerCount", "customers"); !every(count, 1) {
 		t.Errorf("customer count after: %v", count)
 	}
-	status, acts := e.Do(e.Acc, metricsapi.ListActivities, "GET", "/v1/activities", nil, url.Values{"per_page": {"200"}}, nil)
+	status, acts := e.Do(e.Acc, "ListActivities", nil, url.Values{"per_page": {"200"}}, nil)
 	if status != http.StatusOK {
 		t.Fatalf("activities: %d %v", status, acts)
 	}
@@ -112,7 +105,7 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 		}
 	}
 	// The import still counts both customers done, under a stand-in for the deleted one.
-	status, imp := e.Do(e.Acc, jsonimports.GetJSONImport, "GET", apitest.ImportsRoute+"/{import_id}",
+	status, imp := e.Do(e.Acc, "GetJsonImport",
 		map[string]string{"data_source_uuid": e.DS.UUID, "import_id": importID}, nil, nil)
 	if details, _ := imp["status_details"].(map[string]any); status != http.StatusOK || imp["status"] != "completed" || len(details) != 3 {
 		t.Errorf("import after the deletion: %d %v", status, imp)

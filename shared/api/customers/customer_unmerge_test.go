@@ -10,9 +10,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
 	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/crm"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -38,11 +35,11 @@ func TestUnmergeCustomer(t *testing.T) {
 		var got map[string]any
 		switch ep {
 		case "note":
-			status, got = apitest.Call(t, d, crm.CreateNote, "POST", apitest.EntityNotesRoute, acc, "", nil, body)
+			status, got = apitest.Call(t, d, "CreateNote", acc, "", nil, body)
 		case "task":
-			status, got = apitest.Call(t, d, crm.CreateTask, "POST", apitest.TasksRoute, acc, "", nil, body)
+			status, got = apitest.Call(t, d, "CreateTask", acc, "", nil, body)
 		case "opportunity":
-			status, got = apitest.Call(t, d, crm.CreateOpportunity, "POST", apitest.OpportunitiesRoute, acc, "", nil, body)
+			status, got = apitest.Call(t, d, "CreateOpportunity", acc, "", nil, body)
 		}
 		if status != 201 {
 			t.Fatalf("create %s: %d %v", ep, status, got)
@@ -55,7 +52,7 @@ func TestUnmergeCustomer(t *testing.T) {
 	opp := post("opportunity", map[string]any{"customer_uuid": second.UUID, "owner": member.Email, "pipeline": "P",
 		"pipeline_stage": "S", "estimated_close_date": "2024-06-01", "currency": "USD", "amount_in_cents": 100})
 
-	if status, body := apitest.Call(t, d, customers.MergeCustomers, "POST", apitest.MergesRoute, acc, "", nil, map[string]any{
+	if status, body := apitest.Call(t, d, "MergeCustomers", acc, "", nil, map[string]any{
 		"from": map[string]any{"customer_uuid": second.UUID}, "into": map[string]any{"customer_uuid": first.UUID}}); status != 202 {
 		t.Fatalf("merge: %d %v", status, body)
 	}
@@ -86,17 +83,17 @@ func TestUnmergeCustomer(t *testing.T) {
 		{"bad move", map[string]any{"customer_uuid": first.UUID, "data_source_uuid": f.DS.UUID, "external_id": "c2",
 			"move_to_new_customer": []any{"invoices"}}, 422, "move_to_new_customer"},
 	} {
-		status, body := apitest.Call(t, d, customers.UnmergeCustomers, "POST", apitest.UnmergesRoute, acc, "", nil, tc.body)
+		status, body := apitest.Call(t, d, "UnmergeCustomers", acc, "", nil, tc.body)
 		if status != tc.status || body["param"] != tc.param {
 			t.Errorf("%s: %d %v", tc.name, status, body)
 		}
 	}
-	if status, _ := apitest.Call(t, d, customers.UnmergeCustomers, "POST", apitest.UnmergesRoute, "acc_other", "", nil, map[string]any{
+	if status, _ := apitest.Call(t, d, "UnmergeCustomers", "acc_other", "", nil, map[string]any{
 		"customer_uuid": first.UUID, "data_source_uuid": f.DS.UUID, "external_id": "c2"}); status != 404 {
 		t.Errorf("unmerge with another account's key: %d", status)
 	}
 
-	status, body := apitest.Call(t, d, customers.UnmergeCustomers, "POST", apitest.UnmergesRoute, acc, "", nil, map[string]any{
+	status, body := apitest.Call(t, d, "UnmergeCustomers", acc, "", nil, map[string]any{
 		"customer_uuid": first.UUID, "data_source_uuid": f.DS.UUID, "external_id": "c2",
 		"move_to_new_customer": []any{"tasks", "notes"}})
 	if status != 202 || body == nil || len(body) != 0 {
@@ -112,7 +109,7 @@ func TestUnmergeCustomer(t *testing.T) {
 		!slices.Contains(left.Tags, "merged-customer") {
 		t.Errorf("the customer unmerged from: %+v", left)
 	}
-	_, listed := apitest.Call(t, d, customers.ListCustomers, "GET", "/v1/customers", acc, "", url.Values{"external_id": {"c2"}}, nil)
+	_, listed := apitest.Call(t, d, "ListCustomers", acc, "", url.Values{"external_id": {"c2"}}, nil)
 	found := apitest.Entries(t, listed)
 	if len(found) != 1 || found[0]["uuid"] == first.UUID || found[0]["uuid"] == second.UUID {
 		t.Fatalf("the new customer: %v", listed)
@@ -123,7 +120,7 @@ func TestUnmergeCustomer(t *testing.T) {
 		t.Errorf("the new customer %v", found[0])
 	}
 	invoices := func(customer string) []any {
-		_, b := apitest.Call(t, d, billing.ListImportInvoices, "GET", "/v1/import/customers/{customer_uuid}/invoices", acc, customer, nil, nil)
+		_, b := apitest.Call(t, d, "ListImportInvoices", acc, customer, nil, nil)
 		var ext []any
 		for _, inv := range b["invoices"].([]any) {
 			ext = append(ext, inv.(map[string]any)["external_id"])
@@ -150,14 +147,13 @@ func TestUnmergeCustomer(t *testing.T) {
 func recordCustomer(t *testing.T, d *api.Deps, account string, record map[string]any, key string) string {
 	t.Helper()
 	id := record[key].(string)
-	ep, route, param := crm.GetOpportunity, apitest.OpportunityRoute, "opportunity_uuid"
+	op, param := "GetOpportunity", "opportunity_uuid"
 	if key == "task_uuid" {
-		ep, route, param = crm.GetTask, apitest.TaskRoute, "task_uuid"
+		op, param = "GetTask", "task_uuid"
 	} else if _, isNote := record["author"]; isNote {
-		ep, route, param = crm.GetNote, apitest.EntityNoteRoute, "note_uuid"
+		op, param = "GetNote", "note_uuid"
 	}
-	status, got := apigwtest.Do(t, ep(d), apigwtest.Call{Method: "GET", Route: route, PathParams: map[string]string{param: id},
-		AccountID: account})
+	status, got := apitest.Do(t, d, op, apigwtest.Call{PathParams: map[string]string{param: id}, AccountID: account})
 	if status != 200 {
 		t.Fatalf("%s %s: %d %v", key, id, status, got)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -21,48 +20,48 @@ func BenchmarkCustomersDynamoDB(b *testing.B) {
 	uuid := c["uuid"].(string)
 	contact := e.CreateContact(map[string]any{"customer_uuid": uuid, "data_source_uuid": e.DS.UUID, "email": "c@example.com"})
 	conUUID := contact["uuid"].(string)
-	e.Do(e.Acc, customers.AddCustomAttributes, "POST", apitest.CustomerRoute+"/attributes/custom", apitest.Cus(uuid), nil,
+	e.Do(e.Acc, "AddCustomAttributes", apitest.Cus(uuid), nil,
 		map[string]any{"custom": []map[string]any{{"type": "String", "key": "channel", "value": "ads"}}})
-	_, first := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"per_page": {"200"}}, nil)
+	_, first := e.Do(e.Acc, "ListCustomers", nil, url.Values{"per_page": {"200"}}, nil)
 	cursor := first["cursor"].(string)
-	_, firstDS := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"data_source_uuid": {e.DS2.UUID}}, nil)
+	_, firstDS := e.Do(e.Acc, "ListCustomers", nil, url.Values{"data_source_uuid": {e.DS2.UUID}}, nil)
 	cursorDS := firstDS["cursor"].(string)
 	none, nobody := apitest.NoQuery, apitest.NoBody
 	ops := []apitest.BenchOp{
-		{Name: "CreateCustomer", Ep: customers.CreateCustomer, Method: "POST", Route: apitest.CustomersRoute, Params: nil, Query: none, Body: func(int) any {
+		{Name: "CreateCustomer", Op: "CreateCustomer", Params: nil, Query: none, Body: func(int) any {
 			return map[string]any{"data_source_uuid": e.DS.UUID, "external_id": fmt.Sprint("b-", apitest.BenchSeq.Add(1)), "name": "N", "email": "n@example.com"}
 		}, Want: 201},
-		{Name: "GetCustomer", Ep: customers.GetCustomer, Method: "GET", Route: apitest.CustomerRoute, Params: apitest.Cus(uuid), Query: none, Body: nobody, Want: 200},
-		{Name: "UpdateCustomer", Ep: customers.UpdateCustomer, Method: "PATCH", Route: apitest.CustomerRoute, Params: apitest.Cus(uuid), Query: none, Body: func(i int) any {
+		{Name: "GetCustomer", Op: "GetCustomer", Params: apitest.Cus(uuid), Query: none, Body: nobody, Want: 200},
+		{Name: "UpdateCustomer", Op: "UpdateCustomer", Params: apitest.Cus(uuid), Query: none, Body: func(i int) any {
 			return map[string]any{"name": fmt.Sprint("Bench ", i), "country": "US", "state": "US-CA", "website_url": "example.com"}
 		}, Want: 200},
-		{Name: "ListCustomers page 1 (200)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values { return url.Values{"per_page": {"200"}} }, Body: nobody, Want: 200},
-		{Name: "ListCustomers cursor page (200)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values { return url.Values{"cursor": {cursor}} }, Body: nobody, Want: 200},
-		{Name: "ListCustomers page=2 (200)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values { return url.Values{"page": {"2"}} }, Body: nobody, Want: 200},
-		{Name: "ListCustomers page=3 (200)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values { return url.Values{"page": {"3"}} }, Body: nobody, Want: 200},
-		{Name: "ListCustomers page=21 (20 per page)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values {
+		{Name: "ListCustomers page 1 (200)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"per_page": {"200"}} }, Body: nobody, Want: 200},
+		{Name: "ListCustomers cursor page (200)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"cursor": {cursor}} }, Body: nobody, Want: 200},
+		{Name: "ListCustomers page=2 (200)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"page": {"2"}} }, Body: nobody, Want: 200},
+		{Name: "ListCustomers page=3 (200)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"page": {"3"}} }, Body: nobody, Want: 200},
+		{Name: "ListCustomers page=21 (20 per page)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values {
 			return url.Values{"page": {"21"}, "per_page": {"20"}}
 		}, Body: nobody, Want: 200},
-		{Name: "ListCustomers data_source filter (200)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values {
+		{Name: "ListCustomers data_source filter (200)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values {
 			return url.Values{"data_source_uuid": {e.DS2.UUID}, "cursor": {cursorDS}}
 		}, Body: nobody, Want: 200},
-		{Name: "ListCustomers external_id", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values { return url.Values{"external_id": {"bench"}} }, Body: nobody, Want: 200},
-		{Name: "ListCustomers email (1 match)", Ep: customers.ListCustomers, Method: "GET", Route: apitest.CustomersRoute, Params: nil, Query: func(int) url.Values { return url.Values{"email": {"bench@example.com"}} }, Body: nobody, Want: 200},
-		{Name: "SearchCustomers (1 match)", Ep: customers.SearchCustomers, Method: "GET", Route: apitest.CustomersRoute + "/search", Params: nil, Query: func(int) url.Values { return url.Values{"email": {"bench@example.com"}} }, Body: nobody, Want: 200},
-		{Name: "AddTags", Ep: customers.AddTags, Method: "POST", Route: apitest.CustomerRoute + "/attributes/tags", Params: apitest.Cus(uuid), Query: none, Body: func(i int) any { return map[string]any{"tags": []string{fmt.Sprint("t", i%5)}} }, Want: 200},
-		{Name: "AddCustomAttributes (defined key)", Ep: customers.AddCustomAttributes, Method: "POST", Route: apitest.CustomerRoute + "/attributes/custom", Params: apitest.Cus(uuid), Query: none, Body: func(i int) any {
+		{Name: "ListCustomers external_id", Op: "ListCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"external_id": {"bench"}} }, Body: nobody, Want: 200},
+		{Name: "ListCustomers email (1 match)", Op: "ListCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"email": {"bench@example.com"}} }, Body: nobody, Want: 200},
+		{Name: "SearchCustomers (1 match)", Op: "SearchCustomers", Params: nil, Query: func(int) url.Values { return url.Values{"email": {"bench@example.com"}} }, Body: nobody, Want: 200},
+		{Name: "AddTags", Op: "AddCustomerTags", Params: apitest.Cus(uuid), Query: none, Body: func(i int) any { return map[string]any{"tags": []string{fmt.Sprint("t", i%5)}} }, Want: 200},
+		{Name: "AddCustomAttributes (defined key)", Op: "AddCustomAttributes", Params: apitest.Cus(uuid), Query: none, Body: func(i int) any {
 			return map[string]any{"custom": []map[string]any{{"type": "String", "key": "channel", "value": fmt.Sprint("v", i)}}}
 		}, Want: 200},
-		{Name: "GetCustomerAttributes", Ep: customers.GetCustomerAttributes, Method: "GET", Route: apitest.CustomerRoute + "/attributes", Params: apitest.Cus(uuid), Query: none, Body: nobody, Want: 200},
-		{Name: "CreateContact", Ep: customers.CreateContact, Method: "POST", Route: apitest.ContactsRoute, Params: nil, Query: none, Body: func(int) any {
+		{Name: "GetCustomerAttributes", Op: "GetCustomerAttributes", Params: apitest.Cus(uuid), Query: none, Body: nobody, Want: 200},
+		{Name: "CreateContact", Op: "CreateContact", Params: nil, Query: none, Body: func(int) any {
 			return map[string]any{"customer_uuid": uuid, "data_source_uuid": e.DS.UUID, "email": fmt.Sprint("c", apitest.BenchSeq.Add(1), "@example.com")}
 		}, Want: 201},
-		{Name: "GetContact", Ep: customers.GetContact, Method: "GET", Route: apitest.ContactRoute, Params: con(conUUID), Query: none, Body: nobody, Want: 200},
-		{Name: "UpdateContact (name)", Ep: customers.UpdateContact, Method: "PATCH", Route: apitest.ContactRoute, Params: con(conUUID), Query: none, Body: func(i int) any { return map[string]any{"first_name": fmt.Sprint("F", i)} }, Want: 200},
-		{Name: "ListContacts of a customer", Ep: customers.ListContacts, Method: "GET", Route: apitest.ContactsRoute, Params: nil, Query: func(int) url.Values { return url.Values{"customer_uuid": {uuid}, "per_page": {"20"}} }, Body: nobody, Want: 200},
+		{Name: "GetContact", Op: "GetContact", Params: con(conUUID), Query: none, Body: nobody, Want: 200},
+		{Name: "UpdateContact (name)", Op: "UpdateContact", Params: con(conUUID), Query: none, Body: func(i int) any { return map[string]any{"first_name": fmt.Sprint("F", i)} }, Want: 200},
+		{Name: "ListContacts of a customer", Op: "ListContacts", Params: nil, Query: func(int) url.Values { return url.Values{"customer_uuid": {uuid}, "per_page": {"20"}} }, Body: nobody, Want: 200},
 	}
 	apitest.RunBenchOps(b, e, meter, ops)
-	apitest.BenchEach(b, e, meter, apitest.BenchOp{Name: "DeleteCustomer", Ep: customers.DeleteCustomer, Method: "DELETE", Route: apitest.CustomerRoute, Params: nil, Query: none, Body: nobody, Want: 204}, func() map[string]string {
+	apitest.BenchEach(b, e, meter, apitest.BenchOp{Name: "DeleteCustomer", Op: "DeleteCustomer", Params: nil, Query: none, Body: nobody, Want: 204}, func() map[string]string {
 		return apitest.Cus(e.CreateCustomer(map[string]any{"data_source_uuid": e.DS.UUID, "external_id": fmt.Sprint("d-", apitest.BenchSeq.Add(1)),
 			"name": "D", "email": "d@example.com"})["uuid"].(string))
 	})

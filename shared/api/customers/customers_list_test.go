@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -51,7 +50,7 @@ func TestListCustomersPagination(t *testing.T) {
 	}
 	// Without the others, the plain listing holds exactly the 450.
 	for _, uuid := range others {
-		if status, _ := e.Do(e.Acc, customers.DeleteCustomer, "DELETE", apitest.CustomerRoute, apitest.Cus(uuid), nil, nil); status != 204 {
+		if status, _ := e.Do(e.Acc, "DeleteCustomer", apitest.Cus(uuid), nil, nil); status != 204 {
 			t.Fatalf("delete %s: %d", uuid, status)
 		}
 	}
@@ -60,7 +59,7 @@ func TestListCustomersPagination(t *testing.T) {
 		t.Fatalf("plain listing page sizes %v", sizes)
 	}
 	assertSameSet(t, all, matching)
-	_, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"external_id": {"unknown"}}, nil)
+	_, body := e.Do(e.Acc, "ListCustomers", nil, url.Values{"external_id": {"unknown"}}, nil)
 	want := map[string]any{"entries": []any{}, "current_page": float64(1), "total_pages": float64(1),
 		"has_more": false, "per_page": float64(200), "page": float64(1), "cursor": nil}
 	apitest.AssertBody(t, body, want)
@@ -92,7 +91,7 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 	c := e.CreateCustomer(map[string]any{"data_source_uuid": e.DS2.UUID, "external_id": "other", "name": "C"})
 	e.CreateContact(map[string]any{"customer_uuid": c["uuid"], "data_source_uuid": e.DS2.UUID, "email": "B@example.com"})
 	count := func(q url.Values) int {
-		status, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, q, nil)
+		status, body := e.Do(e.Acc, "ListCustomers", nil, q, nil)
 		if status != 200 {
 			t.Fatalf("%v: %d %v", q, status, body)
 		}
@@ -110,7 +109,7 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 	_ = a
 	_ = b
 	// Cursors: tampered, replayed on another listing or account, garbage: 400.
-	_, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, url.Values{"per_page": {"1"}}, nil)
+	_, body := e.Do(e.Acc, "ListCustomers", nil, url.Values{"per_page": {"1"}}, nil)
 	cursor := body["cursor"].(string)
 	// Even a correctly signed cursor cannot carry another account's partition.
 	theirs := keys.Customer(e.Other, "cus_x")
@@ -130,18 +129,18 @@ func TestListCustomersFiltersAndCursors(t *testing.T) {
 		{e.Acc, url.Values{"cursor": {*forged}}},
 	}
 	for _, tc := range bad {
-		status, body := e.Do(tc.acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, tc.q, nil)
+		status, body := e.Do(tc.acc, "ListCustomers", nil, tc.q, nil)
 		if status != 400 || body["param"] != "cursor" {
 			t.Errorf("%v: %d %v", tc.q, status, body)
 		}
 	}
-	_, body = e.Do(e.Acc, customers.ListContacts, "GET", apitest.ContactsRoute, nil, url.Values{"cursor": {cursor}}, nil)
+	_, body = e.Do(e.Acc, "ListContacts", nil, url.Values{"cursor": {cursor}}, nil)
 	if body["code"] != float64(400) {
 		t.Errorf("customer cursor on contacts: %v", body)
 	}
 	for q, status := range map[string]int{"status=Happy": 400, "per_page=0": 400, "page=0": 400, "offset=200": 400, "with_associated_emails=maybe": 400} {
 		vals, _ := url.ParseQuery(q)
-		if got, body := e.Do(e.Acc, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, vals, nil); got != status {
+		if got, body := e.Do(e.Acc, "ListCustomers", nil, vals, nil); got != status {
 			t.Errorf("%s: %d %v", q, got, body)
 		}
 	}

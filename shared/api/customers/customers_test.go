@@ -9,14 +9,11 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/apigw"
 )
 
 func TestCreateCustomerShape(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
-	status, raw := e.Raw(e.Acc, customers.CreateCustomer, "POST", apitest.CustomersRoute, nil, map[string]any{
+	status, raw := e.Raw(e.Acc, "CreateCustomer", nil, map[string]any{
 		"data_source_uuid": e.DS.UUID, "external_id": "cus_004", "name": "Richard Hendricks",
 		"email": "customer@example.com", "company": "Pied Piper", "country": "US", "state": "US-CA",
 		"city": "San Francisco", "zip": "12345", "lead_created_at": "2015-11-01T00:00:00",
@@ -122,7 +119,7 @@ func TestCreateCustomerErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, body := e.Do(e.Acc, customers.CreateCustomer, "POST", apitest.CustomersRoute, nil, nil, tt.body)
+			status, body := e.Do(e.Acc, "CreateCustomer", nil, nil, tt.body)
 			if status != tt.status {
 				t.Fatalf("%d %v", status, body)
 			}
@@ -143,24 +140,22 @@ func TestCustomerNotFoundAndIsolation(t *testing.T) {
 	bare := strings.TrimPrefix(uuid, "cus_")
 	want := apitest.FamilyA(404, `Customer "`+bare+`" does not exist`, "customer_id")
 	calls := []struct {
-		ep     func(*api.Deps) apigw.Endpoint
-		method string
-		route  string
-		body   any
+		op   string
+		body any
 	}{
-		{customers.GetCustomer, "GET", apitest.CustomerRoute, nil},
-		{customers.UpdateCustomer, "PATCH", apitest.CustomerRoute, map[string]any{"name": "Stolen"}},
-		{customers.DeleteCustomer, "DELETE", apitest.CustomerRoute, nil},
-		{customers.GetCustomerAttributes, "GET", apitest.CustomerRoute + "/attributes", nil},
-		{customers.AddTags, "POST", apitest.CustomerRoute + "/attributes/tags", map[string]any{"tags": []string{"x"}}},
-		{customers.AddCustomAttributes, "POST", apitest.CustomerRoute + "/attributes/custom", map[string]any{"custom": []any{}}},
-		{customers.ListCustomerContacts, "GET", apitest.CustomerRoute + "/contacts", nil},
-		{customers.CreateCustomerContact, "POST", apitest.CustomerRoute + "/contacts", map[string]any{"data_source_uuid": e.DS.UUID}},
+		{"GetCustomer", nil},
+		{"UpdateCustomer", map[string]any{"name": "Stolen"}},
+		{"DeleteCustomer", nil},
+		{"GetCustomerAttributes", nil},
+		{"AddCustomerTags", map[string]any{"tags": []string{"x"}}},
+		{"AddCustomAttributes", map[string]any{"custom": []any{}}},
+		{"ListCustomerContacts", nil},
+		{"CreateCustomerContact", map[string]any{"data_source_uuid": e.DS.UUID}},
 	}
 	for _, c := range calls {
-		status, body := e.Do(e.Other, c.ep, c.method, c.route, apitest.Cus(uuid), nil, c.body)
+		status, body := e.Do(e.Other, c.op, apitest.Cus(uuid), nil, c.body)
 		if status != 404 || !reflect.DeepEqual(body, want) {
-			t.Errorf("%s %s as other account: %d %v", c.method, c.route, status, body)
+			t.Errorf("%s as other account: %d %v", c.op, status, body)
 		}
 	}
 	status, body := e.GetCustomer(e.Acc, "cus_not-a-uuid")
@@ -169,12 +164,12 @@ func TestCustomerNotFoundAndIsolation(t *testing.T) {
 	}
 	// Filters and search do not reach another account's customers.
 	for _, q := range []url.Values{{"external_id": {"iso"}}, {"email": {"iso@example.com"}}, {"data_source_uuid": {e.DS.UUID}}} {
-		status, body := e.Do(e.Other, customers.ListCustomers, "GET", apitest.CustomersRoute, nil, q, nil)
+		status, body := e.Do(e.Other, "ListCustomers", nil, q, nil)
 		if status != 200 || len(body["entries"].([]any)) != 0 {
 			t.Errorf("other account list %v: %d %v", q, status, body)
 		}
 	}
-	status, body = e.Do(e.Other, customers.SearchCustomers, "GET", apitest.CustomersRoute+"/search", nil, url.Values{"email": {"iso@example.com"}}, nil)
+	status, body = e.Do(e.Other, "SearchCustomers", nil, url.Values{"email": {"iso@example.com"}}, nil)
 	if status != 404 || !reflect.DeepEqual(body, apitest.FamilyA(404, `Can't find any customers with email: "iso@example.com"`, "email")) {
 		t.Errorf("other account search: %d %v", status, body)
 	}
@@ -189,21 +184,21 @@ func TestDeleteCustomer(t *testing.T) {
 	c := e.CreateCustomer(map[string]any{"data_source_uuid": e.DS.UUID, "external_id": "del", "name": "Del",
 		"email": "del@example.com", "primary_contact": map[string]any{"email": "p@example.com"}})
 	uuid := c["uuid"].(string)
-	if status, body := e.Do(e.Acc, customers.DeleteCustomer, "DELETE", apitest.CustomerRoute, apitest.Cus(uuid), nil, nil); status != 204 || body != nil {
+	if status, body := e.Do(e.Acc, "DeleteCustomer", apitest.Cus(uuid), nil, nil); status != 204 || body != nil {
 		t.Fatalf("%d %v", status, body)
 	}
 	if status, _ := e.GetCustomer(e.Acc, uuid); status != 404 {
 		t.Fatalf("after delete: %d", status)
 	}
-	if status, body := e.Do(e.Acc, customers.ListContacts, "GET", "/v1/contacts", nil, url.Values{"email": {"p@example.com"}}, nil); status != 200 || len(body["entries"].([]any)) != 0 {
+	if status, body := e.Do(e.Acc, "ListContacts", nil, url.Values{"email": {"p@example.com"}}, nil); status != 200 || len(body["entries"].([]any)) != 0 {
 		t.Fatalf("contacts survived: %v", body)
 	}
-	if status, _ := e.Do(e.Acc, customers.SearchCustomers, "GET", apitest.CustomersRoute+"/search", nil, url.Values{"email": {"del@example.com"}}, nil); status != 404 {
+	if status, _ := e.Do(e.Acc, "SearchCustomers", nil, url.Values{"email": {"del@example.com"}}, nil); status != 404 {
 		t.Fatalf("search after delete: %d", status)
 	}
 	// The external id is free again.
 	e.CreateCustomer(map[string]any{"data_source_uuid": e.DS.UUID, "external_id": "del", "name": "Again"})
-	if status, _ := e.Do(e.Acc, customers.DeleteCustomer, "DELETE", apitest.CustomerRoute, apitest.Cus(uuid), nil, nil); status != 404 {
+	if status, _ := e.Do(e.Acc, "DeleteCustomer", apitest.Cus(uuid), nil, nil); status != 404 {
 		t.Fatalf("second delete: %d", status)
 	}
 }
@@ -212,12 +207,12 @@ func TestSearchCustomers(t *testing.T) {
 	e := apitest.NewResourceEnv(t)
 	a := e.CreateCustomer(map[string]any{"data_source_uuid": e.DS.UUID, "external_id": "s1", "name": "S1", "email": "Same@Example.com"})
 	b := e.CreateCustomer(map[string]any{"data_source_uuid": e.DS2.UUID, "external_id": "s2", "name": "S2", "email": "same@example.com"})
-	status, body := e.Do(e.Acc, customers.SearchCustomers, "GET", apitest.CustomersRoute+"/search", nil, url.Values{"email": {"same@example.com"}, "per_page": {"1"}}, nil)
+	status, body := e.Do(e.Acc, "SearchCustomers", nil, url.Values{"email": {"same@example.com"}, "per_page": {"1"}}, nil)
 	if status != 200 || len(body["entries"].([]any)) != 1 || body["has_more"] != true || body["total_pages"] != nil || body["current_page"] != float64(1) {
 		t.Fatalf("%d %v", status, body)
 	}
 	first := body["entries"].([]any)[0].(map[string]any)["uuid"]
-	status, body = e.Do(e.Acc, customers.SearchCustomers, "GET", apitest.CustomersRoute+"/search", nil,
+	status, body = e.Do(e.Acc, "SearchCustomers", nil,
 		url.Values{"email": {"same@example.com"}, "per_page": {"1"}, "cursor": {body["cursor"].(string)}}, nil)
 	second := body["entries"].([]any)[0].(map[string]any)["uuid"]
 	if status != 200 || first != a["uuid"] || second != b["uuid"] || body["has_more"] != false {
@@ -226,7 +221,7 @@ func TestSearchCustomers(t *testing.T) {
 	if _, ok := body["current_page"]; ok {
 		t.Errorf("cursor page carries legacy keys: %v", body)
 	}
-	status, body = e.Do(e.Acc, customers.SearchCustomers, "GET", apitest.CustomersRoute+"/search", nil, url.Values{"email": {"no@email.com"}}, nil)
+	status, body = e.Do(e.Acc, "SearchCustomers", nil, url.Values{"email": {"no@email.com"}}, nil)
 	if status != 404 || !reflect.DeepEqual(body, apitest.FamilyA(404, `Can't find any customers with email: "no@email.com"`, "email")) {
 		t.Fatalf("%d %v", status, body)
 	}

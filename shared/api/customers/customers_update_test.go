@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -17,7 +16,7 @@ func TestUpdateCustomerRules(t *testing.T) {
 		"lead_created_at": "2020-01-01", "country": "US", "state": "US-NY",
 		"primary_contact": map[string]any{"email": "first@example.com"}})
 	uuid := c["uuid"].(string)
-	e.Do(e.Acc, customers.AddCustomAttributes, "POST", apitest.CustomerRoute+"/attributes/custom", apitest.Cus(uuid), nil,
+	e.Do(e.Acc, "AddCustomAttributes", apitest.Cus(uuid), nil,
 		map[string]any{"custom": []map[string]any{{"type": "String", "key": "plan", "value": "pro"}}})
 	second := e.CreateContact(map[string]any{"customer_uuid": uuid, "data_source_uuid": e.DS.UUID, "email": "second@example.com"})
 	future := e.D.Now().Add(48 * time.Hour).Format(time.RFC3339)
@@ -49,17 +48,17 @@ func TestUpdateCustomerRules(t *testing.T) {
 		{"bad value with good ones", map[string]any{"name": "Changed", "tags": []string{"x"}, "country": "ZZ"}, "country"},
 	}
 	_, before := e.GetCustomer(e.Acc, uuid)
-	_, contactsBefore := e.Do(e.Acc, customers.ListCustomerContacts, "GET", apitest.CustomerRoute+"/contacts", apitest.Cus(uuid), nil, nil)
+	_, contactsBefore := e.Do(e.Acc, "ListCustomerContacts", apitest.Cus(uuid), nil, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, body := e.Do(e.Acc, customers.UpdateCustomer, "PATCH", apitest.CustomerRoute, apitest.Cus(uuid), nil, tt.body)
+			status, body := e.Do(e.Acc, "UpdateCustomer", apitest.Cus(uuid), nil, tt.body)
 			if status != 422 || body["param"] != tt.param || body["code"] != float64(422) || body["message"] == "" {
 				t.Fatalf("%d %v", status, body)
 			}
 			if _, after := e.GetCustomer(e.Acc, uuid); !reflect.DeepEqual(after, before) {
 				t.Fatalf("customer changed:\n%v\n%v", before, after)
 			}
-			if _, contacts := e.Do(e.Acc, customers.ListCustomerContacts, "GET", apitest.CustomerRoute+"/contacts", apitest.Cus(uuid), nil, nil); !reflect.DeepEqual(contacts, contactsBefore) {
+			if _, contacts := e.Do(e.Acc, "ListCustomerContacts", apitest.Cus(uuid), nil, nil); !reflect.DeepEqual(contacts, contactsBefore) {
 				t.Fatalf("contacts changed: %v", contacts)
 			}
 		})
@@ -73,7 +72,7 @@ func TestUpdateCustomer(t *testing.T) {
 		"attributes": map[string]any{"tags": []string{"old"}, "custom": []map[string]any{
 			{"type": "String", "key": "plan", "value": "pro"}, {"type": "Boolean", "key": "vip", "value": "t"}}}})
 	uuid := c["uuid"].(string)
-	status, got := e.Do(e.Acc, customers.UpdateCustomer, "PATCH", apitest.CustomerRoute, apitest.Cus(uuid), nil, map[string]any{
+	status, got := e.Do(e.Acc, "UpdateCustomer", apitest.Cus(uuid), nil, map[string]any{
 		"name": "Chocolate customer 2", "email": "c@example.com", "company": "", "zip": "10001", "city": "NYC",
 		"state": "US-NY", "country": "us", "lead_created_at": "2021-01-01T10:00:00+02:00",
 		"free_trial_started_at": "2021-01-02", "owner": strings.ToUpper(e.Member.Email), "status": "Qualified_Lead",
@@ -99,24 +98,24 @@ func TestUpdateCustomer(t *testing.T) {
 	if !strings.HasSuffix(got["chartmogul-url"].(string), "-Chocolate_customer_2") {
 		t.Errorf("url %v", got["chartmogul-url"])
 	}
-	_, contacts := e.Do(e.Acc, customers.ListCustomerContacts, "GET", apitest.CustomerRoute+"/contacts", apitest.Cus(uuid), nil, nil)
+	_, contacts := e.Do(e.Acc, "ListCustomerContacts", apitest.Cus(uuid), nil, nil)
 	entries := contacts["entries"].([]any)
 	if len(entries) != 1 || entries[0].(map[string]any)["position"] != float64(1) || entries[0].(map[string]any)["first_name"] != "Pat" {
 		t.Fatalf("primary contact: %v", contacts)
 	}
 	// The primary contact is updated, not duplicated; null clears fields.
-	status, got = e.Do(e.Acc, customers.UpdateCustomer, "PUT", apitest.CustomerRoute, apitest.Cus(uuid), nil, map[string]any{
+	status, got = e.Do(e.Acc, "PutCustomer", apitest.Cus(uuid), nil, map[string]any{
 		"primary_contact": map[string]any{"last_name": "Smith"}, "website_url": "example.org", "state": nil, "owner": nil})
 	if status != 200 || got["website_url"] != "https://example.org" || got["state"] != nil || got["owner"] != nil {
 		t.Fatalf("%d %v", status, got)
 	}
-	_, contacts = e.Do(e.Acc, customers.ListCustomerContacts, "GET", apitest.CustomerRoute+"/contacts", apitest.Cus(uuid), nil, nil)
+	_, contacts = e.Do(e.Acc, "ListCustomerContacts", apitest.Cus(uuid), nil, nil)
 	entries = contacts["entries"].([]any)
 	if len(entries) != 1 || entries[0].(map[string]any)["last_name"] != "Smith" || entries[0].(map[string]any)["first_name"] != "Pat" {
 		t.Fatalf("primary contact after second update: %v", contacts)
 	}
 	// An empty attributes.custom map removes every custom attribute.
-	_, got = e.Do(e.Acc, customers.UpdateCustomer, "PATCH", apitest.CustomerRoute, apitest.Cus(uuid), nil, map[string]any{"attributes": map[string]any{"custom": map[string]any{}}})
+	_, got = e.Do(e.Acc, "UpdateCustomer", apitest.Cus(uuid), nil, map[string]any{"attributes": map[string]any{"custom": map[string]any{}}})
 	if len(got["attributes"].(map[string]any)["custom"].(map[string]any)) != 0 || len(got["attributes"].(map[string]any)["tags"].([]any)) != 2 {
 		t.Fatalf("custom not replaced: %v", got["attributes"])
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/customers"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/recompute"
@@ -44,11 +43,9 @@ func TestDeleteCustomerRemovesBillingRecords(t *testing.T) {
 		subUUIDs = append(subUUIDs, u)
 	}
 	eventIDs := idx.EventIDs()
-	del := customers.DeleteCustomer(env.API)
-	call := apigwtest.Call{Method: "DELETE", Route: "/v1/customers/{customer_uuid}",
-		PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID}
+	call := apigwtest.Call{PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID}
 	for _, want := range []int{http.StatusNoContent, http.StatusNotFound} {
-		if status, body := apigwtest.Do(t, del, call); status != want {
+		if status, body := apitest.Do(t, env.API, "DeleteCustomer", call); status != want {
 			t.Fatalf("delete: %d %v (want %d)", status, body, want)
 		}
 	}

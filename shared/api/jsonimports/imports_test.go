@@ -11,8 +11,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/billing"
-	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 )
@@ -24,9 +22,8 @@ func TestJSONImportEndToEnd(t *testing.T) {
 	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	create, get := jsonimports.CreateJSONImport(env.API), jsonimports.GetJSONImport(env.API)
 	params := map[string]string{"data_source_uuid": ds.UUID}
-	status, body := apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute, PathParams: params,
+	status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: params,
 		Body: apitest.FiftyCustomers("batch-50"), AccountID: acc.ID})
 	if status != http.StatusOK || body["status"] != "queued" || body["external_id"] != "batch-50" ||
 		len(body["status_details"].(map[string]any)) != 0 || strings.HasPrefix(body["id"].(string), "imp") {
@@ -36,7 +33,7 @@ func TestJSONImportEndToEnd(t *testing.T) {
 	apitest.RunImportWorker(t, env)
 	for _, key := range []string{"batch-50", id} {
 		params := map[string]string{"data_source_uuid": ds.UUID, "import_id": key}
-		status, body = apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: apitest.ImportsRoute + "/{import_id}", PathParams: params, AccountID: acc.ID})
+		status, body = apitest.Do(t, env.API, "GetJsonImport", apigwtest.Call{PathParams: params, AccountID: acc.ID})
 		details, _ := body["status_details"].(map[string]any)
 		if status != http.StatusOK || body["status"] != "completed" || len(details) != 51 {
 			t.Fatalf("get %s: %d %v", key, status, body)
@@ -49,12 +46,11 @@ func TestJSONImportEndToEnd(t *testing.T) {
 		}
 	}
 	// Every record is readable through the invoice and subscription views.
-	invoices, subs := billing.ListImportInvoices(env.API), billing.ListImportSubscriptions(env.API)
 	seen := 0
 	for c := range 50 {
 		cus := apitest.CustomerByExternalID(t, env, acc.ID, ds.UUID, fmt.Sprintf("c%02d", c))
 		p := map[string]string{"customer_uuid": cus}
-		status, body = apigwtest.Do(t, invoices, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/invoices", PathParams: p, AccountID: acc.ID})
+		status, body = apitest.Do(t, env.API, "ListImportInvoices", apigwtest.Call{PathParams: p, AccountID: acc.ID})
 		list := body["invoices"].([]any)
 		if status != 200 || len(list) != 2 || body["total_pages"] != float64(1) || body["has_more"] != false {
 			t.Fatalf("invoices: %d %v", status, body)
@@ -66,7 +62,7 @@ func TestJSONImportEndToEnd(t *testing.T) {
 			}
 			seen++
 		}
-		status, body = apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: p, AccountID: acc.ID})
+		status, body = apitest.Do(t, env.API, "ListImportSubscriptions", apigwtest.Call{PathParams: p, AccountID: acc.ID})
 		sl := body["subscriptions"].([]any)
 		if status != 200 || len(sl) != 1 || sl[0].(map[string]any)["external_id"] != fmt.Sprintf("c%02d-s", c) {
 			t.Fatalf("subscriptions: %d %v", status, body)
@@ -76,7 +72,7 @@ func TestJSONImportEndToEnd(t *testing.T) {
 		t.Fatalf("%d invoices", seen)
 	}
 	// The same import external id is refused.
-	status, body = apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute, PathParams: params,
+	status, body = apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: params,
 		Body: map[string]any{"external_id": "batch-50"}, AccountID: acc.ID})
 	if status != 422 || body["param"] != "external_id" {
 		t.Fatalf("duplicate: %d %v", status, body)
@@ -91,7 +87,6 @@ func TestJSONImportIntakeErrors(t *testing.T) {
 	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	create := jsonimports.CreateJSONImport(env.API)
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	big := `{"external_id":"big","customers":[` + strings.Repeat(`{"external_id":"x"},`, model.MaxImportBytes/20) + `{"external_id":"y"}]}`
 	cases := []struct {
@@ -112,14 +107,14 @@ func TestJSONImportIntakeErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := apigwtest.Raw(t, create, apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute, PathParams: params, Body: tc.body, AccountID: tc.account})
+			resp := apitest.Raw(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: params, Body: tc.body, AccountID: tc.account})
 			if resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
 				t.Fatalf("%d %s", resp.StatusCode, resp.Body)
 			}
 		})
 	}
 	// Nothing of a refused payload was recorded: the external id is still free.
-	status, _ := apigwtest.Do(t, create, apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute, PathParams: params,
+	status, _ := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: params,
 		Body: map[string]any{"external_id": "e"}, AccountID: acc.ID})
 	if status != 200 {
 		t.Fatalf("external id of a refused payload: %d", status)
@@ -142,14 +137,14 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 		}
 		p[k] = p[k].([]any)[:n]
 	}
-	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+	if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{
 		PathParams: params, Body: p, AccountID: acc.ID}); status != 200 {
 		t.Fatalf("%d %v", status, body)
 	}
 	apitest.RunImportWorker(t, env)
 	cus := apitest.CustomerByExternalID(t, env, acc.ID, ds.UUID, "c00")
 	listInv := func(q url.Values) (int, map[string]any) {
-		return apigwtest.Do(t, billing.ListImportInvoices(env.API), apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/invoices",
+		return apitest.Do(t, env.API, "ListImportInvoices", apigwtest.Call{
 			PathParams: map[string]string{"customer_uuid": cus}, Query: q, AccountID: acc.ID})
 	}
 	// Pagination with a signed cursor; a tampered one is a 400.
@@ -170,55 +165,50 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 	first := page1["invoices"].([]any)[0].(map[string]any)
 	invUUID := first["uuid"].(string)
 	// GET /v1/invoices/{uuid}, including another account's 404 and a malformed id's 422.
-	get := billing.GetInvoice(env.API)
 	call := func(ep func() (int, map[string]any)) (int, map[string]any) { return ep() }
 	status, body := call(func() (int, map[string]any) {
-		return apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID})
+		return apitest.Do(t, env.API, "GetInvoice", apigwtest.Call{PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID})
 	})
 	if status != 200 || body["customer_uuid"] != cus {
 		t.Fatalf("get invoice %d %v", status, body)
 	}
 	other := env.NewAccount(t, "Other")
-	if status, body = apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: other.ID}); status != 404 || body["error"] != "Invoice not found" {
+	if status, body = apitest.Do(t, env.API, "GetInvoice", apigwtest.Call{PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: other.ID}); status != 404 || body["error"] != "Invoice not found" {
 		t.Fatalf("other account: %d %v", status, body)
 	}
-	if status, body = apigwtest.Do(t, get, apigwtest.Call{Method: "GET", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": "inv_I_dont_exists"}, AccountID: acc.ID}); status != 422 || body["error"] != "Invalid UUID passed" {
+	if status, body = apitest.Do(t, env.API, "GetInvoice", apigwtest.Call{PathParams: map[string]string{"invoice_uuid": "inv_I_dont_exists"}, AccountID: acc.ID}); status != 422 || body["error"] != "Invalid UUID passed" {
 		t.Fatalf("malformed: %d %v", status, body)
 	}
 	// Cancel the subscription, then replace its history.
-	subs := billing.ListImportSubscriptions(env.API)
-	_, sb := apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
+	_, sb := apitest.Do(t, env.API, "ListImportSubscriptions", apigwtest.Call{PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
 	subUUID := sb["subscriptions"].([]any)[0].(map[string]any)["uuid"].(string)
-	patch := billing.UpdateSubscription(env.API)
-	status, body = apigwtest.Do(t, patch, apigwtest.Call{Method: "PATCH", Route: "/v1/import/subscriptions/{subscription_uuid}",
+	status, body = apitest.Do(t, env.API, "UpdateImportSubscription", apigwtest.Call{
 		PathParams: map[string]string{"subscription_uuid": subUUID}, Body: map[string]any{"cancelled_at": "2024-03-15"}, AccountID: acc.ID})
 	if status != 202 || body["customer_uuid"] != cus || fmt.Sprint(body["cancellation_dates"]) != "[2024-03-15T00:00:00.000Z]" {
 		t.Fatalf("cancel: %d %v", status, body)
 	}
-	status, body = apigwtest.Do(t, patch, apigwtest.Call{Method: "PATCH", Route: "/v1/import/subscriptions/{subscription_uuid}",
+	status, body = apitest.Do(t, env.API, "UpdateImportSubscription", apigwtest.Call{
 		PathParams: map[string]string{"subscription_uuid": subUUID}, Body: map[string]any{"cancellation_dates": []any{}}, AccountID: acc.ID})
 	if status != 202 || len(body["cancellation_dates"].([]any)) != 0 {
 		t.Fatalf("clear: %d %v", status, body)
 	}
 	// Delete both invoices: the subscription goes with the last one, and the plan is
 	// free again.
-	del := billing.DeleteInvoice(env.API)
-	if status, _ = apigwtest.Do(t, del, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 204 {
+	if status, _ = apitest.Do(t, env.API, "DeleteInvoice", apigwtest.Call{PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 204 {
 		t.Fatalf("delete: %d", status)
 	}
-	if status, _ = apigwtest.Do(t, del, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices/{invoice_uuid}", PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 404 {
+	if status, _ = apitest.Do(t, env.API, "DeleteInvoice", apigwtest.Call{PathParams: map[string]string{"invoice_uuid": invUUID}, AccountID: acc.ID}); status != 404 {
 		t.Fatalf("second delete: %d", status)
 	}
-	_, sb = apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
+	_, sb = apitest.Do(t, env.API, "ListImportSubscriptions", apigwtest.Call{PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
 	if len(sb["subscriptions"].([]any)) != 1 {
 		t.Fatalf("subscription removed while an invoice still uses it: %v", sb)
 	}
-	byExt := billing.DeleteInvoice(env.API)
-	if status, body = apigwtest.Do(t, byExt, apigwtest.Call{Method: "DELETE", Route: "/v1/invoices",
+	if status, body = apitest.Do(t, env.API, "DeleteInvoiceByExternalId", apigwtest.Call{
 		Query: url.Values{"data_source_uuid": {ds.UUID}, "external_id": {"c00-i2"}, "handle_as_user_edit": {"true"}}, AccountID: acc.ID}); status != 204 {
 		t.Fatalf("delete by external id: %d %v", status, body)
 	}
-	_, sb = apigwtest.Do(t, subs, apigwtest.Call{Method: "GET", Route: "/v1/import/customers/{customer_uuid}/subscriptions", PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
+	_, sb = apitest.Do(t, env.API, "ListImportSubscriptions", apigwtest.Call{PathParams: map[string]string{"customer_uuid": cus}, AccountID: acc.ID})
 	if len(sb["subscriptions"].([]any)) != 0 {
 		t.Fatalf("subscription survived its last invoice: %v", sb)
 	}

@@ -12,8 +12,7 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testclock"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
@@ -24,12 +23,12 @@ import (
 // quotaEnv is an account with a data source and limits, whose operations run on a clock
 // the test moves.
 type quotaEnv struct {
-	env    *testenv.Env
-	acc    model.Account
-	ds     model.DataSource
-	clock  *testclock.Clock
-	create apigw.Endpoint
-	get    apigw.Endpoint
+	env   *testenv.Env
+	acc   model.Account
+	ds    model.DataSource
+	clock *testclock.Clock
+	// deps are the operations' dependencies on the test's clock.
+	deps *api.Deps
 	// store is the store on the test's clock (markers expire by it).
 	store store.LimitCounters
 }
@@ -47,22 +46,20 @@ func newQuotaEnv(t *testing.T, limits model.Limits) *quotaEnv {
 		t.Fatal(err)
 	}
 	wired := q.env.With(nil, q.clock.Now)
-	d := wired.API()
-	q.store = wired.Store
-	q.create, q.get = jsonimports.CreateJSONImport(d), jsonimports.GetJSONImport(d)
+	q.deps, q.store = wired.API(), wired.Store
 	return q
 }
 
 func (q *quotaEnv) post(t *testing.T, externalID string) (int, string, map[string]string) {
 	t.Helper()
-	resp := apigwtest.Raw(t, q.create, apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+	resp := apitest.Raw(t, q.deps, "CreateJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": q.ds.UUID}, Body: apitest.FiftyCustomers(externalID), AccountID: q.acc.ID})
 	return resp.StatusCode, resp.Body, resp.Headers
 }
 
 func (q *quotaEnv) status(t *testing.T, externalID string) string {
 	t.Helper()
-	status, body := apigwtest.Do(t, q.get, apigwtest.Call{Method: "GET", Route: apitest.ImportsRoute + "/{import_id}",
+	status, body := apitest.Do(t, q.deps, "GetJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": q.ds.UUID, "import_id": externalID}, AccountID: q.acc.ID})
 	if status == http.StatusNotFound {
 		return "absent"

@@ -14,9 +14,7 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/metricsapi"
-	"github.com/subsight/subsight/shared/apigw"
+	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -35,11 +33,11 @@ func TestActivitiesExport(t *testing.T) {
 
 	for _, bad := range []map[string]any{{"type": "upsell"}, {"start-date": "yesterday"},
 		{"start-date": "2024-02-01", "end-date": "2024-01-01"}} {
-		if status, body := b.Call(metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, bad); status != 400 || body["code"] != 400.0 {
+		if status, body := b.Call("CreateActivitiesExport", nil, nil, bad); status != 400 || body["code"] != 400.0 {
 			t.Errorf("%v: %d %v", bad, status, body)
 		}
 	}
-	status, created := b.Call(metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil,
+	status, created := b.Call("CreateActivitiesExport", nil, nil,
 		map[string]any{"start-date": "2024-02-01T00:00:00Z", "end-date": "2024-02-29", "type": "expansion"})
 	params, _ := created["params"].(map[string]any)
 	if status != 200 || created["status"] != "pending" || created["file_url"] != nil || created["expires_at"] != nil ||
@@ -49,7 +47,7 @@ func TestActivitiesExport(t *testing.T) {
 	}
 	id := created["id"].(string)
 	get := func(account, id string) (int, map[string]any) {
-		return apigwtestDo(t, b, metricsapi.GetActivitiesExport, account, id)
+		return getExport(t, b, account, id)
 	}
 	if status, got := get(b.Acc, id); status != 200 || got["status"] != "pending" {
 		t.Fatalf("before the worker: %d %v", status, got)
@@ -80,7 +78,7 @@ func TestActivitiesExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, listed := b.Call(metricsapi.ListActivities, "GET", "/v1/activities", nil,
+	_, listed := b.Call("ListActivities", nil,
 		map[string][]string{"start-date": {"2024-02-01T00:00:00Z"}, "end-date": {"2024-02-29"}, "type": {"expansion"}}, nil)
 	entries := listed["entries"].([]any)
 	if len(entries) == 0 || len(rows) != len(entries)+1 || strings.Join(rows[0], ",") != strings.Join(workers.ExportColumns(), ",") {
@@ -95,12 +93,10 @@ func TestActivitiesExport(t *testing.T) {
 	}
 }
 
-func apigwtestDo(t *testing.T, b *apitest.Billing, ep func(*api.Deps) apigw.Endpoint, account, id string) (int, map[string]any) {
+// getExport reads the activities export id as account.
+func getExport(t *testing.T, b *apitest.Billing, account, id string) (int, map[string]any) {
 	t.Helper()
-	saved := b.Acc
-	b.Acc = account
-	defer func() { b.Acc = saved }()
-	return b.Call(ep, "GET", "/v1/activities_export/{id}", map[string]string{"id": id}, nil, nil)
+	return apitest.Do(t, b.D, "GetActivitiesExport", apigwtest.Call{PathParams: map[string]string{"id": id}, AccountID: account})
 }
 
 // TestActivitiesExportInSteps: on a slow jobs worker (every look at the clock finds
@@ -117,12 +113,12 @@ func TestActivitiesExportInSteps(t *testing.T) {
 	b.Recompute()
 	export := func(worker sqsworker.Handler) [][]string {
 		t.Helper()
-		status, created := b.Call(metricsapi.CreateActivitiesExport, "POST", "/v1/activities_export", nil, nil, map[string]any{})
+		status, created := b.Call("CreateActivitiesExport", nil, nil, map[string]any{})
 		if status != 200 {
 			t.Fatalf("create: %d %v", status, created)
 		}
 		b.F.Env.DrainJobs(t, worker)
-		status, done := apigwtestDo(t, b, metricsapi.GetActivitiesExport, b.Acc, created["id"].(string))
+		status, done := getExport(t, b, b.Acc, created["id"].(string))
 		url, _ := done["file_url"].(string)
 		if status != 200 || done["status"] != "succeeded" || url == "" {
 			t.Fatalf("after the worker: %d %v", status, done)

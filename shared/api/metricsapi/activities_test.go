@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api/metricsapi"
 )
 
 var activityKeys = []string{"activity-arr", "activity-mrr", "activity-mrr-movement", "billing-connector-uuid", "currency",
@@ -15,7 +14,7 @@ var activityKeys = []string{"activity-arr", "activity-mrr", "activity-mrr-moveme
 
 func TestListActivities(t *testing.T) {
 	e := apitest.NewMetricsEnv(t)
-	status, body := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("per_page", "200"))
+	status, body := e.Get("ListActivities", e.Acc, apitest.Query("per_page", "200"))
 	if status != http.StatusOK {
 		t.Fatalf("%d %v", status, body)
 	}
@@ -43,7 +42,7 @@ func TestListActivities(t *testing.T) {
 	var uuids []any
 	q := apitest.Query("per_page", "2")
 	for range 10 {
-		status, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, q)
+		status, page := e.Get("ListActivities", e.Acc, q)
 		if status != http.StatusOK {
 			t.Fatalf("%d %v", status, page)
 		}
@@ -71,13 +70,13 @@ func TestListActivities(t *testing.T) {
 		{[]string{"start-date", "2024-02-15T10:00:00Z"}, 2, "2024-03-03T09:00:00+00:00"},
 	}
 	for _, f := range filters {
-		status, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query(f.kv...))
+		status, page := e.Get("ListActivities", e.Acc, apitest.Query(f.kv...))
 		if dates := apitest.Field(page, "date"); status != http.StatusOK || len(dates) != f.count || dates[0] != f.first {
 			t.Errorf("%v: %d %v", f.kv, status, dates)
 		}
 	}
 
-	_, page := e.Get(metricsapi.ListActivities, "/v1/activities", e.Acc, apitest.Query("per_page", "1"))
+	_, page := e.Get("ListActivities", e.Acc, apitest.Query("per_page", "1"))
 	cursor := page["cursor"].(string)
 	bad := []struct {
 		account string
@@ -94,12 +93,12 @@ func TestListActivities(t *testing.T) {
 		{e.Acc, []string{"per_page", "0"}, "per_page"},
 	}
 	for _, b := range bad {
-		status, body := e.Get(metricsapi.ListActivities, "/v1/activities", b.account, apitest.Query(b.kv...))
+		status, body := e.Get("ListActivities", b.account, apitest.Query(b.kv...))
 		if status != http.StatusBadRequest || body["param"] != b.param || body["code"] != 400.0 {
 			t.Errorf("%v: %d %v", b.kv, status, body)
 		}
 	}
-	if _, other := e.Get(metricsapi.ListActivities, "/v1/activities", e.Other, nil); len(other["entries"].([]any)) != 0 {
+	if _, other := e.Get("ListActivities", e.Other, nil); len(other["entries"].([]any)) != 0 {
 		t.Errorf("another account sees activities")
 	}
 }

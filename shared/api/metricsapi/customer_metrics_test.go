@@ -8,10 +8,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv/recomputetest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/metricsapi"
-	"github.com/subsight/subsight/shared/apigw"
 )
 
 // TestMigrationMergedThenConnected is the migration scenario through the API:
@@ -47,15 +43,15 @@ func TestMigrationMergedThenConnected(t *testing.T) {
 		{"unknown external id", map[string]any{"from": map[string]any{"data_source_uuid": f.DS.UUID, "external_id": "nope"},
 			"into": map[string]any{"customer_uuid": old.UUID}}, 404},
 	} {
-		if status, body := apitest.Call(t, d, customers.MergeCustomers, "POST", apitest.MergesRoute, acc, "", nil, tc.body); status != tc.want {
+		if status, body := apitest.Call(t, d, "MergeCustomers", acc, "", nil, tc.body); status != tc.want {
 			t.Errorf("merge %s: %d %v", tc.name, status, body)
 		}
 	}
-	if status, _ := apitest.Call(t, d, customers.MergeCustomers, "POST", apitest.MergesRoute, "acc_other", "", nil, map[string]any{
+	if status, _ := apitest.Call(t, d, "MergeCustomers", "acc_other", "", nil, map[string]any{
 		"from": map[string]any{"customer_uuid": newer.UUID}, "into": map[string]any{"customer_uuid": old.UUID}}); status != 404 {
 		t.Errorf("merge from another account: %d", status)
 	}
-	status, body := apitest.Call(t, d, customers.MergeCustomers, "POST", apitest.MergesRoute, acc, "", nil, map[string]any{
+	status, body := apitest.Call(t, d, "MergeCustomers", acc, "", nil, map[string]any{
 		"from": map[string]any{"data_source_uuid": f.DS.UUID, "external_id": "c2"},
 		"into": map[string]any{"customer_uuid": old.UUID}})
 	if status != 202 || len(body) != 0 {
@@ -73,7 +69,7 @@ func TestMigrationMergedThenConnected(t *testing.T) {
 	if _, err := d.Store.GetCustomer(ctx, acc, newer.UUID); err == nil {
 		t.Fatal("the from customer still exists")
 	}
-	_, body = apitest.Call(t, d, metricsapi.ListCustomerActivities, "GET", apitest.CustActsRoute, acc, old.UUID, nil, nil)
+	_, body = apitest.Call(t, d, "ListCustomerActivities", acc, old.UUID, nil, nil)
 	// The churn of the old subscription and the reactivation on the new one share an
 	// instant; the activity log orders equal instants by activity uuid.
 	types := activityTypes(t, body)
@@ -94,38 +90,38 @@ func TestMigrationMergedThenConnected(t *testing.T) {
 		{"unknown", map[string]any{"subscriptions": []any{s1, map[string]any{"data_source_uuid": f.DS.UUID, "external_id": "zz"}}}, 404},
 		{"twice", map[string]any{"subscriptions": []any{s1, s1}}, 422},
 	} {
-		if status, body := apitest.Call(t, d, metricsapi.ConnectSubscriptions, "POST", apitest.ConnectRoute, acc, old.UUID, nil, tc.body); status != tc.want {
+		if status, body := apitest.Call(t, d, "ConnectSubscriptions", acc, old.UUID, nil, tc.body); status != tc.want {
 			t.Errorf("connect %s: %d %v", tc.name, status, body)
 		}
 	}
-	_, body = apitest.Call(t, d, metricsapi.ListCustomerSubscriptions, "GET", apitest.CustSubsRoute, acc, old.UUID, nil, nil)
+	_, body = apitest.Call(t, d, "ListCustomerSubscriptions", acc, old.UUID, nil, nil)
 	subs := apitest.Entries(t, body)
 	if len(subs) != 2 {
 		t.Fatalf("subscriptions before connecting: %v", body)
 	}
 	byUUID := map[string]any{"data_source_uuid": f.DS.UUID, "uuid": subs[1]["uuid"]} // bare Metrics-API uuid
-	if status, body := apitest.Call(t, d, metricsapi.ConnectSubscriptions, "POST", apitest.ConnectRoute, acc, old.UUID, nil,
+	if status, body := apitest.Call(t, d, "ConnectSubscriptions", acc, old.UUID, nil,
 		map[string]any{"subscriptions": []any{s1, byUUID}}); status != 202 || len(body) != 0 {
 		t.Fatalf("connect: %d %v", status, body)
 	}
 	f.Run()
-	_, body = apitest.Call(t, d, metricsapi.ListCustomerSubscriptions, "GET", apitest.CustSubsRoute, acc, old.UUID, nil, nil)
+	_, body = apitest.Call(t, d, "ListCustomerSubscriptions", acc, old.UUID, nil, nil)
 	subs = apitest.Entries(t, body)
 	if len(subs) != 1 || subs[0]["external_id"] != "s2" || subs[0]["start-date"] != "2024-01-01T00:00:00+00:00" ||
 		subs[0]["mrr"] != 1200.0 {
 		t.Fatalf("connected subscriptions %v", body)
 	}
-	_, body = apitest.Call(t, d, metricsapi.ListCustomerActivities, "GET", apitest.CustActsRoute, acc, old.UUID, nil, nil)
+	_, body = apitest.Call(t, d, "ListCustomerActivities", acc, old.UUID, nil, nil)
 	if types := activityTypes(t, body); !slices.Equal(types, []string{"new_biz", "expansion"}) {
 		t.Fatalf("activities after connecting %v (%v)", types, body)
 	}
 
-	if status, _ := apitest.Call(t, d, metricsapi.DisconnectSubscriptions, "POST", apitest.DisconnectRoute, acc, old.UUID, nil,
+	if status, _ := apitest.Call(t, d, "DisconnectSubscriptions", acc, old.UUID, nil,
 		map[string]any{"subscriptions": []any{s1, s2}}); status != 202 {
 		t.Fatalf("disconnect: %d", status)
 	}
 	f.Run()
-	_, body = apitest.Call(t, d, metricsapi.ListCustomerSubscriptions, "GET", apitest.CustSubsRoute, acc, old.UUID, nil, nil)
+	_, body = apitest.Call(t, d, "ListCustomerSubscriptions", acc, old.UUID, nil, nil)
 	if len(apitest.Entries(t, body)) != 2 {
 		t.Fatalf("after disconnecting %v", body)
 	}
@@ -148,7 +144,7 @@ func TestCustomerSubscriptionsPagesAndErrors(t *testing.T) {
 		recomputetest.Invoice{Ext: "b", Sub: "s2", Start: recomputetest.At("2024-02-01T00:00:00Z"), Amount: 500, Paid: true})
 	f.Run()
 
-	status, first := apitest.Call(t, d, metricsapi.ListCustomerSubscriptions, "GET", apitest.CustSubsRoute, acc, f.Cust.UUID,
+	status, first := apitest.Call(t, d, "ListCustomerSubscriptions", acc, f.Cust.UUID,
 		url.Values{"per_page": {"1"}}, nil)
 	rows := apitest.Entries(t, first)
 	if status != 200 || len(rows) != 1 || first["has_more"] != true || first["per_page"] != 1.0 || first["page"] != 1.0 {
@@ -164,7 +160,7 @@ func TestCustomerSubscriptionsPagesAndErrors(t *testing.T) {
 		}
 	}
 	cursor := first["cursor"].(string)
-	_, second := apitest.Call(t, d, metricsapi.ListCustomerSubscriptions, "GET", apitest.CustSubsRoute, acc, f.Cust.UUID,
+	_, second := apitest.Call(t, d, "ListCustomerSubscriptions", acc, f.Cust.UUID,
 		url.Values{"per_page": {"1"}, "cursor": {cursor}}, nil)
 	if rows := apitest.Entries(t, second); len(rows) != 1 || rows[0]["external_id"] != "s2" || second["has_more"] != false ||
 		second["per_page"] != nil {
@@ -182,21 +178,21 @@ func TestCustomerSubscriptionsPagesAndErrors(t *testing.T) {
 		{"unknown customer", acc, "cus_00000000-0000-0000-0000-000000000000", nil, 404},
 		{"another account", "acc_other", f.Cust.UUID, nil, 404},
 	} {
-		for _, ep := range []func(*api.Deps) apigw.Endpoint{metricsapi.ListCustomerSubscriptions, metricsapi.ListCustomerActivities} {
-			if status, body := apitest.Call(t, d, ep, "GET", apitest.CustSubsRoute, tc.account, tc.customer, tc.q, nil); status != tc.want {
-				t.Errorf("%s: %d %v", tc.name, status, body)
+		for _, op := range []string{"ListCustomerSubscriptions", "ListCustomerActivities"} {
+			if status, body := apitest.Call(t, d, op, tc.account, tc.customer, tc.q, nil); status != tc.want {
+				t.Errorf("%s %s: %d %v", op, tc.name, status, body)
 			}
 		}
 	}
 	// Another customer of the same account cannot use this customer's cursor.
 	first1 := f.Cust
 	other := f.AddCustomer("c2")
-	if status, _ := apitest.Call(t, d, metricsapi.ListCustomerSubscriptions, "GET", apitest.CustSubsRoute, acc, other.UUID,
+	if status, _ := apitest.Call(t, d, "ListCustomerSubscriptions", acc, other.UUID,
 		url.Values{"cursor": {cursor}}, nil); status != 400 {
 		t.Errorf("cursor of another customer: %d", status)
 	}
 
-	_, acts := apitest.Call(t, d, metricsapi.ListCustomerActivities, "GET", apitest.CustActsRoute, acc, first1.UUID, nil, nil)
+	_, acts := apitest.Call(t, d, "ListCustomerActivities", acc, first1.UUID, nil, nil)
 	list := apitest.Entries(t, acts)
 	if len(list) != 2 || list[0]["type"] != "new_biz" || list[0]["activity-mrr"] != 1000.0 ||
 		list[0]["activity-arr"] != 12000.0 || list[0]["date"] != "2024-01-01T00:00:00+00:00" ||

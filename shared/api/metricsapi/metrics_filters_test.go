@@ -10,24 +10,14 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/customers"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/api/metricsapi"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
 )
 
-// metricEndpoints are every Metrics API endpoint, by route.
-var metricEndpoints = map[string]func(*api.Deps) apigw.Endpoint{
-	"/v1/metrics/all": metricsapi.MetricsAll, "/v1/metrics/mrr": metricsapi.MetricsMRR,
-	"/v1/metrics/arr": metricsapi.MetricsARR, "/v1/metrics/arpa": metricsapi.MetricsARPA,
-	"/v1/metrics/asp": metricsapi.MetricsASP, "/v1/metrics/customer-count": metricsapi.MetricsCustomerCount,
-	"/v1/metrics/customer-churn-rate": metricsapi.MetricsCustomerChurnRate,
-	"/v1/metrics/mrr-churn-rate":      metricsapi.MetricsMRRChurnRate, "/v1/metrics/ltv": metricsapi.MetricsLTV,
-}
+// metricOperations are every Metrics API operation, by registry name.
+var metricOperations = []string{"MetricsAll", "MetricsMrr", "MetricsArr", "MetricsArpa", "MetricsAsp",
+	"MetricsCustomerCount", "MetricsCustomerChurnRate", "MetricsMrrChurnRate", "MetricsLtv"}
 
 // importCustomers imports customers (external id → monthly amounts from January 2024
 // on gold) into a new data source of acc and runs the workers, then tags them.
@@ -55,8 +45,7 @@ func importCustomers(t *testing.T, env *testenv.Env, acc string, amounts map[str
 	}
 	payload := map[string]any{"external_id": "filters", "customers": custs, "invoices": invoices, "line_items": items,
 		"plans": []any{map[string]any{"external_id": "gold", "name": "Gold", "interval_count": 1, "interval_unit": "month"}}}
-	if status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(env.API), apigwtest.Call{Method: "POST",
-		Route: apitest.ImportsRoute, PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: payload,
+	if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: payload,
 		AccountID: acc}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
@@ -67,8 +56,7 @@ func importCustomers(t *testing.T, env *testenv.Env, acc string, amounts map[str
 		if err != nil {
 			t.Fatal(err)
 		}
-		if status, body := apigwtest.Do(t, customers.AddTags(env.API), apigwtest.Call{Method: "POST",
-			Route: "/v1/customers/{customer_uuid}/attributes/tags", PathParams: map[string]string{"customer_uuid": uuid},
+		if status, body := apitest.Do(t, env.API, "AddCustomerTags", apigwtest.Call{PathParams: map[string]string{"customer_uuid": uuid},
 			Body: map[string]any{"tags": tt}, AccountID: acc}); status != http.StatusOK {
 			t.Fatalf("tags: %d %v", status, body)
 		}
@@ -92,27 +80,26 @@ func TestMetricsFiltersOnEveryEndpoint(t *testing.T) {
 	}
 	importCustomers(t, env, acc, all, map[string][]string{"vip1": {"vip"}, "vip2": {"VIP", "beta"}})
 	importCustomers(t, env, only, vips, nil)
-	get := func(route, account string, kv ...string) map[string]any {
+	get := func(op, account string, kv ...string) map[string]any {
 		q := apitest.Query(append([]string{"start-date", "2024-01-01", "end-date", "2024-09-15"}, kv...)...)
-		status, body := apigwtest.Do(t, metricEndpoints[route](env.API), apigwtest.Call{Method: http.MethodGet, Route: route,
-			Query: q, AccountID: account})
+		status, body := apitest.Do(t, env.API, op, apigwtest.Call{Query: q, AccountID: account})
 		if status != http.StatusOK {
-			t.Fatalf("%s %v: %d %v", route, q, status, body)
+			t.Fatalf("%s %v: %d %v", op, q, status, body)
 		}
 		return body
 	}
-	for route := range metricEndpoints {
+	for _, op := range metricOperations {
 		for _, iv := range []string{"day", "week", "month", "quarter", "year"} {
-			got := get(route, acc, "interval", iv, "filters", "tags~ANY~'vip'")
-			if want := get(route, only, "interval", iv); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s by %s, tags~ANY~'vip':\n got %v\nwant %v", route, iv, got, want)
+			got := get(op, acc, "interval", iv, "filters", "tags~ANY~'vip'")
+			if want := get(op, only, "interval", iv); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s by %s, tags~ANY~'vip':\n got %v\nwant %v", op, iv, got, want)
 			}
-			if got, want := get(route, acc, "interval", iv, "filters", "region~ANY~'US'"), get(route, acc, "interval", iv, "geo", "US"); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s by %s: region~ANY~'US' differs from geo=US", route, iv)
+			if got, want := get(op, acc, "interval", iv, "filters", "region~ANY~'US'"), get(op, acc, "interval", iv, "geo", "US"); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s by %s: region~ANY~'US' differs from geo=US", op, iv)
 			}
 		}
 	}
-	if got := apitest.Field(get("/v1/metrics/mrr", acc, "interval", "month", "filters", "tags~NONE~'vip'"), "mrr"); !reflect.DeepEqual(got,
+	if got := apitest.Field(get("MetricsMrr", acc, "interval", "month", "filters", "tags~NONE~'vip'"), "mrr"); !reflect.DeepEqual(got,
 		[]any{8000.0, 8000.0, 8000.0, 8000.0, 8000.0, 8000.0, 8000.0, 8000.0, 8000.0}) {
 		t.Errorf("tags~NONE~'vip': mrr %v, want other's alone", got)
 	}
@@ -139,13 +126,12 @@ func TestMetricsFiltersErrors(t *testing.T) {
 			`in "customer_since~GT~yesterday"`},
 	}
 	for _, tt := range tests {
-		for route, ep := range map[string]func(*api.Deps) apigw.Endpoint{"/v1/metrics/all": metricsapi.MetricsAll,
-			"/v1/metrics/ltv": metricsapi.MetricsLTV} {
-			status, body := e.Get(ep, route, e.Acc, apitest.Query("start-date", "2024-01-01", "end-date", "2024-02-01",
+		for _, op := range []string{"MetricsAll", "MetricsLtv"} {
+			status, body := e.Get(op, e.Acc, apitest.Query("start-date", "2024-01-01", "end-date", "2024-02-01",
 				"filters", tt.filters))
 			want := map[string]any{"code": 400.0, "message": tt.message, "param": "filters"}
 			if status != http.StatusBadRequest || !reflect.DeepEqual(body, want) {
-				t.Errorf("%s %s: %d %v, want %v", route, tt.filters, status, body, want)
+				t.Errorf("%s %s: %d %v, want %v", op, tt.filters, status, body, want)
 			}
 		}
 	}

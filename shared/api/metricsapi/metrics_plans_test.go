@@ -10,8 +10,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/api/jsonimports"
-	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
@@ -65,7 +63,7 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 			map[string]any{"external_id": "c3", "name": "Three", "country": "US"}},
 		"plans":    []any{plan("gold", "Gold"), plan("silver", "Silver"), plan("bronze", "Bronze")},
 		"invoices": invoices, "line_items": items}
-	status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(d), apigwtest.Call{Method: "POST", Route: apitest.ImportsRoute,
+	status, body := apitest.Do(t, d, "CreateJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": ds}, Body: payload, AccountID: acc})
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
@@ -92,7 +90,7 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 		if tt.geo != "" {
 			q.Set("geo", tt.geo)
 		}
-		status, all := apigwtest.Do(t, metricsapi.MetricsAll(d), apigwtest.Call{Method: http.MethodGet, Route: "/v1/metrics/all",
+		status, all := apitest.Do(t, d, "MetricsAll", apigwtest.Call{
 			Query: q, AccountID: acc})
 		if status != http.StatusOK {
 			t.Fatalf("%v: %d %v", q, status, all)
@@ -102,7 +100,7 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 				t.Errorf("geo=%s plans=%s: %s = %v, want %v", tt.geo, tt.plans, key, got, want)
 			}
 		}
-		_, mrr := apigwtest.Do(t, metricsapi.MetricsMRR(d), apigwtest.Call{Method: http.MethodGet, Route: "/v1/metrics/mrr",
+		_, mrr := apitest.Do(t, d, "MetricsMrr", apigwtest.Call{
 			Query: q, AccountID: acc})
 		if tt.plans == "gold,silver" && tt.geo == "" {
 			if got := apitest.Field(mrr, "mrr-expansion"); !reflect.DeepEqual(got, []any{0.0, 1000.0, 0.0}) {

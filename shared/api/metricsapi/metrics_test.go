@@ -8,16 +8,13 @@ import (
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/apitest"
-	"github.com/subsight/subsight/shared/api"
-	"github.com/subsight/subsight/shared/api/metricsapi"
-	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 )
 
 func TestMetricsHandComputedMonthly(t *testing.T) {
 	e := apitest.NewMetricsEnv(t)
 	q := apitest.Query("start-date", "2024-01-01", "end-date", "2024-03-31", "interval", "month")
-	status, mrr := e.Get(metricsapi.MetricsMRR, "/v1/metrics/mrr", e.Acc, q)
+	status, mrr := e.Get("MetricsMrr", e.Acc, q)
 	if status != http.StatusOK {
 		t.Fatalf("status %d %v", status, mrr)
 	}
@@ -40,27 +37,26 @@ func TestMetricsHandComputedMonthly(t *testing.T) {
 		t.Errorf("summary = %v", s)
 	}
 	single := []struct {
-		build func(*api.Deps) apigw.Endpoint
-		path  string
-		key   string
-		want  []any
+		op   string
+		key  string
+		want []any
 	}{
-		{metricsapi.MetricsARR, "/v1/metrics/arr", "arr", []any{72000.0, 78000.0, 90000.0}},
-		{metricsapi.MetricsARPA, "/v1/metrics/arpa", "arpa", []any{2000.0, 2166.0, 2500.0}},
-		{metricsapi.MetricsASP, "/v1/metrics/asp", "asp", []any{1500.0, 3000.0, 0.0}},
-		{metricsapi.MetricsCustomerCount, "/v1/metrics/customer-count", "customers", []any{3.0, 3.0, 3.0}},
-		{metricsapi.MetricsCustomerChurnRate, "/v1/metrics/customer-churn-rate", "customer-churn-rate", []any{0.0, 0.0, 33.33}},
-		{metricsapi.MetricsMRRChurnRate, "/v1/metrics/mrr-churn-rate", "mrr-churn-rate", []any{25.0, 41.67, -15.38}},
-		{metricsapi.MetricsLTV, "/v1/metrics/ltv", "ltv", []any{0.0, 0.0, 7500.0}},
+		{"MetricsArr", "arr", []any{72000.0, 78000.0, 90000.0}},
+		{"MetricsArpa", "arpa", []any{2000.0, 2166.0, 2500.0}},
+		{"MetricsAsp", "asp", []any{1500.0, 3000.0, 0.0}},
+		{"MetricsCustomerCount", "customers", []any{3.0, 3.0, 3.0}},
+		{"MetricsCustomerChurnRate", "customer-churn-rate", []any{0.0, 0.0, 33.33}},
+		{"MetricsMrrChurnRate", "mrr-churn-rate", []any{25.0, 41.67, -15.38}},
+		{"MetricsLtv", "ltv", []any{0.0, 0.0, 7500.0}},
 	}
-	_, all := e.Get(metricsapi.MetricsAll, "/v1/metrics/all", e.Acc, q)
+	_, all := e.Get("MetricsAll", e.Acc, q)
 	for _, s := range single {
-		status, body := e.Get(s.build, s.path, e.Acc, q)
+		status, body := e.Get(s.op, e.Acc, q)
 		if status != http.StatusOK || !reflect.DeepEqual(apitest.Field(body, s.key), s.want) {
-			t.Errorf("%s: %d %v, want %v", s.path, status, apitest.Field(body, s.key), s.want)
+			t.Errorf("%s: %d %v, want %v", s.op, status, apitest.Field(body, s.key), s.want)
 		}
 		if keys := apitest.KeysOf(body["entries"].([]any)[0]); !reflect.DeepEqual(keys, slices.Sorted(slices.Values([]string{"date", s.key, "percentage-change"}))) {
-			t.Errorf("%s keys %v", s.path, keys)
+			t.Errorf("%s keys %v", s.op, keys)
 		}
 		if got := apitest.Field(all, s.key); !reflect.DeepEqual(got, s.want) {
 			t.Errorf("all %s = %v, want %v", s.key, got, s.want)
@@ -79,7 +75,7 @@ func TestMetricsHandComputedMonthly(t *testing.T) {
 func TestMetricsFiltersAndIsolation(t *testing.T) {
 	e := apitest.NewMetricsEnv(t)
 	lastMRR := func(account string, kv ...string) any {
-		status, body := e.Get(metricsapi.MetricsMRR, "/v1/metrics/mrr", account,
+		status, body := e.Get("MetricsMrr", account,
 			apitest.Query(append([]string{"start-date", "2024-03-01", "end-date", "2024-03-31", "interval", "month"}, kv...)...))
 		if status != http.StatusOK {
 			t.Fatalf("%v: %d %v", kv, status, body)
@@ -113,10 +109,10 @@ func TestMetricsFiltersAndIsolation(t *testing.T) {
 func TestMetricsDefaultsAndErrors(t *testing.T) {
 	e := apitest.NewMetricsEnv(t)
 	day := apitest.Query("start-date", "2024-01-01", "end-date", "2024-02-01")
-	if _, body := e.Get(metricsapi.MetricsMRR, "/v1/metrics/mrr", e.Acc, day); len(body["entries"].([]any)) != 32 {
+	if _, body := e.Get("MetricsMrr", e.Acc, day); len(body["entries"].([]any)) != 32 {
 		t.Errorf("mrr default interval: %d entries, want 32 days", len(body["entries"].([]any)))
 	}
-	if _, body := e.Get(metricsapi.MetricsLTV, "/v1/metrics/ltv", e.Acc, day); !reflect.DeepEqual(apitest.Field(body, "date"), []any{"2024-01-31", "2024-02-01"}) {
+	if _, body := e.Get("MetricsLtv", e.Acc, day); !reflect.DeepEqual(apitest.Field(body, "date"), []any{"2024-01-31", "2024-02-01"}) {
 		t.Errorf("ltv default interval: dates %v", apitest.Field(body, "date"))
 	}
 	bad := func(msg, param string) map[string]any {
@@ -139,12 +135,12 @@ func TestMetricsDefaultsAndErrors(t *testing.T) {
 			bad("The date range must not exceed 100 years", "end-date")},
 	}
 	for _, tt := range tests {
-		status, body := e.Get(metricsapi.MetricsAll, "/v1/metrics/all", e.Acc, tt.q)
+		status, body := e.Get("MetricsAll", e.Acc, tt.q)
 		if status != http.StatusBadRequest || !reflect.DeepEqual(body, tt.want) {
 			t.Errorf("%v: %d %v, want %v", tt.q, status, body, tt.want)
 		}
 	}
-	status, body := apigwtest.Do(t, metricsapi.MetricsUnknown(e.D), apigwtest.Call{Method: http.MethodGet, Route: "/v1/metrics/{metric}",
+	status, body := apitest.Do(t, e.D, "MetricsUnknown", apigwtest.Call{
 		PathParams: map[string]string{"metric": "happiness"}, Query: day, AccountID: e.Acc})
 	if status != http.StatusBadRequest || body["param"] != "metric" {
 		t.Errorf("unknown metric: %d %v", status, body)

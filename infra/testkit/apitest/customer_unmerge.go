@@ -1,3 +1,0 @@
-package apitest
-
-const UnmergesRoute = "/v1/customers/unmerges"

@@ -1,3 +1,0 @@
-package apitest
-
-const EventsRoute = "/v1/subscription_events"
