@@ -186,33 +186,19 @@ func TestBackoffAttempt(t *testing.T) {
 	}
 }
 
-// rounds applies a batch as the workers do, round k the k-th message of each group,
-// checking MayStart before each round; every round takes roundTime of the fake clock.
+// rounds applies a batch in Rounds, as the workers do; every round takes roundTime of
+// the fake clock.
 func rounds(clock *testclock.Clock, roundTime time.Duration, applied *[]string) BatchFunc {
 	return func(ctx context.Context, msgs []events.SQSMessage) Failures {
-		groups := Groups(msgs)
-		for round := 0; ; round++ {
-			var due []events.SQSMessage
-			for _, g := range groups {
-				if round < len(g) {
-					due = append(due, g[round])
-				}
-			}
-			if len(due) == 0 {
-				return nil
-			}
-			if !MayStart(ctx) {
-				out := Failures{}
-				for _, m := range due {
-					out[m.MessageId] = ErrNotStarted
-				}
-				return out
-			}
+		out := Failures{}
+		Rounds(ctx, Groups(msgs), out, func(_ context.Context, due []events.SQSMessage) []error {
 			for _, m := range due {
 				*applied = append(*applied, m.MessageId)
 			}
 			clock.Advance(roundTime)
-		}
+			return make([]error, len(due))
+		})
+		return out
 	}
 }
 

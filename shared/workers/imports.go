@@ -81,58 +81,42 @@ func importBackoff(p *imports.Pipeline, maxReceives int, throttled func(error) b
 // customers of a round share their reads and writes (imports.Pipeline.ApplyMessages).
 // The first failure of a customer fails its later messages too, and one failing
 // customer does not hold the others back. Near the deadline no round is started
-// (sqsworker.MayStart).
+// (sqsworker.Rounds). A message that does not decode fails where it stands, before the
+// rounds: its group stops there.
 func applyImports(p *imports.Pipeline) sqsworker.BatchFunc {
 	return func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
 		failures := sqsworker.Failures{}
+		decoded := map[string]imports.Message{}
 		groups := sqsworker.Groups(records)
-		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
-			failedAt[gi] = len(g)
-		}
-		for round := 0; ; round++ {
-			var batch []imports.Delivery
-			var from []int
-			for gi, g := range groups {
-				if round >= len(g) || failedAt[gi] < round {
-					continue
-				}
-				msg := g[round]
+			for i, msg := range g {
 				m, err := imports.DecodeMessage(msg.Body)
 				if err != nil {
 					// Nothing to mark: it goes to the dead-letter queue as it is.
 					failures[msg.MessageId] = err
-					failedAt[gi] = round
-					continue
+					groups[gi] = g[:i]
+					break
 				}
+				decoded[msg.MessageId] = m
+			}
+		}
+		sqsworker.Rounds(ctx, groups, failures, func(ctx context.Context, msgs []events.SQSMessage) []error {
+			batch := make([]imports.Delivery, len(msgs))
+			for i, msg := range msgs {
 				// A second attempt within the invocation may meet its first one's writes.
 				// So may a message replayed from the dead-letter queue (admin dlq redrive).
 				redelivered := sqsworker.ReceiveCount(msg) > 1 || sqsworker.Attempt(ctx) > 1 || sqsworker.Redriven(msg)
-				batch = append(batch, imports.Delivery{Message: m, Redelivered: redelivered})
-				from = append(from, gi)
+				batch[i] = imports.Delivery{Message: decoded[msg.MessageId], Redelivered: redelivered}
 			}
-			if len(batch) == 0 {
-				break
-			}
-			if !sqsworker.MayStart(ctx) {
-				// Near the deadline: the rest is reported as not done and comes back soon.
-				for _, gi := range from {
-					failures[groups[gi][round].MessageId] = sqsworker.ErrNotStarted
-				}
-				break
-			}
-			for i, err := range p.ApplyMessages(ctx, batch) {
-				gi := from[i]
-				msg := groups[gi][round]
+			errs := p.ApplyMessages(ctx, batch)
+			for i, err := range errs {
 				if err == nil {
 					slog.InfoContext(ctx, "import customer applied", "account_id", batch[i].AccountID,
 						"import_id", batch[i].ImportID, "customer_external_id", batch[i].CustomerExternalID)
-					continue
 				}
-				failures[msg.MessageId] = err
-				failedAt[gi] = round
 			}
-		}
+			return errs
+		})
 		return failures
 	}
 }

@@ -87,9 +87,9 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 }
 
 // Jobs runs the jobs queues: the jobs queue, the bulk lane of recomputations and the
-// series folds (one handler, one event source mapping each). A batch is run in rounds,
-// as the import worker does: round k holds the k-th message of every message group of
-// the batch, so one customer's (or account's) jobs run in order while the
+// series folds (one handler, one event source mapping each). A batch is run in rounds
+// (sqsworker.Rounds), as the import worker does: round k holds the k-th message of every
+// message group of the batch, so one customer's (or account's) jobs run in order while the
 // recomputations of a round run together (recompute.Recomputer.Customers: shared reads,
 // one series write). The first failure of a group fails its later messages too; the
 // other groups go on. Messages without a group (tests) are one group. Throttled jobs
@@ -111,40 +111,18 @@ func Jobs(d *Deps) sqsworker.Handler {
 	return dropGone(d.Store, b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
 		failures := sqsworker.Failures{}
 		groups := sqsworker.Groups(records)
-		failedAt := make([]int, len(groups)) // the group's first failed message; len(group) if none
 		for gi, g := range groups {
-			failedAt[gi] = len(g)
-			if handled, err := fold(ctx, d, g); err != nil {
+			handled, err := fold(ctx, d, g)
+			if err != nil {
 				failures[g[0].MessageId] = err // every fold of the group is retried
-				failedAt[gi] = 0
-			} else if handled {
-				groups[gi], failedAt[gi] = nil, 0
+			}
+			if handled {
+				groups[gi] = nil
 			}
 		}
-		for round := 0; ; round++ {
-			var msgs []events.SQSMessage
-			var from []int
-			for gi, g := range groups {
-				if round < len(g) && failedAt[gi] > round {
-					msgs, from = append(msgs, g[round]), append(from, gi)
-				}
-			}
-			if len(msgs) == 0 {
-				break
-			}
-			if !sqsworker.MayStart(ctx) {
-				for _, m := range msgs {
-					failures[m.MessageId] = sqsworker.ErrNotStarted
-				}
-				break
-			}
-			for i, err := range runRound(ctx, d, msgs) {
-				if err != nil {
-					failures[msgs[i].MessageId] = err
-					failedAt[from[i]] = round
-				}
-			}
-		}
+		sqsworker.Rounds(ctx, groups, failures, func(ctx context.Context, msgs []events.SQSMessage) []error {
+			return runRound(ctx, d, msgs)
+		})
 		return failures
 	}))
 }
