@@ -130,12 +130,6 @@ func render(e *apperr.Error, f apperr.Family) events.APIGatewayV2HTTPResponse {
 	return encode(e.Status, e.Body(f))
 }
 
-// ErrorResponse renders e as the gateway would see it from a handler; the local
-// router uses it for gateway-level errors such as unknown routes.
-func ErrorResponse(e *apperr.Error, f apperr.Family) events.APIGatewayV2HTTPResponse {
-	return render(e, f)
-}
-
 func encode(status int, body any) events.APIGatewayV2HTTPResponse {
 	if body == nil {
 		return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{}}

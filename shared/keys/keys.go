@@ -31,7 +31,6 @@ const (
 	TypeMember       = "member"
 	TypeDataSource   = "data_source"
 	TypeCounter      = "counter"
-	TypeJob          = "job"
 )
 
 const sep = "#"

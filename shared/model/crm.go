@@ -22,7 +22,6 @@ var (
 const (
 	DefaultOpportunityType     = "recurring"
 	DefaultForecastCategory    = "pipeline"
-	DefaultWinLikelihood       = 0
 	MaxCRMTextLength           = 255
 	MaxTaskDetailsLength       = 255
 	MaxOpportunityCustomFields = 100

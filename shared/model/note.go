@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-
-	"github.com/subsight/subsight/shared/ids"
 )
 
 // Note types.
@@ -36,9 +34,6 @@ type Note struct {
 	AuthorEmail string
 	AuthorName  string
 }
-
-// NewNoteUUID returns a new note_ id.
-func NewNoteUUID() string { return ids.New(ids.Note) }
 
 // ValidNoteType reports whether t is note or call.
 func ValidNoteType(t string) bool { return t == NoteTypeNote || t == NoteTypeCall }

@@ -28,6 +28,3 @@ func (v *Value[T]) UnmarshalJSON(b []byte) error {
 
 // Present reports whether a non-null value was sent.
 func (v Value[T]) Present() bool { return v.Set && !v.Null }
-
-// Of returns a set value (for tests and internal callers).
-func Of[T any](x T) Value[T] { return Value[T]{Set: true, V: x} }

@@ -42,9 +42,6 @@ func (rec *Recorder) Proxy(function string, target *url.URL, n Names) http.Handl
 	})
 }
 
-// Record adds calls of a function, for callers that see requests another way.
-func (rec *Recorder) Record(function string, calls ...Call) { rec.add(function, calls, nil) }
-
 func (rec *Recorder) add(function string, calls []Call, err error) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
