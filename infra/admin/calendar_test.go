@@ -13,7 +13,6 @@ import (
 	"github.com/subsight/subsight/shared/api/jsonimports"
 	"github.com/subsight/subsight/shared/api/metricsapi"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -32,8 +31,7 @@ func TestCalendarChangeRebucketsTheSeries(t *testing.T) {
 	for _, acc := range []string{changed.ID, reference.ID} {
 		importPortfolio(t, te, acc)
 	}
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	te.DrainJobs(t, workers.Jobs(te.Workers))
+	te.DrainWorkers(t)
 
 	metrics := func(account, interval string) map[string]any {
 		q := url.Values{"start-date": {"2023-12-01"}, "end-date": {"2024-04-30"}, "interval": {interval}}
@@ -120,10 +118,7 @@ func monthlyPeriod(ext, customer, currency string, start time.Time, amount int64
 // through json_imports, with the plan "monthly".
 func importMonthly(t *testing.T, te *testenv.Env, accountID, externalID string, customers, invoices, items []any) {
 	t.Helper()
-	ds := model.NewDataSource(accountID, "Billing", te.Deps.Now())
-	if err := te.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := te.NewDataSource(t, accountID, "Billing")
 	payload := map[string]any{"external_id": externalID, "customers": customers, "invoices": invoices, "line_items": items,
 		"plans": []any{map[string]any{"external_id": "monthly", "name": "Monthly", "interval_count": 1, "interval_unit": "month"}}}
 	status, body := apigwtest.Do(t, jsonimports.CreateJSONImport(te.API), apigwtest.Call{Method: http.MethodPost,

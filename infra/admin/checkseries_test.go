@@ -14,7 +14,6 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/keys"
-	"github.com/subsight/subsight/shared/workers"
 )
 
 // TestCheckSeriesReportsACorruptedItem imports a portfolio, lets the workers compute
@@ -25,8 +24,7 @@ func TestCheckSeriesReportsACorruptedItem(t *testing.T) {
 	te := testenv.New(t)
 	acc := te.NewAccount(t, "Checked")
 	importPortfolio(t, te, acc.ID)
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	te.DrainJobs(t, workers.Jobs(te.Workers))
+	te.DrainWorkers(t)
 	e := env{store: te.Deps.Store}
 	if out, err := runCmd(t, e, "check-series", "-account", acc.ID); err != nil || out["ok"] != true || out["customers"] != 3.0 {
 		t.Fatalf("check-series on a healthy account: %v %v", out, err)
@@ -94,8 +92,7 @@ func TestCheckSeriesFoldsTheBulkShards(t *testing.T) {
 	te := testenv.New(t)
 	acc := te.NewAccount(t, "Folded")
 	importPortfolio(t, te, acc.ID)
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	te.DrainJobs(t, workers.Jobs(te.Workers))
+	te.DrainWorkers(t)
 	ctx := context.Background()
 	db := te.Deps.Clients.DynamoDB
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }

@@ -149,11 +149,7 @@ type importFixture struct {
 
 func (f importFixture) dataSource(t *testing.T, name string) model.DataSource {
 	t.Helper()
-	ds := model.NewDataSource(f.acc.ID, name, time.Now().UTC())
-	if err := f.te.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
-	return ds
+	return f.te.NewDataSource(t, f.acc.ID, name)
 }
 
 // accept takes an import of customers and feeds its messages to the import queue.
@@ -268,7 +264,7 @@ func TestDeadLetterRedriveOfImports(t *testing.T) {
 	}
 	time.Sleep(5 * time.Millisecond) // the second import is newer
 	second := f.accept(t, live, "second", "c3")
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
+	te.DrainImports(t)
 	if f.outcome(t, second, "c3") == model.RecordsFailed {
 		t.Fatal("the second import did not apply c3")
 	}
@@ -336,7 +332,7 @@ func TestDeadLetterRedriveOfImports(t *testing.T) {
 		ReceiptHandle: replayed.ReceiptHandle, VisibilityTimeout: 0}); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
+	te.DrainImports(t)
 	if st := f.outcome(t, first, "c1"); st == model.RecordsFailed {
 		t.Fatal("the replayed customer is still failed in its import")
 	}

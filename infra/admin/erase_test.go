@@ -26,7 +26,6 @@ import (
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/blobs"
-	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -72,14 +71,10 @@ func populate(t *testing.T, te *testenv.Env, accountID string) {
 	}
 	now := te.Deps.Now().UTC()
 	month := func(m int) string { return now.AddDate(0, m, 0).Format("2006-01-02") }
-	ds := model.NewDataSource(accountID, "Billing", now)
-	if err := d.Store.CreateDataSource(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := te.NewDataSource(t, accountID, "Billing")
 	route := "/v1/data_sources/{data_source_uuid}/json_imports"
 	call(jsonimports.CreateJSONImport, "POST", route, map[string]string{"data_source_uuid": ds.UUID}, accountImport("first", month), http.StatusOK)
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	te.DrainJobs(t, workers.Jobs(te.Workers))
+	te.DrainWorkers(t)
 	page, err := d.Store.ListCustomers(ctx, accountID, store.CustomerFilter{DataSourceUUID: ds.UUID}, 10, nil)
 	if err != nil || len(page.Items) != 2 {
 		t.Fatalf("customers: %v %d", err, len(page.Items))
@@ -151,8 +146,7 @@ func TestDeleteAccount(t *testing.T) {
 		t.Errorf("a request of the deleted account: %d %v", status, body)
 	}
 	// What was queued before the deletion arrives now: the workers find the account gone.
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	te.DrainJobs(t, workers.Jobs(te.Workers))
+	te.DrainWorkers(t)
 
 	if left := itemsNaming(t, te, doomed); len(left) > 0 {
 		t.Errorf("%d items of the deleted account left, e.g. %v", len(left), left[0])

@@ -34,8 +34,7 @@ func TestExchangeRateDriftEndToEnd(t *testing.T) {
 	te := testenv.New(t)
 	acc := te.NewAccount(t, "Multi-currency")
 	importFXPortfolio(t, te, acc.ID)
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
-	te.DrainJobs(t, workers.Jobs(te.Workers))
+	te.DrainWorkers(t)
 	if c := customerByExternalID(t, te.API, acc.ID, "gb"); c["mrr"] != 0.0 {
 		t.Fatalf("gb before its rates were loaded: %v", c)
 	}

@@ -48,7 +48,7 @@ func TestReshardMovesItemsWrittenBeforeTheShards(t *testing.T) {
 		invoices, items = append(invoices, invoice), append(items, item)
 	}
 	importMonthly(t, te, acc.ID, "reshard", customers, invoices, items)
-	testenv.Drain(t, te.Deps, te.ImportQueueURL, workers.Import(te.Workers))
+	te.DrainImports(t)
 	sources, err := st.ListDataSources(ctx, acc.ID)
 	if err != nil || len(sources) != 1 {
 		t.Fatalf("data sources %v %v", sources, err)
@@ -361,10 +361,7 @@ func TestReshardReservationAlreadyAtItsShard(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			acc := te.NewAccount(t, "Conflict")
-			ds := model.NewDataSource(acc.ID, "Billing", te.Deps.Now())
-			if err := te.Deps.Store.CreateDataSource(ctx, ds); err != nil {
-				t.Fatal(err)
-			}
+			ds := te.NewDataSource(t, acc.ID, "Billing")
 			ext := "x0"
 			for i := 1; keys.DataSourceReservations(acc.ID, ds.UUID, ext) == keys.DataSourcePartition(acc.ID, ds.UUID); i++ {
 				ext = fmt.Sprintf("x%d", i)

@@ -26,18 +26,12 @@ func TestListingPagesAreBoundedInRequests(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Bounded")
 	ctx := context.Background()
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	empty := model.NewDataSource(acc.ID, "Leads", env.Deps.Now())
-	for _, s := range []model.DataSource{ds, empty} {
-		if err := env.Deps.Store.CreateDataSource(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ds, empty := env.NewDataSource(t, acc.ID, "Billing"), env.NewDataSource(t, acc.ID, "Leads")
 	if status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: apitest.FiftyCustomers("bounded"), AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	for i := range 150 {
 		id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
 		if err != nil {

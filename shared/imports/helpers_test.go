@@ -37,10 +37,7 @@ func setup(t testing.TB) *fixture {
 	t.Helper()
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Importer")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	p := *env.Deps.Imports // the tests change AfterWrite
 	return &fixture{env: env, acc: acc, ds: ds, p: &p, handler: workers.ImportCounted(&p, 20, awsclients.Throttled)}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/subsight/subsight/shared/metricsfilter"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
-	"github.com/subsight/subsight/shared/workers"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -106,8 +105,7 @@ func buildAll(t *testing.T, env *testenv.Env, specs map[string]spec) map[string]
 	for key, sp := range specs {
 		out[key] = account{Account: importSpec(t, env, sp.names, sp.plans)}
 	}
-	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	env.DrainJobs(t, workers.Jobs(env.Workers))
+	env.DrainWorkers(t)
 	for key, acc := range out {
 		acc.premium = finish(t, env, acc.Account)
 		out[key] = acc

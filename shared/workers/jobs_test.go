@@ -30,13 +30,7 @@ func TestPurgeDataSourceIsIdempotent(t *testing.T) {
 	env := testenv.New(t)
 	ctx := context.Background()
 	acc := env.NewAccount(t, "Acme")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	keep := model.NewDataSource(acc.ID, "Other", env.Deps.Now())
-	for _, d := range []model.DataSource{ds, keep} {
-		if err := env.Deps.Store.CreateDataSource(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ds, keep := env.NewDataSource(t, acc.ID, "Billing"), env.NewDataSource(t, acc.ID, "Other")
 	// Items imported into the source live in its partition.
 	for _, sk := range []string{"XID#customer#a", "XID#customer#b", "XID#plan#p"} {
 		_, err := env.Deps.Clients.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.TableName),
@@ -96,13 +90,7 @@ func TestPurgeDataSourceDeletesItsCustomers(t *testing.T) {
 	env := testenv.New(t)
 	ctx := context.Background()
 	acc := env.NewAccount(t, "Acme")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	keep := model.NewDataSource(acc.ID, "Other", env.Deps.Now())
-	for _, d := range []model.DataSource{ds, keep} {
-		if err := env.Deps.Store.CreateDataSource(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ds, keep := env.NewDataSource(t, acc.ID, "Billing"), env.NewDataSource(t, acc.ID, "Other")
 	newCustomer := func(dsUUID, xid string) model.Customer {
 		id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
 		if err != nil {

@@ -41,10 +41,7 @@ func TestPurgeInSteps(t *testing.T) {
 			env := testenv.New(t)
 			ctx := context.Background()
 			acc := env.NewAccount(t, "Acme")
-			ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-			if err := env.Deps.Store.CreateDataSource(ctx, ds); err != nil {
-				t.Fatal(err)
-			}
+			ds := env.NewDataSource(t, acc.ID, "Billing")
 			var customers []model.Customer
 			for _, xid := range []string{"a", "b", "c", "d", "e"} {
 				id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)

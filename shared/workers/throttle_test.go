@@ -18,7 +18,6 @@ import (
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/keys"
-	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -45,10 +44,7 @@ func TestJobsWaitForAThrottledPartition(t *testing.T) {
 			env := testenv.New(t)
 			ctx := context.Background()
 			acc := env.NewAccount(t, "Acme")
-			ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-			if err := env.Deps.Store.CreateDataSource(ctx, ds); err != nil {
-				t.Fatal(err)
-			}
+			ds := env.NewDataSource(t, acc.ID, "Billing")
 			inject := faults.New(0, 1)
 			cfg := env.Deps.Clients.Config.Copy()
 			inject.Attach(&cfg)

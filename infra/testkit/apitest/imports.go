@@ -7,14 +7,7 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/store"
-	"github.com/subsight/subsight/shared/workers"
 )
-
-// RunImportWorker feeds the import queue to the worker until it is empty.
-func RunImportWorker(t *testing.T, env *testenv.Env) {
-	t.Helper()
-	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-}
 
 func FiftyCustomers(externalID string) map[string]any {
 	var customers, invoices, lines, txs, evs []any

@@ -1,7 +1,6 @@
 package apitest
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -14,10 +13,7 @@ import (
 // items and payments, one subscription, one cancellation event) and returns its uuid.
 func ImportedCustomer(t *testing.T, env *testenv.Env, accountID string) (string, model.DataSource) {
 	t.Helper()
-	ds := model.NewDataSource(accountID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, accountID, "Billing")
 	p := FiftyCustomers("one")
 	for k, n := range map[string]int{"customers": 1, "invoices": 2, "line_items": 2, "transactions": 2, "subscription_events": 1} {
 		p[k] = p[k].([]any)[:n]
@@ -26,6 +22,6 @@ func ImportedCustomer(t *testing.T, env *testenv.Env, accountID string) (string,
 		PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: p, AccountID: accountID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	RunImportWorker(t, env)
+	env.DrainImports(t)
 	return CustomerByExternalID(t, env, accountID, ds.UUID, "c00"), ds
 }

@@ -1,12 +1,12 @@
 package apitest
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 
 	"github.com/subsight/subsight/infra/testkit/ddbmeter"
 	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/model"
 )
 
 // BenchSeq makes external ids unique across benchmark rounds.
@@ -17,15 +17,7 @@ func MeteredEnv(b *testing.B) (*ResourceEnv, *ddbmeter.Meter) {
 	env := testenv.New(b)
 	meter := ddbmeter.New()
 	d := env.With(meter.Client(env.AWS), nil).API()
-	e := &ResourceEnv{t: b, Env: env, D: d, Ctx: context.Background()}
-	e.Acc, e.Other = e.account("Bench"), e.account("Other")
-	e.DS, e.DS2 = e.DataSource(e.Acc, "Billing"), e.DataSource(e.Acc, "Second")
-	e.Member.AccountID, e.Member.Email, e.Member.Name = e.Acc, "bench@example.com", "Bench"
-	if err := e.D.Store.PutMember(e.Ctx, e.Member); err != nil {
-		b.Fatal(err)
-	}
-	e.Customer = e.NewCustomer(e.Acc, e.DS)
-	return e, meter
+	return newResourceEnv(b, env, d, model.Member{Email: "bench@example.com", Name: "Bench"}), meter
 }
 
 func ReportMeter(b *testing.B, m *ddbmeter.Meter) {

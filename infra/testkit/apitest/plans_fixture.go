@@ -31,11 +31,20 @@ type ResourceEnv struct {
 func NewResourceEnv(t testing.TB) *ResourceEnv {
 	t.Helper()
 	env := testenv.New(t)
-	e := &ResourceEnv{t: t, Env: env, D: env.API, Ctx: context.Background()}
-	e.Acc, e.Other = e.account("Acme"), e.account("Other Co")
-	e.DS, e.DS2 = e.DataSource(e.Acc, "Billing"), e.DataSource(e.Acc, "Second")
+	e := newResourceEnv(t, env, env.API, model.Member{Email: "Ann.Author@example.com", Name: "Ann Author"})
 	e.OtherDS = e.DataSource(e.Other, "Theirs")
-	e.Member = model.Member{AccountID: e.Acc, Email: "Ann.Author@example.com", Name: "Ann Author"}
+	return e
+}
+
+// newResourceEnv makes the accounts, acc's data sources, member and customer, on env's
+// table through d's store.
+func newResourceEnv(t testing.TB, env *testenv.Env, d *api.Deps, member model.Member) *ResourceEnv {
+	t.Helper()
+	e := &ResourceEnv{t: t, Env: env, D: d, Ctx: context.Background()}
+	e.Acc, e.Other = env.NewAccount(t, "Acme").ID, env.NewAccount(t, "Other Co").ID
+	e.DS, e.DS2 = e.DataSource(e.Acc, "Billing"), e.DataSource(e.Acc, "Second")
+	e.Member = member
+	e.Member.AccountID = e.Acc
 	if err := e.D.Store.PutMember(e.Ctx, e.Member); err != nil {
 		t.Fatal(err)
 	}
@@ -43,23 +52,9 @@ func NewResourceEnv(t testing.TB) *ResourceEnv {
 	return e
 }
 
-func (e *ResourceEnv) account(name string) string {
-	e.t.Helper()
-	a := model.Account{ID: model.NewAccountID(), Name: name, Currency: "USD", TimeZone: "UTC",
-		WeekStartOn: "monday", Settings: model.DefaultSettings()}
-	if err := e.D.Store.CreateAccount(e.Ctx, a); err != nil {
-		e.t.Fatal(err)
-	}
-	return a.ID
-}
-
 func (e *ResourceEnv) DataSource(accountID, name string) model.DataSource {
 	e.t.Helper()
-	ds := model.NewDataSource(accountID, name, e.D.Now())
-	if err := e.D.Store.CreateDataSource(e.Ctx, ds); err != nil {
-		e.t.Fatal(err)
-	}
-	return ds
+	return e.Env.NewDataSource(e.t, accountID, name)
 }
 
 // NewCustomer stores a minimal customer through the customers store.

@@ -31,3 +31,13 @@ func (e *Env) NewAccount(t testing.TB, name string) model.Account {
 	}
 	return got
 }
+
+// NewDataSource creates a data source of the account, named name, and returns it.
+func (e *Env) NewDataSource(t testing.TB, accountID, name string) model.DataSource {
+	t.Helper()
+	ds := model.NewDataSource(accountID, name, e.Deps.Now())
+	if err := e.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
+		t.Fatalf("testenv: create data source: %v", err)
+	}
+	return ds
+}

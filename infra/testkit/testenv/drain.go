@@ -68,6 +68,21 @@ func (e *Env) DrainJobs(t testing.TB, handler sqsworker.Handler) {
 	}
 }
 
+// DrainImports feeds the import queue to the import worker (on e.Workers) until it is
+// empty.
+func (e *Env) DrainImports(t testing.TB) {
+	t.Helper()
+	Drain(t, e.Deps, e.ImportQueueURL, workers.Import(e.Workers))
+}
+
+// DrainWorkers drains the import queue, then the jobs the imports asked for (DrainJobs,
+// the jobs worker on e.Workers): an import is then applied and shows in the metrics.
+func (e *Env) DrainWorkers(t testing.TB) {
+	t.Helper()
+	e.DrainImports(t)
+	e.DrainJobs(t, workers.Jobs(e.Workers))
+}
+
 // delayed is how many messages of a queue wait for their delay to pass.
 func delayed(t testing.TB, d *app.Deps, queueURL string) int {
 	t.Helper()

@@ -44,19 +44,14 @@ func TestEmptyDataSource(t *testing.T) {
 	} {
 		t.Run(tc.op, func(t *testing.T) {
 			acc := env.NewAccount(t, "Empty")
-			other, ds := model.NewDataSource(acc.ID, "Other", now), model.NewDataSource(acc.ID, "Emptied", now)
-			for _, s := range []model.DataSource{other, ds} {
-				if err := d.Store.CreateDataSource(ctx, s); err != nil {
-					t.Fatal(err)
-				}
-			}
+			other, ds := env.NewDataSource(t, acc.ID, "Other"), env.NewDataSource(t, acc.ID, "Emptied")
 			importInto := func(s model.DataSource, cs []string, plan string, amount int) {
 				t.Helper()
 				if status, body := apitest.Do(t, d, "CreateJsonImport", apigwtest.Call{PathParams: map[string]string{"data_source_uuid": s.UUID},
 					Body: sourceImport(cs, plan, amount, now), AccountID: acc.ID}); status != http.StatusOK {
 					t.Fatalf("import: %d %v", status, body)
 				}
-				apitest.RunImportWorker(t, env)
+				env.DrainImports(t)
 				runJobs()
 			}
 			importInto(other, []string{"k"}, "pk", 1000)

@@ -10,7 +10,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/model"
 )
 
 // TestListJSONImportsAndProcessingStatus: GET …/json_imports lists a data source's
@@ -20,10 +19,7 @@ import (
 func TestListJSONImportsAndProcessingStatus(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Listing")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	for _, body := range []map[string]any{
 		{"external_id": "b-1", "customers": []any{map[string]any{"external_id": "c1", "name": "One"}, map[string]any{"external_id": "c2", "name": "Two"}}},
@@ -47,7 +43,7 @@ func TestListJSONImportsAndProcessingStatus(t *testing.T) {
 	if got, _ := json.Marshal(processing()); string(got) != `{"failed":0,"pending":4,"processed":0}` {
 		t.Errorf("before the worker: %s", got)
 	}
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	if got, _ := json.Marshal(processing()); string(got) != `{"failed":1,"pending":0,"processed":3}` {
 		t.Errorf("after the worker: %s", got)
 	}
@@ -84,10 +80,7 @@ func TestDataSourceSettingFlags(t *testing.T) {
 	env := testenv.New(t)
 	ctx := context.Background()
 	acc := env.NewAccount(t, "Flags")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	env.NewDataSource(t, acc.ID, "Billing")
 	flags := map[string][]string{"with_auto_churn_subscription_setting": {"true"}, "with_invoice_handling_setting": {"true"}}
 	read := func(q map[string][]string) map[string]any {
 		t.Helper()

@@ -63,12 +63,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 	acc := env.NewAccount(t, "Purge")
 	ctx := context.Background()
 	d, now := env.API, env.Deps.Now()
-	keep, gone := model.NewDataSource(acc.ID, "Keep", now), model.NewDataSource(acc.ID, "Gone", now)
-	for _, ds := range []model.DataSource{keep, gone} {
-		if err := d.Store.CreateDataSource(ctx, ds); err != nil {
-			t.Fatal(err)
-		}
-	}
+	keep, gone := env.NewDataSource(t, acc.ID, "Keep"), env.NewDataSource(t, acc.ID, "Gone")
 	importIDs := map[string]string{}
 	for _, in := range []struct {
 		ds        model.DataSource
@@ -84,7 +79,7 @@ func TestPurgeDataSourceOfMergedCustomer(t *testing.T) {
 		}
 		importIDs[in.ds.UUID] = body["id"].(string)
 	}
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	runJobs := func() { env.DrainJobs(t, workers.Jobs(env.Workers)) }
 	runJobs()
 	k := apitest.CustomerByExternalID(t, env, acc.ID, keep.UUID, "k")

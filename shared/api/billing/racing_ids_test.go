@@ -26,10 +26,7 @@ func TestRacingExternalIDs(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Race")
 	ctx := context.Background()
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	seed := apitest.FiftyCustomers("race")
 	for _, kind := range []string{"invoices", "line_items", "transactions", "subscription_events"} {
 		seed[kind] = []any{}
@@ -38,7 +35,7 @@ func TestRacingExternalIDs(t *testing.T) {
 		AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	customers := make([]string, 2*racingPairs)
 	for i := range customers {
 		customers[i] = apitest.CustomerByExternalID(t, env, acc.ID, ds.UUID, fmt.Sprintf("c%02d", i))
@@ -133,7 +130,7 @@ func TestRacingSubscriptionEventExternalIDs(t *testing.T) {
 		AccountID: acc.ID}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	statuses, bodies := raceAll(t, env.API, "CreateSubscriptionEvent", 2*racingPairs, func(i int) apigwtest.Call {
 		return apigwtest.Call{AccountID: acc.ID,
 			Body: map[string]any{"subscription_event": map[string]any{"data_source_uuid": ds.UUID,

@@ -76,7 +76,7 @@ func BenchmarkBillingRecordsDynamoDB(b *testing.B) {
 		call("CreateJsonImport", map[string]string{"data_source_uuid": ds}, nil, map[string]any{
 			"external_id": fmt.Sprint("batch-", i), "customers": []any{map[string]any{"external_id": fmt.Sprint("imp-", i), "name": "I"}}}, 200)
 	}
-	testenv.Drain(b, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
+	env.DrainImports(b)
 	export := call("CreateActivitiesExport", nil, nil, map[string]any{}, 200)["id"].(string)
 	env.DrainJobs(b, workers.Jobs(deps.Workers()))
 

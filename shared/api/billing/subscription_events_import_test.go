@@ -64,7 +64,7 @@ func TestImportFollowsRenamedEventExternalIDs(t *testing.T) {
 				PathParams: map[string]string{"data_source_uuid": ds.UUID}, Body: payload, AccountID: acc.ID}); status != http.StatusOK {
 				t.Fatalf("import: %d %v", status, body)
 			}
-			apitest.RunImportWorker(t, env)
+			env.DrainImports(t)
 			_, got := apitest.Do(t, env.API, "GetJsonImport", apigwtest.Call{
 				PathParams: map[string]string{"data_source_uuid": ds.UUID, "import_id": importID}, AccountID: acc.ID})
 			c00 := got["status_details"].(map[string]any)["c00"].(map[string]any)

@@ -55,7 +55,7 @@ func TestDeleteCustomerErasesEverything(t *testing.T) {
 		t.Fatalf("import: %d %v", status, body)
 	}
 	importID := body["id"].(string)
-	apitest.RunImportWorker(t, e.Env)
+	e.Env.DrainImports(t)
 	runJobs := func() { e.Env.DrainJobs(t, workers.Jobs(e.Env.Workers)) }
 	runJobs()
 	gone := apitest.CustomerByExternalID(t, e.Env, e.Acc, e.DS.UUID, "erased7k")

@@ -18,10 +18,7 @@ import (
 func TestJSONImportEndToEnd(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Bulk")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	status, body := apitest.Do(t, env.API, "CreateJsonImport", apigwtest.Call{PathParams: params,
 		Body: apitest.FiftyCustomers("batch-50"), AccountID: acc.ID})
@@ -30,7 +27,7 @@ func TestJSONImportEndToEnd(t *testing.T) {
 		t.Fatalf("create: %d %v", status, body)
 	}
 	id := body["id"].(string)
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	for _, key := range []string{"batch-50", id} {
 		params := map[string]string{"data_source_uuid": ds.UUID, "import_id": key}
 		status, body = apitest.Do(t, env.API, "GetJsonImport", apigwtest.Call{PathParams: params, AccountID: acc.ID})
@@ -83,10 +80,7 @@ func TestJSONImportIntakeErrors(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Bulk")
 	other := env.NewAccount(t, "Other")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	big := `{"external_id":"big","customers":[` + strings.Repeat(`{"external_id":"x"},`, model.MaxImportBytes/20) + `{"external_id":"y"}]}`
 	cases := []struct {
@@ -124,10 +118,7 @@ func TestJSONImportIntakeErrors(t *testing.T) {
 func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 	env := testenv.New(t)
 	acc := env.NewAccount(t, "Views")
-	ds := model.NewDataSource(acc.ID, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	params := map[string]string{"data_source_uuid": ds.UUID}
 	p := apitest.FiftyCustomers("one")
 	for _, k := range []string{"customers", "invoices", "line_items", "transactions", "subscription_events"} {
@@ -141,7 +132,7 @@ func TestInvoiceViewsDeleteAndSubscriptionCancel(t *testing.T) {
 		PathParams: params, Body: p, AccountID: acc.ID}); status != 200 {
 		t.Fatalf("%d %v", status, body)
 	}
-	apitest.RunImportWorker(t, env)
+	env.DrainImports(t)
 	cus := apitest.CustomerByExternalID(t, env, acc.ID, ds.UUID, "c00")
 	listInv := func(q url.Values) (int, map[string]any) {
 		return apitest.Do(t, env.API, "ListImportInvoices", apigwtest.Call{

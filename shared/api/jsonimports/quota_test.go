@@ -17,7 +17,6 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
-	"github.com/subsight/subsight/shared/workers"
 )
 
 // quotaEnv is an account with a data source and limits, whose operations run on a clock
@@ -41,10 +40,7 @@ func newQuotaEnv(t *testing.T, limits model.Limits) *quotaEnv {
 	if err := q.env.Deps.Store.UpdateLimits(ctx, q.acc.ID, limits); err != nil {
 		t.Fatal(err)
 	}
-	q.ds = model.NewDataSource(q.acc.ID, "Billing", q.env.Deps.Now())
-	if err := q.env.Deps.Store.CreateDataSource(ctx, q.ds); err != nil {
-		t.Fatal(err)
-	}
+	q.ds = q.env.NewDataSource(t, q.acc.ID, "Billing")
 	wired := q.env.With(nil, q.clock.Now)
 	q.deps, q.store = wired.API(), wired.Store
 	return q
@@ -70,7 +66,7 @@ func (q *quotaEnv) status(t *testing.T, externalID string) string {
 // drain runs the import worker over the queue.
 func (q *quotaEnv) drain(t *testing.T) {
 	t.Helper()
-	testenv.Drain(t, q.env.Deps, q.env.ImportQueueURL, workers.Import(q.env.Workers))
+	q.env.DrainImports(t)
 }
 
 // leavesNoTrace: a refused import has no record, no marker and can take its external id.

@@ -11,8 +11,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/workers"
 )
 
 // metricOperations are every Metrics API operation, by registry name.
@@ -23,10 +21,7 @@ var metricOperations = []string{"MetricsAll", "MetricsMrr", "MetricsArr", "Metri
 // on gold) into a new data source of acc and runs the workers, then tags them.
 func importCustomers(t *testing.T, env *testenv.Env, acc string, amounts map[string][]int64, tags map[string][]string) {
 	t.Helper()
-	ds := model.NewDataSource(acc, "Billing", env.Deps.Now())
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc, "Billing")
 	var custs, invoices, items []any
 	for ext, monthly := range amounts {
 		custs = append(custs, map[string]any{"external_id": ext, "name": ext, "country": "US"})
@@ -49,8 +44,7 @@ func importCustomers(t *testing.T, env *testenv.Env, acc string, amounts map[str
 		AccountID: acc}); status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	env.DrainJobs(t, workers.Jobs(env.Workers))
+	env.DrainWorkers(t)
 	for ext, tt := range tags {
 		uuid, err := env.Deps.Store.CustomerUUIDByExternalID(context.Background(), acc, ds.UUID, ext)
 		if err != nil {

@@ -1,7 +1,6 @@
 package metricsapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -11,8 +10,6 @@ import (
 	"github.com/subsight/subsight/infra/testkit/apitest"
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
-	"github.com/subsight/subsight/shared/model"
-	"github.com/subsight/subsight/shared/workers"
 )
 
 // TestMetricsSeveralPlansThroughJSONImports imports customers paying on two plans at once
@@ -68,8 +65,7 @@ func TestMetricsSeveralPlansThroughJSONImports(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("import: %d %v", status, body)
 	}
-	testenv.Drain(t, env.Deps, env.ImportQueueURL, workers.Import(env.Workers))
-	env.DrainJobs(t, workers.Jobs(env.Workers))
+	env.DrainWorkers(t)
 	testenv.CheckSeries(t, env.Workers, acc)
 
 	tests := []struct {
@@ -121,9 +117,6 @@ func clockedMetricsEnv(t *testing.T, now time.Time) (*testenv.Env, string, strin
 	env.Deps = env.With(nil, func() time.Time { return now })
 	env.API, env.Workers = env.Deps.API(), env.Deps.Workers()
 	acc := env.NewAccount(t, "Metrics plans")
-	ds := model.NewDataSource(acc.ID, "Billing", now)
-	if err := env.Deps.Store.CreateDataSource(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := env.NewDataSource(t, acc.ID, "Billing")
 	return env, acc.ID, ds.UUID
 }
