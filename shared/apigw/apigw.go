@@ -78,7 +78,7 @@ func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
 				resp = render(internalError(), ep.Family)
 			}
 		}()
-		account := AccountFromEvent(ev)
+		account := accountFromEvent(ev)
 		if account == "" {
 			return render(apperr.Unauthorized(), ep.Family), nil
 		}
@@ -103,8 +103,8 @@ func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
 	}
 }
 
-// AccountFromEvent reads the account id that the authorizer put into the context.
-func AccountFromEvent(ev events.APIGatewayV2HTTPRequest) string {
+// accountFromEvent reads the account id that the authorizer put into the context.
+func accountFromEvent(ev events.APIGatewayV2HTTPRequest) string {
 	if ev.RequestContext.Authorizer == nil {
 		return ""
 	}

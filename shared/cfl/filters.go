@@ -41,7 +41,7 @@ var (
 
 // Filters is the table of the filters served, in the order docs/metrics-api.md lists
 // them; custom attributes (`custom.<key>`) follow it, their operators by type
-// (CustomSpec).
+// (customSpec).
 var Filters = []Spec{
 	{"plan", SubscriptionLevel, setOps, "plan uuids, external ids or names"},
 	{"plan_group", SubscriptionLevel, setOps, "plan group uuids"},
@@ -62,8 +62,8 @@ var Filters = []Spec{
 // CustomPrefix starts the name of a custom attribute filter: `custom.<key>`.
 const CustomPrefix = "custom."
 
-// CustomSpec is the filter of a custom attribute of type t.
-func CustomSpec(key string, t model.AttrType) Spec {
+// customSpec is the filter of a custom attribute of type t.
+func customSpec(key string, t model.AttrType) Spec {
 	s := Spec{Name: CustomPrefix + key, Level: CustomerLevel}
 	switch t {
 	case model.AttrString:
@@ -185,7 +185,7 @@ func lookup(name string, s Schema) (Spec, bool) {
 		if !defined {
 			return Spec{}, false
 		}
-		return CustomSpec(key, t), true
+		return customSpec(key, t), true
 	}
 	for _, f := range Filters {
 		if f.Name == name {

@@ -34,7 +34,7 @@ func Decode(b []byte, v any) error {
 	if start == len(b) {
 		b, start = []byte("{}"), 0
 	}
-	if err := Check(b); err != nil {
+	if err := check(b); err != nil {
 		return err
 	}
 	if b[start] != '{' {
@@ -59,10 +59,10 @@ func Number(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// Check verifies what encoding/json lets through or stops too late: every string is
+// check verifies what encoding/json lets through or stops too late: every string is
 // valid UTF-8 without lone surrogate escapes (encoding/json would store U+FFFD), and
 // nesting stays within MaxDepth. Syntax is left to the decoder.
-func Check(b []byte) *apperr.Error {
+func check(b []byte) *apperr.Error {
 	depth, key := 0, ""
 	for i := 0; i < len(b); {
 		switch c := b[i]; c {
@@ -184,9 +184,9 @@ func decodeError(err error) error {
 	if errors.As(err, &typeErr) {
 		field := typeErr.Field
 		if field == "" {
-			return apperr.BadRequest("", "The request body must be %s", Expected(typeErr.Type))
+			return apperr.BadRequest("", "The request body must be %s", expected(typeErr.Type))
 		}
-		return apperr.BadRequest(field, "%q must be %s", field, Expected(typeErr.Type))
+		return apperr.BadRequest(field, "%q must be %s", field, expected(typeErr.Type))
 	}
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &syntaxErr) {
@@ -195,8 +195,8 @@ func decodeError(err error) error {
 	return apperr.BadRequest("", "The request body is not valid JSON")
 }
 
-// Expected names the JSON type a Go type takes, in the API's words.
-func Expected(t reflect.Type) string {
+// expected names the JSON type a Go type takes, in the API's words.
+func expected(t reflect.Type) string {
 	if t == nil {
 		return "a JSON value"
 	}
@@ -219,7 +219,7 @@ func Expected(t reflect.Type) string {
 	case reflect.Map, reflect.Struct:
 		return "an object"
 	case reflect.Pointer:
-		return Expected(t.Elem())
+		return expected(t.Elem())
 	}
 	return "a JSON value"
 }

@@ -53,7 +53,7 @@ func failExport(ctx context.Context, d *Deps, job jobs.Message) {
 
 // writeExport writes the export from where its last step got (e.Part, e.Next). Out of
 // time (sqsworker.MayStart) after a page, the step writes what it read as the
-// export's next part (ExportPartKey), saves its position on the export and stops with
+// export's next part (exportPartKey), saves its position on the export and stops with
 // moreSteps; the step that reads the last page writes the file: the parts, then what it
 // read. The position lives on the export, not in the job, so a step repeated (its job
 // redelivered, or sent twice) starts where the last step stopped, never writes a part
@@ -105,7 +105,7 @@ func writeExport(ctx context.Context, d *Deps, e *model.ActivitiesExport) error 
 	if e.Part > 0 {
 		var whole bytes.Buffer
 		for part := range e.Part {
-			b, err := d.Files.Get(ctx, ExportPartKey(e.AccountID, e.ID, part))
+			b, err := d.Files.Get(ctx, exportPartKey(e.AccountID, e.ID, part))
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ func saveExportPart(ctx context.Context, d *Deps, e *model.ActivitiesExport, w *
 	if err := w.Error(); err != nil {
 		return err
 	}
-	if err := d.Files.PutFile(ctx, ExportPartKey(e.AccountID, e.ID, e.Part), "text/csv; charset=utf-8", buf.Bytes()); err != nil {
+	if err := d.Files.PutFile(ctx, exportPartKey(e.AccountID, e.ID, e.Part), "text/csv; charset=utf-8", buf.Bytes()); err != nil {
 		return err
 	}
 	part := e.Part
@@ -148,9 +148,9 @@ func saveExportPart(ctx context.Context, d *Deps, e *model.ActivitiesExport, w *
 	return &moreSteps{}
 }
 
-// ExportPartKey is where the part of an export written by one of its steps lives
+// exportPartKey is where the part of an export written by one of its steps lives
 // until the file is written (the bucket's lifecycle removes them with the exports).
-func ExportPartKey(accountID, exportID string, part int) string {
+func exportPartKey(accountID, exportID string, part int) string {
 	return fmt.Sprintf("exports/%s/%s.part-%d.csv", accountID, exportID, part)
 }
 

@@ -46,6 +46,6 @@ func TestUnchangedPatchIsNotModified(t *testing.T) {
 	status, got := e.Do(e.Acc, "UpdateCustomerNote",
 		map[string]string{"note_uuid": note["uuid"].(string)}, nil, map[string]any{"text": "This is a new note"})
 	if status != http.StatusOK || got["text"] != "This is a new note" {
-		t.Errorf("/v1/customer_notes unchanged: %d %v, want 200 with the note", status, got)
+		t.Errorf("UpdateCustomerNote unchanged: %d %v, want 200 with the note", status, got)
 	}
 }
