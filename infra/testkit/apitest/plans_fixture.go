@@ -41,7 +41,7 @@ func NewResourceEnv(t testing.TB) *ResourceEnv {
 func newResourceEnv(t testing.TB, env *testenv.Env, d *api.Deps, member model.Member) *ResourceEnv {
 	t.Helper()
 	e := &ResourceEnv{t: t, Env: env, D: d, Ctx: context.Background()}
-	e.Acc, e.Other = env.NewAccount(t, "Acme").ID, env.NewAccount(t, "Other Co").ID
+	e.Acc, e.Other = env.NewAccountWithoutMembers(t, "Acme").ID, env.NewAccountWithoutMembers(t, "Other Co").ID
 	e.DS, e.DS2 = e.DataSource(e.Acc, "Billing"), e.DataSource(e.Acc, "Second")
 	e.Member = member
 	e.Member.AccountID = e.Acc

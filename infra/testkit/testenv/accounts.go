@@ -15,11 +15,7 @@ var Member = model.Member{Email: "owner@example.com", Name: "Owner Person"}
 func (e *Env) NewAccount(t testing.TB, name string) model.Account {
 	t.Helper()
 	ctx := context.Background()
-	acc := model.Account{ID: model.NewAccountID(), Name: name, Currency: "USD", TimeZone: "UTC",
-		WeekStartOn: "monday", Settings: model.DefaultSettings()}
-	if err := e.Deps.Store.CreateAccount(ctx, acc); err != nil {
-		t.Fatalf("testenv: create account: %v", err)
-	}
+	acc := e.NewAccountWithoutMembers(t, name)
 	m := Member
 	m.AccountID = acc.ID
 	if err := e.Deps.Store.PutMember(ctx, m); err != nil {
@@ -30,6 +26,18 @@ func (e *Env) NewAccount(t testing.TB, name string) model.Account {
 		t.Fatalf("testenv: read account: %v", err)
 	}
 	return got
+}
+
+// NewAccountWithoutMembers creates an account as NewAccount does, without a team
+// member: for tests whose first member (the default author of notes) is their own.
+func (e *Env) NewAccountWithoutMembers(t testing.TB, name string) model.Account {
+	t.Helper()
+	acc := model.Account{ID: model.NewAccountID(), Name: name, Currency: "USD", TimeZone: "UTC",
+		WeekStartOn: "monday", Settings: model.DefaultSettings()}
+	if err := e.Deps.Store.CreateAccount(context.Background(), acc); err != nil {
+		t.Fatalf("testenv: create account: %v", err)
+	}
+	return acc
 }
 
 // NewDataSource creates a data source of the account, named name, and returns it.
