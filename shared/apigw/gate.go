@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -37,40 +36,11 @@ type RequestCounter interface {
 type Gate struct {
 	counter RequestCounter
 	now     func() time.Time
-
-	// seen is the highest count this process saw in each account's window of the
-	// current second: the count only grows, so a request whose limit it already passes
-	// is refused without another write (a noisy account's refusals then cost no write
-	// unit but the first in each process and second). An account absent from it is
-	// counted as the first of a new second.
-	mu     sync.Mutex
-	second int64
-	seen   map[string]int64
+	windows windows
 }
 
 // NewGate builds the gate on a counter and a clock.
 func NewGate(c RequestCounter, now func() time.Time) *Gate { return &Gate{counter: c, now: now} }
-
-// seenIn returns the highest count this process saw in the account's window of second
-// (0: none yet).
-func (g *Gate) seenIn(account string, second int64) int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.second != second {
-		return 0
-	}
-	return g.seen[account]
-}
-
-// remember keeps a window's count for the rest of its second.
-func (g *Gate) remember(account string, second, n int64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.second != second {
-		g.second, g.seen = second, map[string]int64{}
-	}
-	g.seen[account] = max(g.seen[account], n)
-}
 
 // Throttled is a refusal for a rate or a quota: a 429 in the endpoint's family with a
 // Retry-After header. Handlers return it for the quotas of bulk work.
@@ -100,12 +70,14 @@ func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGateway
 	retry := time.Unix(second+1, 0).Sub(now)
 	tooMany := TooManyRequests(RateLimitMessage, retry)
 	limit := RateLimitFromEvent(ev)
-	seen := g.seenIn(account, second)
+	seen, opened := g.windows.open(account, second)
 	if seen > int64(limit) {
+		// The window is known full: the count only grows within it, so the write
+		// could only refuse again.
 		return tooMany
 	}
 	n, err := g.counter.CountRequest(ctx, store.RequestCount{AccountID: account, KeyID: KeyIDFromEvent(ev),
-		Second: second, NewWindow: seen == 0})
+		Second: second, NewWindow: !opened})
 	switch {
 	case errors.Is(err, store.ErrRevoked):
 		log.InfoContext(ctx, "revoked key refused", "account_id", account)
@@ -113,7 +85,7 @@ func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGateway
 	case errors.Is(err, store.ErrThrottled):
 		// DynamoDB throttles one item at about a thousand writes a second: the account
 		// is far past any limit.
-		g.remember(account, second, math.MaxInt64)
+		g.windows.record(account, second, math.MaxInt64)
 		return tooMany
 	case err != nil:
 		// Fail open: the limiter protects capacity, and an outage of its counter must
@@ -122,7 +94,7 @@ func (g *Gate) admit(ctx context.Context, log *slog.Logger, ev events.APIGateway
 		log.ErrorContext(ctx, "rate limiter failed; request admitted", "account_id", account, "error", err.Error())
 		return nil
 	}
-	g.remember(account, second, n)
+	g.windows.record(account, second, n)
 	if n > int64(limit) {
 		log.InfoContext(ctx, "rate limited", "account_id", account, "count", n)
 		return tooMany

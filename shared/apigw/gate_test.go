@@ -284,34 +284,3 @@ func TestGateRefusesRevokedKeysAtOnce(t *testing.T) {
 }
 
 func equal(a, b []int) bool { return slices.Equal(a, b) }
-
-// TestGateRefusesAKnownFullWindowWithoutWriting: once the process saw an account's
-// window past its limit, the rest of that second is refused without another write; a
-// request with a higher limit (raised meanwhile) is still counted.
-func TestGateRefusesAKnownFullWindowWithoutWriting(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	counter := &memCounter{n: map[string]int64{}}
-	h := apigw.Wrap(apigw.Endpoint{Family: apperr.FamilyA, Handler: func(context.Context, *apigw.Request) (apigw.Response, error) {
-		return apigw.NoContent()
-	}}, apigw.NewGate(counter, func() time.Time { return now }))
-	type step struct {
-		rate       float64
-		next       bool // a second later
-		want       int
-		wantWrites int // the counter's writes so far
-	}
-	steps := []step{
-		{1, false, 204, 1}, {1, false, 429, 2}, {1, false, 429, 2}, {1, false, 429, 2},
-		{5, false, 204, 3}, // the limit raised: counted (3 of 5) and admitted
-		{1, true, 204, 4},  // the next second writes again
-	}
-	for i, s := range steps {
-		if s.next {
-			now = now.Add(time.Second)
-		}
-		resp, _ := h(context.Background(), event("acc_a", s.rate))
-		if resp.StatusCode != s.want || len(counter.keys) != s.wantWrites {
-			t.Fatalf("step %d: %d after %d writes, want %d after %d", i, resp.StatusCode, len(counter.keys), s.want, s.wantWrites)
-		}
-	}
-}
