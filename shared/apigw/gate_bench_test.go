@@ -14,10 +14,10 @@ import (
 )
 
 // BenchmarkGate measures what the rate gate adds to a warm request: GET /v1/account
-// (one GetItem) through apigw.Wrap without a gate and with one, both on the emulator;
-// the gate's DynamoDB requests and write units (by DynamoDB's rules, from the item
-// written) and their price per million requests (docs/benchmarks.md, "Rate limit per
-// account").
+// (one GetItem) through apigw.Wrap without a gate and with one, both on the emulator,
+// and what a refused request costs (an account at a limit of one a second); the gate's
+// DynamoDB requests and write units (by DynamoDB's rules, from the item written) and
+// their price per million requests (docs/benchmarks.md, "Rate limit per account").
 //
 //	MOTO_SERVER=.venv/bin/moto_server go test ./shared/apigw -run '^$' -bench Gate -benchtime 2000x
 func BenchmarkGate(b *testing.B) {
@@ -31,20 +31,36 @@ func BenchmarkGate(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		gate *apigw.Gate
-	}{{"without gate", nil}, {"with gate", deps.Gate()}} {
+		// rate is the account's limit; want the status of every measured request.
+		rate float64
+		want int
+	}{
+		// The limit far above the benchmark's rate: every request is served.
+		{"without gate", nil, 1_000_000, 200}, {"with gate", deps.Gate(), 1_000_000, 200},
+		// The limit of one a second: each second's first request is served and its second
+		// one counted and refused; the others are refused from the gate's memory.
+		{"refused", deps.Gate(), 1, 429},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			h := apigw.Wrap(ep, bc.gate)
-			// The limit far above the benchmark's rate: every request is served.
-			ev := event(acc.ID, float64(1_000_000))
-			if resp, _ := h(context.Background(), ev); resp.StatusCode != 200 {
-				b.Fatalf("%d %s", resp.StatusCode, resp.Body)
+			ev := event(acc.ID, bc.rate)
+			for {
+				resp, _ := h(context.Background(), ev)
+				if resp.StatusCode == bc.want {
+					break
+				} else if resp.StatusCode != 200 {
+					b.Fatalf("%d %s", resp.StatusCode, resp.Body)
+				}
 			}
 			meter.Reset()
 			writes.Reset()
 			b.ResetTimer()
 			start := time.Now()
+			statuses := map[int]int{}
 			for range b.N {
-				if resp, _ := h(context.Background(), ev); resp.StatusCode != 200 {
+				resp, _ := h(context.Background(), ev)
+				statuses[resp.StatusCode]++
+				if bc.want == 200 && resp.StatusCode != 200 {
 					b.Fatalf("%d %s", resp.StatusCode, resp.Body)
 				}
 			}
@@ -56,7 +72,8 @@ func BenchmarkGate(b *testing.B) {
 			b.ReportMetric(writes.Units()/n, "WCU/op")
 			cost := awscost.Usage{WRU: writes.Units() / n}.Scale(1e6).Total()
 			b.ReportMetric(cost, "$-writes/1M-requests")
-			b.Logf("%s: %v per request, %.2f DynamoDB requests, %.2f write units", bc.name, per, float64(s.DynamoDBRequests())/n, writes.Units()/n)
+			b.Logf("%s: %v per request (statuses %v), %.3f DynamoDB requests, %.3f write units", bc.name, per, statuses,
+				float64(s.DynamoDBRequests())/n, writes.Units()/n)
 		})
 	}
 	// The two requests alone, on the emulator: the account's GetItem and the window's
