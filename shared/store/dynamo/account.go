@@ -17,6 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type accountItem struct {
@@ -72,9 +73,9 @@ func newAccountItem(a model.Account) accountItem {
 // CreateAccount stores a new account; ErrConflict if the id exists.
 func (s *Store) CreateAccount(ctx context.Context, a model.Account) error {
 	if a.CreatedAt.IsZero() {
-		a.CreatedAt = s.now()
+		a.CreatedAt = s.t.Now()
 	}
-	if err := s.putNew(ctx, newAccountItem(a)); err != nil {
+	if err := s.t.PutNew(ctx, newAccountItem(a)); err != nil {
 		return err
 	}
 	return s.ensureAccountRate(ctx, a.ID)
@@ -82,7 +83,7 @@ func (s *Store) CreateAccount(ctx context.Context, a model.Account) error {
 
 // GetAccount reads an account.
 func (s *Store) GetAccount(ctx context.Context, accountID string) (model.Account, error) {
-	return getOne(ctx, s, keys.Account(accountID), func(it accountItem) model.Account { return it.account() })
+	return table.GetOne(ctx, s.t, keys.Account(accountID), func(it accountItem) model.Account { return it.account() })
 }
 
 // UpdateSettings replaces the account's analytics settings.
@@ -94,16 +95,14 @@ func (s *Store) UpdateSettings(ctx context.Context, accountID string, st model.S
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           &s.table,
-		Key:                 keyAttrs(keys.Account(accountID)),
-		ConditionExpression: aws.String(itemExists),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                 table.KeyAttrs(keys.Account(accountID)),
+		ConditionExpression: aws.String(table.ItemExists),
 		UpdateExpression: aws.String("SET churn_recognition = :cr, churn_when_zero_mrr = :cz, " +
 			"auto_churn_subscription = :ac, refund_handling = :rh, proximate_movement_reclassification = :pm"),
 		ExpressionAttributeValues: av,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }
 
 // UpdateLimits replaces the account's limits (a zero limit is removed: the default),
@@ -114,7 +113,7 @@ func (s *Store) UpdateLimits(ctx context.Context, accountID string, l model.Limi
 	err := s.setNumbers(ctx, keys.Account(accountID), map[string]int{"requests_per_second": l.RequestsPerSecond,
 		"imports_in_flight": l.ImportsInFlight, "import_records_per_minute": l.ImportRecordsPerMinute})
 	if err != nil {
-		return notFoundOnCondition(err)
+		return table.NotFoundOnCondition(err)
 	}
 	apiKeys, err := s.ListAPIKeys(ctx, accountID)
 	if err != nil {
@@ -125,7 +124,7 @@ func (s *Store) UpdateLimits(ctx context.Context, accountID string, l model.Limi
 			continue
 		}
 		err := s.setNumbers(ctx, keys.APIKeyByHash(k.Hash), map[string]int{"requests_per_second": l.RequestsPerSecond})
-		if err != nil && !errors.Is(notFoundOnCondition(err), store.ErrNotFound) { // revoked meanwhile
+		if err != nil && !errors.Is(table.NotFoundOnCondition(err), store.ErrNotFound) { // revoked meanwhile
 			return err
 		}
 	}
@@ -154,16 +153,14 @@ func (s *Store) setNumbers(ctx context.Context, k keys.Key, numbers map[string]i
 		expr = append(expr, "REMOVE "+strings.Join(remove, ", "))
 	}
 	in := &dynamodb.UpdateItemInput{
-		TableName:              &s.table,
-		Key:                    keyAttrs(k),
-		ConditionExpression:    aws.String(itemExists),
-		UpdateExpression:       aws.String(strings.Join(expr, " ")),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		Key:                 table.KeyAttrs(k),
+		ConditionExpression: aws.String(table.ItemExists),
+		UpdateExpression:    aws.String(strings.Join(expr, " ")),
 	}
 	if len(values) > 0 {
 		in.ExpressionAttributeValues = values
 	}
-	_, err := s.db.UpdateItem(ctx, in)
+	_, err := s.t.UpdateItem(ctx, in)
 	return err
 }
 
@@ -198,27 +195,27 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID, hash string) (strin
 	id := uuid.NewString()
 	lk := keys.APIKeyByHash(hash)
 	var acc accountItem
-	if err := s.get(ctx, keys.Account(accountID), &acc); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.t.Get(ctx, keys.Account(accountID), &acc); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", err
 	}
 	// The rate gate refuses a key whose account has no counter.
 	if err := s.ensureAccountRate(ctx, accountID); err != nil {
 		return "", err
 	}
-	if err := s.putNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id,
+	if err := s.t.PutNew(ctx, apiKeyLookupItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeAPIKeyLookup, AccountID: accountID, ID: id,
 		RequestsPerSecond: acc.RequestsPerSecond}); err != nil {
 		return "", err
 	}
 	k := keys.APIKey(accountID, id)
-	err := s.putNew(ctx, apiKeyItem{PK: k.PK, SK: k.SK, ET: keys.TypeAPIKey,
-		AccountID: accountID, ID: id, Hash: hash, CreatedAt: s.now()})
+	err := s.t.PutNew(ctx, apiKeyItem{PK: k.PK, SK: k.SK, ET: keys.TypeAPIKey,
+		AccountID: accountID, ID: id, Hash: hash, CreatedAt: s.t.Now()})
 	return id, err
 }
 
 // ListAPIKeys returns every key of the account, revoked ones included.
 func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]model.APIKey, error) {
 	var items []apiKeyItem
-	if err := s.queryPrefix(ctx, keys.AccountPartition(accountID), keys.APIKeyPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.AccountPartition(accountID), keys.APIKeyPrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]model.APIKey, len(items))
@@ -235,27 +232,25 @@ func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]model.APIK
 // and revoking again completes it).
 func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
 	var it apiKeyItem
-	if err := s.get(ctx, keys.APIKey(accountID, keyID), &it); err != nil {
+	if err := s.t.Get(ctx, keys.APIKey(accountID, keyID), &it); err != nil {
 		return err
 	}
 	if err := s.markKeyRevoked(ctx, accountID, keyID); err != nil {
 		return err
 	}
-	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
-		Key: keyAttrs(keys.APIKeyByHash(it.Hash)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
+	if _, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key: table.KeyAttrs(keys.APIKeyByHash(it.Hash))}); err != nil {
 		return err
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           &s.table,
-		Key:                 keyAttrs(keys.APIKey(accountID, keyID)),
-		ConditionExpression: aws.String(itemExists),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                 table.KeyAttrs(keys.APIKey(accountID, keyID)),
+		ConditionExpression: aws.String(table.ItemExists),
 		UpdateExpression:    aws.String("SET revoked_at = if_not_exists(revoked_at, :t)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":t": &types.AttributeValueMemberS{Value: s.now().Format(time.RFC3339Nano)},
+			":t": &types.AttributeValueMemberS{Value: s.t.Now().Format(time.RFC3339Nano)},
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }
 
 // AccountForKeyHash finds the account that owns an unrevoked key (one consistent read).
@@ -268,7 +263,7 @@ func (s *Store) AccountForKeyHash(ctx context.Context, hash string) (string, err
 // (one consistent read).
 func (s *Store) KeyOwner(ctx context.Context, hash string) (store.KeyOwner, error) {
 	var it apiKeyLookupItem
-	if err := s.get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
+	if err := s.t.Get(ctx, keys.APIKeyByHash(hash), &it); err != nil {
 		return store.KeyOwner{}, err
 	}
 	return store.KeyOwner{AccountID: it.AccountID, KeyID: it.ID, RequestsPerSecond: it.RequestsPerSecond}, nil
@@ -291,22 +286,22 @@ func (it memberItem) member() model.Member {
 // PutMember adds or renames a team member.
 func (s *Store) PutMember(ctx context.Context, m model.Member) error {
 	if m.CreatedAt.IsZero() {
-		m.CreatedAt = s.now()
+		m.CreatedAt = s.t.Now()
 	}
 	k := keys.Member(m.AccountID, m.Email)
-	return s.put(ctx, memberItem{PK: k.PK, SK: k.SK, ET: keys.TypeMember, AccountID: m.AccountID,
+	return s.t.Put(ctx, memberItem{PK: k.PK, SK: k.SK, ET: keys.TypeMember, AccountID: m.AccountID,
 		Email: m.Email, Name: m.Name, CreatedAt: m.CreatedAt})
 }
 
 // GetMember finds a team member by e-mail (case-insensitive).
 func (s *Store) GetMember(ctx context.Context, accountID, email string) (model.Member, error) {
-	return getOne(ctx, s, keys.Member(accountID, email), func(it memberItem) model.Member { return it.member() })
+	return table.GetOne(ctx, s.t, keys.Member(accountID, email), func(it memberItem) model.Member { return it.member() })
 }
 
 // ListMembers returns the account's team.
 func (s *Store) ListMembers(ctx context.Context, accountID string) ([]model.Member, error) {
 	var items []memberItem
-	if err := s.queryPrefix(ctx, keys.AccountPartition(accountID), keys.MemberPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.AccountPartition(accountID), keys.MemberPrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]model.Member, len(items))

@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // Only the operator's command erases accounts: no function's role may scan the table.
@@ -30,14 +31,14 @@ func (s *Store) CloseAccount(ctx context.Context, accountID string) error {
 	var gates []map[string]types.AttributeValue
 	for _, k := range ks {
 		if k.Hash != "" {
-			gates = append(gates, keyAttrs(keys.APIKeyByHash(k.Hash)))
+			gates = append(gates, table.KeyAttrs(keys.APIKeyByHash(k.Hash)))
 		}
 	}
-	gates = append(gates, keyAttrs(keys.AccountRate(accountID)))
-	if err := s.batchDelete(ctx, gates); err != nil {
+	gates = append(gates, table.KeyAttrs(keys.AccountRate(accountID)))
+	if err := s.t.BatchDelete(ctx, gates); err != nil {
 		return err
 	}
-	_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: keyAttrs(keys.Account(accountID))})
+	_, err = s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{Key: table.KeyAttrs(keys.Account(accountID))})
 	return err
 }
 
@@ -51,8 +52,7 @@ func (s *Store) EraseAccountItems(ctx context.Context, accountID string) (int, e
 	total := 0
 	errs := make([]error, eraseScanSegments)
 	parallel.For(eraseScanSegments, eraseScanSegments, func(seg int) {
-		p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{
-			TableName:            &s.table,
+		p := dynamodb.NewScanPaginator(s.t, &dynamodb.ScanInput{
 			Segment:              aws.Int32(int32(seg)),
 			TotalSegments:        aws.Int32(eraseScanSegments),
 			ProjectionExpression: aws.String("PK, SK"),
@@ -61,8 +61,7 @@ func (s *Store) EraseAccountItems(ctx context.Context, accountID string) (int, e
 				":account": &types.AttributeValueMemberS{Value: keys.AccountPartition(accountID)},
 				":prefix":  &types.AttributeValueMemberS{Value: keys.Partition(accountID)},
 			},
-			ConsistentRead:         aws.Bool(true),
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			ConsistentRead: aws.Bool(true),
 		})
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
@@ -70,7 +69,7 @@ func (s *Store) EraseAccountItems(ctx context.Context, accountID string) (int, e
 				errs[seg] = err
 				return
 			}
-			if err := s.batchDelete(ctx, page.Items); err != nil {
+			if err := s.t.BatchDelete(ctx, page.Items); err != nil {
 				errs[seg] = err
 				return
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -51,9 +52,9 @@ func (ss SeriesStorage) WriteActivities(ctx context.Context, accountID, customer
 	}
 	pk := keys.ActivityPartition(accountID, customerUUID)
 	for _, sk := range drop {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(keys.Key{PK: pk, SK: sk})}})
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: table.KeyAttrs(keys.Key{PK: pk, SK: sk})}})
 	}
-	return s.batchWrite(ctx, reqs)
+	return s.t.BatchWrite(ctx, reqs)
 }
 
 // ListActivities reads one page of the account's activities from GSI1 (all types) or
@@ -76,24 +77,24 @@ func (s *Store) ListActivities(ctx context.Context, accountID string, f store.Ac
 	if lo, hi = afterBounds(lo, hi, f.After, f.Descending); lo > hi {
 		return store.Page[store.Activity]{Items: []store.Activity{}}, nil
 	}
-	l := shardedListing{pks: pks, skAttr: skAttr, descending: f.Descending,
-		query: func(pk, after string) listQuery {
+	l := table.ShardedListing{PKs: pks, SKAttr: skAttr, Descending: f.Descending,
+		Query: func(pk, after string) table.ListQuery {
 			lo, hi := afterBounds(lo, hi, after, f.Descending)
-			return listQuery{
-				in: dynamodb.QueryInput{IndexName: aws.String(index),
+			return table.ListQuery{
+				In: dynamodb.QueryInput{IndexName: aws.String(index),
 					KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 					ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
-					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk), ":lo": sAttr(lo), ":hi": sAttr(hi)},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.SAttr(pk), ":lo": table.SAttr(lo), ":hi": table.SAttr(hi)},
 					ScanIndexForward:          aws.Bool(!f.Descending)},
-				keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
+				KeyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
 			}
 		}}
-	return shardedPage(ctx, s, l, limit, start, activityItem.activity, nil)
+	return table.ShardedPage(ctx, s.t, l, limit, start, activityItem.activity, nil)
 }
 
 // ListCustomerActivities reads one page of a customer's activities, oldest first.
 func (s *Store) ListCustomerActivities(ctx context.Context, accountID, customerUUID string, limit int,
 	start store.PageToken) (store.Page[store.Activity], error) {
-	q := prefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix)
-	return listPage(ctx, s, q, limit, start, activityItem.activity, nil)
+	q := table.PrefixListing(keys.ActivityPartition(accountID, customerUUID), keys.ActivityPrefix)
+	return table.ListPage(ctx, s.t, q, limit, start, activityItem.activity, nil)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -27,15 +28,13 @@ func (s *Store) ActivityOrder(ctx context.Context, accountID, activityUUID strin
 	}
 	exact := keys.ActivityOrder(timefmt.Nanos(at), activityUUID)
 	in := dynamodb.QueryInput{
-		TableName:                 &s.table,
 		IndexName:                 aws.String(keys.GSI1),
 		KeyConditionExpression:    aws.String("GSI1PK = :pk AND GSI1SK = :sk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(keys.ActivitiesByAccount(accountID, activityUUID)), ":sk": sAttr(exact)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.SAttr(keys.ActivitiesByAccount(accountID, activityUUID)), ":sk": table.SAttr(exact)},
 		ProjectionExpression:      aws.String("GSI1SK"),
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	}
 	for window := false; ; {
-		out, err := s.db.Query(ctx, &in)
+		out, err := s.t.Query(ctx, &in)
 		if err != nil {
 			return "", err
 		}
@@ -55,8 +54,8 @@ func (s *Store) ActivityOrder(ctx context.Context, accountID, activityUUID strin
 			in.FilterExpression = aws.String("#uuid = :uuid")
 			in.ExpressionAttributeNames = map[string]string{"#uuid": "uuid"}
 			in.ExpressionAttributeValues = map[string]types.AttributeValue{
-				":pk": in.ExpressionAttributeValues[":pk"], ":uuid": sAttr(activityUUID),
-				":lo": sAttr(timefmt.Nanos(at)), ":hi": sAttr(timefmt.Nanos(at.Add(time.Millisecond-1)) + "~")}
+				":pk": in.ExpressionAttributeValues[":pk"], ":uuid": table.SAttr(activityUUID),
+				":lo": table.SAttr(timefmt.Nanos(at)), ":hi": table.SAttr(timefmt.Nanos(at.Add(time.Millisecond-1)) + "~")}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type activitiesExportItem struct {
@@ -53,14 +54,14 @@ func (it activitiesExportItem) export(accountID string) model.ActivitiesExport {
 // CreateActivitiesExport records a new export request (pending).
 func (s *Store) CreateActivitiesExport(ctx context.Context, e model.ActivitiesExport) error {
 	k := keys.ActivitiesExport(e.AccountID, e.ID)
-	return s.putNew(ctx, activitiesExportItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivitiesExport, ID: e.ID, Type: e.Type,
+	return s.t.PutNew(ctx, activitiesExportItem{PK: k.PK, SK: k.SK, ET: keys.TypeActivitiesExport, ID: e.ID, Type: e.Type,
 		From: optTime(e.From), To: optTime(e.To), Status: e.Status, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt})
 }
 
 // GetActivitiesExport reads an export request; store.ErrNotFound when the account has none
 // with that id.
 func (s *Store) GetActivitiesExport(ctx context.Context, accountID, id string) (model.ActivitiesExport, error) {
-	return getOne(ctx, s, keys.ActivitiesExport(accountID, id), func(it activitiesExportItem) model.ActivitiesExport { return it.export(accountID) })
+	return table.GetOne(ctx, s.t, keys.ActivitiesExport(accountID, id), func(it activitiesExportItem) model.ActivitiesExport { return it.export(accountID) })
 }
 
 // FinishActivitiesExport records the outcome of an export (its status, and its file
@@ -71,17 +72,15 @@ func (s *Store) FinishActivitiesExport(ctx context.Context, e model.ActivitiesEx
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.ActivitiesExport(e.AccountID, e.ID)),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                      table.KeyAttrs(keys.ActivitiesExport(e.AccountID, e.ID)),
 		ConditionExpression:      aws.String("#s = :pending"),
 		UpdateExpression:         aws.String("SET #s = :s, #f = :f, #r = :r, ua = :ua"),
 		ExpressionAttributeNames: map[string]string{"#s": "status", "#f": "file", "#r": "rows"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": sAttr(model.ExportPending),
-			":s": sAttr(e.Status), ":f": sAttr(e.FileKey), ":r": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Rows)}, ":ua": ua},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": table.SAttr(model.ExportPending),
+			":s": table.SAttr(e.Status), ":f": table.SAttr(e.FileKey), ":r": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Rows)}, ":ua": ua},
 	})
-	return conflict(err)
+	return table.Conflict(err)
 }
 
 // SaveActivitiesExportStep records how far a pending export got with one UpdateItem,
@@ -96,16 +95,14 @@ func (s *Store) SaveActivitiesExportStep(ctx context.Context, e model.Activities
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.ActivitiesExport(e.AccountID, e.ID)),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                      table.KeyAttrs(keys.ActivitiesExport(e.AccountID, e.ID)),
 		ConditionExpression:      aws.String("#s = :pending AND (attribute_not_exists(#p) OR #p = :prev)"),
 		UpdateExpression:         aws.String("SET #p = :p, #n = :n, #r = :r, ua = :ua"),
 		ExpressionAttributeNames: map[string]string{"#s": "status", "#p": "part", "#n": "next", "#r": "rows"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": sAttr(model.ExportPending),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": table.SAttr(model.ExportPending),
 			":prev": &types.AttributeValueMemberN{Value: strconv.Itoa(part)}, ":p": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Part)},
 			":n": next, ":r": &types.AttributeValueMemberN{Value: strconv.Itoa(e.Rows)}, ":ua": ua},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	return conflict(err)
+	return table.Conflict(err)
 }

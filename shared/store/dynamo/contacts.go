@@ -15,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type contactItem struct {
@@ -80,7 +81,7 @@ func contactEmailItem(c model.Contact) uniqueItem {
 // putEmail reserves c's e-mail in its customer, unless c already holds it.
 func (s *Store) putEmail(c model.Contact) (types.TransactWriteItem, error) {
 	av, err := attributevalue.MarshalMap(contactEmailItem(c))
-	return types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: av,
+	return types.TransactWriteItem{Put: &types.Put{TableName: s.t.Name(), Item: av,
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR contact_uuid = :me"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: c.UUID}},
 	}}, err
@@ -88,8 +89,8 @@ func (s *Store) putEmail(c model.Contact) (types.TransactWriteItem, error) {
 
 // dropEmail releases c's e-mail reservation if c holds it.
 func (s *Store) dropEmail(c model.Contact) types.TransactWriteItem {
-	return types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table,
-		Key:                       keyAttrs(keys.ContactEmail(c.AccountID, c.CustomerUUID, c.EmailValue())),
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(),
+		Key:                       table.KeyAttrs(keys.ContactEmail(c.AccountID, c.CustomerUUID, c.EmailValue())),
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR contact_uuid = :me"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: c.UUID}},
 	}}
@@ -105,9 +106,9 @@ func (s *Store) CreateContact(ctx context.Context, c model.Contact) error {
 // moves with it in the same transaction. ErrDuplicateEmail for a taken e-mail,
 // ErrConflict when the contact changed since it was read, ErrNotFound when deleted.
 func (s *Store) SaveContact(ctx context.Context, old *model.Contact, c model.Contact) error {
-	now := s.now()
+	now := s.t.Now()
 	c.UpdatedAt = now
-	cond := itemAbsent
+	cond := table.ItemAbsent
 	values := map[string]types.AttributeValue{}
 	if old == nil {
 		c.Version, c.CreatedAt = 1, now
@@ -120,7 +121,7 @@ func (s *Store) SaveContact(ctx context.Context, old *model.Contact, c model.Con
 	if err != nil {
 		return err
 	}
-	put := types.Put{TableName: &s.table, Item: av, ConditionExpression: &cond}
+	put := types.Put{TableName: s.t.Name(), Item: av, ConditionExpression: &cond}
 	if len(values) > 0 {
 		put.ExpressionAttributeValues = values
 	}
@@ -142,16 +143,16 @@ func (s *Store) SaveContact(ctx context.Context, old *model.Contact, c model.Con
 		}
 	}
 	if len(items) == 1 {
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
+		_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av,
 			ConditionExpression: put.ConditionExpression, ExpressionAttributeValues: put.ExpressionAttributeValues,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		return s.contactConflict(ctx, old, conflict(err))
+		})
+		return s.contactConflict(ctx, old, table.Conflict(err))
 	}
-	err = s.transactWrite(ctx, items)
-	if conditionFailedAt(err, 1) && strings.ToLower(c.EmailValue()) != oldEmail && c.EmailValue() != "" {
+	err = s.t.TransactWrite(ctx, items)
+	if table.ConditionFailedAt(err, 1) && strings.ToLower(c.EmailValue()) != oldEmail && c.EmailValue() != "" {
 		return store.ErrDuplicateEmail
 	}
-	return s.contactConflict(ctx, old, conflict(err))
+	return s.contactConflict(ctx, old, table.Conflict(err))
 }
 
 func (s *Store) contactConflict(ctx context.Context, old *model.Contact, err error) error {
@@ -166,32 +167,32 @@ func (s *Store) contactConflict(ctx context.Context, old *model.Contact, err err
 
 // GetContact reads a contact of the account.
 func (s *Store) GetContact(ctx context.Context, accountID, contactUUID string) (model.Contact, error) {
-	return getOne(ctx, s, keys.Contact(accountID, contactUUID), func(it contactItem) model.Contact { return it.contact() })
+	return table.GetOne(ctx, s.t, keys.Contact(accountID, contactUUID), func(it contactItem) model.Contact { return it.contact() })
 }
 
 // DeleteContact removes a contact and its e-mail reservation.
 func (s *Store) DeleteContact(ctx context.Context, c model.Contact) error {
-	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: &s.table,
-		Key: keyAttrs(keys.Contact(c.AccountID, c.UUID)), ConditionExpression: aws.String(itemExists)}}}
+	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: s.t.Name(),
+		Key: table.KeyAttrs(keys.Contact(c.AccountID, c.UUID)), ConditionExpression: aws.String(table.ItemExists)}}}
 	if c.EmailValue() != "" {
 		items = append(items, s.dropEmail(c))
 	}
-	return notFoundOnCondition(s.transactWrite(ctx, items))
+	return table.NotFoundOnCondition(s.t.TransactWrite(ctx, items))
 }
 
 // MergeContacts saves into (read as oldInto) and deletes from, in one transaction;
 // into takes over from's e-mail reservation when it takes its e-mail.
 func (s *Store) MergeContacts(ctx context.Context, oldInto, into, from model.Contact) error {
-	into.Version, into.UpdatedAt = oldInto.Version+1, s.now()
+	into.Version, into.UpdatedAt = oldInto.Version+1, s.t.Now()
 	av, err := attributevalue.MarshalMap(newContactItem(into))
 	if err != nil {
 		return err
 	}
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.table, Item: av,
+		{Put: &types.Put{TableName: s.t.Name(), Item: av,
 			ConditionExpression:       aws.String("attribute_exists(PK) AND version = :v"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(oldInto.Version, 10)}}}},
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Contact(from.AccountID, from.UUID)),
+		{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(keys.Contact(from.AccountID, from.UUID)),
 			ConditionExpression:       aws.String("attribute_exists(PK) AND version = :v"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(from.Version, 10)}}}},
 	}
@@ -206,25 +207,23 @@ func (s *Store) MergeContacts(ctx context.Context, oldInto, into, from model.Con
 		if err != nil {
 			return err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: it,
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: s.t.Name(), Item: it,
 			ConditionExpression: aws.String("attribute_not_exists(PK) OR contact_uuid IN (:me, :from)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":me": &types.AttributeValueMemberS{Value: into.UUID}, ":from": &types.AttributeValueMemberS{Value: from.UUID}},
 		}})
 	}
-	return conflict(s.transactWrite(ctx, items))
+	return table.Conflict(s.t.TransactWrite(ctx, items))
 }
 
 // CustomerContacts returns every contact of a customer (a customer has few).
 func (s *Store) CustomerContacts(ctx context.Context, accountID, customerUUID string) ([]model.Contact, error) {
-	raw, err := s.queryAll(ctx, &dynamodb.QueryInput{
-		TableName:              &s.table,
+	raw, err := s.t.QueryAll(ctx, &dynamodb.QueryInput{
 		IndexName:              aws.String(keys.GSI2),
 		KeyConditionExpression: aws.String("GSI2PK = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": &types.AttributeValueMemberS{Value: keys.CustomerContacts(accountID, customerUUID)},
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	var items []contactItem
 	if err == nil {
@@ -243,18 +242,18 @@ func (s *Store) CustomerContacts(ctx context.Context, accountID, customerUUID st
 // ListContacts is one page of contacts, newest first: of one customer (GSI2) or of
 // the account (GSI1), with the other filters applied by DynamoDB.
 func (s *Store) ListContacts(ctx context.Context, accountID string, f store.ContactFilter, limit int, start store.PageToken) (store.Page[model.Contact], error) {
-	q := indexListing(keys.GSI1, keys.ContactList(accountID), false)
+	q := table.IndexListing(keys.GSI1, keys.ContactList(accountID), false)
 	if f.CustomerUUID != "" {
-		q = indexListing(keys.GSI2, keys.CustomerContacts(accountID, f.CustomerUUID), false)
+		q = table.IndexListing(keys.GSI2, keys.CustomerContacts(accountID, f.CustomerUUID), false)
 	}
 	if f.DataSourceUUID != "" {
-		q.where("#ds = :ds", map[string]string{"#ds": "data_source_uuid"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
+		q.Where("#ds = :ds", map[string]string{"#ds": "data_source_uuid"}, map[string]types.AttributeValue{":ds": table.SAttr(f.DataSourceUUID)})
 	}
 	if f.Email != "" {
-		q.where("#em = :em", map[string]string{"#em": "email_lower"}, map[string]types.AttributeValue{":em": sAttr(strings.ToLower(f.Email))})
+		q.Where("#em = :em", map[string]string{"#em": "email_lower"}, map[string]types.AttributeValue{":em": table.SAttr(strings.ToLower(f.Email))})
 	}
 	if f.CustomerExternalID != "" {
-		q.where("#cx = :cx", map[string]string{"#cx": "customer_external_id"}, map[string]types.AttributeValue{":cx": sAttr(f.CustomerExternalID)})
+		q.Where("#cx = :cx", map[string]string{"#cx": "customer_external_id"}, map[string]types.AttributeValue{":cx": table.SAttr(f.CustomerExternalID)})
 	}
-	return listPage(ctx, s, q, limit, start, contactItem.contact, nil)
+	return table.ListPage(ctx, s.t, q, limit, start, contactItem.contact, nil)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -97,11 +98,11 @@ func (s opportunityRecords) Delete(ctx context.Context, o model.Opportunity) err
 func (s opportunityRecords) List(ctx context.Context, accountID string, f store.OpportunityFilter, limit int,
 	start store.PageToken) (store.Page[model.Opportunity], error) {
 	q := recordListing(keys.Opportunities, accountID, f.CustomerUUID)
-	q.whereEqual("owner_key", strings.ToLower(f.Owner))
-	q.whereEqual("pipeline", f.Pipeline)
-	q.whereEqual("pipeline_stage", f.PipelineStage)
-	q.whereBetween("close_date", f.CloseFrom, f.CloseTo)
-	return listPage(ctx, s.Store, q, limit, start, opportunityItem.opportunity, nil)
+	q.WhereEqual("owner_key", strings.ToLower(f.Owner))
+	q.WhereEqual("pipeline", f.Pipeline)
+	q.WhereEqual("pipeline_stage", f.PipelineStage)
+	q.WhereBetween("close_date", f.CloseFrom, f.CloseTo)
+	return table.ListPage(ctx, s.Store.t, q, limit, start, opportunityItem.opportunity, nil)
 }
 
 // OfCustomer reads every opportunity of a customer (merges and unmerges

@@ -12,6 +12,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -67,7 +68,7 @@ type recordLocator struct {
 func locatorPut(s *Store, kind keys.Record, h recordHead, cond *string) (types.TransactWriteItem, error) {
 	loc := kind.Locator(h.AccountID, h.UUID)
 	av, err := attributevalue.MarshalMap(recordLocator{PK: loc.PK, SK: loc.SK, ET: kind.LocatorType, CustomerUUID: h.CustomerUUID})
-	return types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: cond}}, err
+	return types.TransactWriteItem{Put: &types.Put{TableName: s.t.Name(), Item: av, ConditionExpression: cond}}, err
 }
 
 // createRecord stores a new record (item, laid out by h) and its locator in one
@@ -77,19 +78,19 @@ func (s *Store) createRecord(ctx context.Context, kind keys.Record, h recordHead
 	if err != nil {
 		return err
 	}
-	isNew := aws.String(itemAbsent)
+	isNew := aws.String(table.ItemAbsent)
 	loc, err := locatorPut(s, kind, h, isNew)
 	if err != nil {
 		return err
 	}
-	err = s.transactWrite(ctx, []types.TransactWriteItem{
-		{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
-			Key:                 keyAttrs(keys.Customer(h.AccountID, h.CustomerUUID)),
-			ConditionExpression: aws.String(itemExists)}},
-		{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: isNew}},
+	err = s.t.TransactWrite(ctx, []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: s.t.Name(),
+			Key:                 table.KeyAttrs(keys.Customer(h.AccountID, h.CustomerUUID)),
+			ConditionExpression: aws.String(table.ItemExists)}},
+		{Put: &types.Put{TableName: s.t.Name(), Item: av, ConditionExpression: isNew}},
 		loc,
 	})
-	switch failedAt(err) {
+	switch table.FailedAt(err) {
 	case -1:
 		return err
 	case 0:
@@ -104,10 +105,10 @@ func (s *Store) createRecord(ctx context.Context, kind keys.Record, h recordHead
 func getRecord[I any](ctx context.Context, s *Store, kind keys.Record, accountID, uuid string) (I, error) {
 	var loc recordLocator
 	var it I
-	if err := s.get(ctx, kind.Locator(accountID, uuid), &loc); err != nil {
+	if err := s.t.Get(ctx, kind.Locator(accountID, uuid), &loc); err != nil {
 		return it, err
 	}
-	err := s.get(ctx, kind.Item(accountID, loc.CustomerUUID, uuid), &it)
+	err := s.t.Get(ctx, kind.Item(accountID, loc.CustomerUUID, uuid), &it)
 	return it, err
 }
 
@@ -118,19 +119,19 @@ func (s *Store) replaceRecord(ctx context.Context, item any) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
-		ConditionExpression: aws.String(itemExists), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	return notFoundOnCondition(err)
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av,
+		ConditionExpression: aws.String(table.ItemExists)})
+	return table.NotFoundOnCondition(err)
 }
 
 // deleteRecord removes a record and its locator; store.ErrNotFound when already gone.
 func (s *Store) deleteRecord(ctx context.Context, kind keys.Record, h recordHead) error {
-	err := s.transactWrite(ctx, []types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(h.key()),
-			ConditionExpression: aws.String(itemExists)}},
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(kind.Locator(h.AccountID, h.UUID))}},
+	err := s.t.TransactWrite(ctx, []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(h.key()),
+			ConditionExpression: aws.String(table.ItemExists)}},
+		{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(kind.Locator(h.AccountID, h.UUID))}},
 	})
-	if failedAt(err) >= 0 {
+	if table.FailedAt(err) >= 0 {
 		return store.ErrNotFound
 	}
 	return err
@@ -148,18 +149,18 @@ func (s *Store) moveRecord(ctx context.Context, kind keys.Record, from, to recor
 	if err != nil {
 		return err
 	}
-	writes := []types.TransactWriteItem{{Put: &types.Put{TableName: &s.table, Item: av}}, loc}
+	writes := []types.TransactWriteItem{{Put: &types.Put{TableName: s.t.Name(), Item: av}}, loc}
 	if from.key() != to.key() {
-		writes = append(writes, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(from.key())}})
+		writes = append(writes, types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(from.key())}})
 	}
-	return s.transactWrite(ctx, writes)
+	return s.t.TransactWrite(ctx, writes)
 }
 
 // customerRecords reads every record of kind of one customer (its partition), converted.
 func customerRecords[I, T any](ctx context.Context, s *Store, kind keys.Record, accountID, customerUUID string,
 	convert func(I) T) ([]T, error) {
 	var items []I
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), kind.Prefix(), &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), kind.Prefix(), &items); err != nil {
 		return nil, err
 	}
 	out := make([]T, len(items))
@@ -171,29 +172,9 @@ func customerRecords[I, T any](ctx context.Context, s *Store, kind keys.Record, 
 
 // recordListing lists records of kind newest first: one customer's (GSI2) or the
 // account's (GSI1).
-func recordListing(kind keys.Record, accountID, customerUUID string) listQuery {
+func recordListing(kind keys.Record, accountID, customerUUID string) table.ListQuery {
 	if customerUUID != "" {
-		return indexListing(keys.GSI2, kind.ByCustomer(accountID, customerUUID), false)
+		return table.IndexListing(keys.GSI2, kind.ByCustomer(accountID, customerUUID), false)
 	}
-	return indexListing(keys.GSI1, kind.ByAccount(accountID), false)
-}
-
-// whereEqual adds attr = value to q (nothing for an empty value).
-func (q *listQuery) whereEqual(attr, value string) {
-	if value == "" {
-		return
-	}
-	q.where("#"+attr+" = :"+attr, map[string]string{"#" + attr: attr}, map[string]types.AttributeValue{":" + attr: sAttr(value)})
-}
-
-// whereBetween bounds a string attribute (ISO dates and timestamps sort as text); an
-// empty bound does not filter.
-func (q *listQuery) whereBetween(attr, from, to string) {
-	names := map[string]string{"#" + attr: attr}
-	if from != "" {
-		q.where("#"+attr+" >= :"+attr+"_from", names, map[string]types.AttributeValue{":" + attr + "_from": sAttr(from)})
-	}
-	if to != "" {
-		q.where("#"+attr+" <= :"+attr+"_to", names, map[string]types.AttributeValue{":" + attr + "_to": sAttr(to)})
-	}
+	return table.IndexListing(keys.GSI1, kind.ByAccount(accountID), false)
 }

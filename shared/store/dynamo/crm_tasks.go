@@ -8,6 +8,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 	"github.com/subsight/subsight/shared/timefmt"
 )
 
@@ -63,8 +64,8 @@ func (s taskRecords) Delete(ctx context.Context, t model.Task) error {
 func (s taskRecords) List(ctx context.Context, accountID string, f store.TaskFilter, limit int,
 	start store.PageToken) (store.Page[model.Task], error) {
 	q := recordListing(keys.Tasks, accountID, f.CustomerUUID)
-	q.whereEqual("contact_uuid", f.ContactUUID)
-	q.whereEqual("assignee_key", strings.ToLower(f.Assignee))
+	q.WhereEqual("contact_uuid", f.ContactUUID)
+	q.WhereEqual("assignee_key", strings.ToLower(f.Assignee))
 	var from, to string
 	if !f.DueFrom.IsZero() {
 		from = timefmt.Nanos(f.DueFrom)
@@ -72,15 +73,15 @@ func (s taskRecords) List(ctx context.Context, accountID string, f store.TaskFil
 	if !f.DueTo.IsZero() {
 		to = timefmt.Nanos(f.DueTo)
 	}
-	q.whereBetween("due_key", from, to)
+	q.WhereBetween("due_key", from, to)
 	if f.Completed != nil {
 		cond := "attribute_not_exists(completed_at)"
 		if *f.Completed {
 			cond = "attribute_exists(completed_at)"
 		}
-		q.where(cond, nil, nil)
+		q.Where(cond, nil, nil)
 	}
-	return listPage(ctx, s.Store, q, limit, start, taskItem.task, nil)
+	return table.ListPage(ctx, s.Store.t, q, limit, start, taskItem.task, nil)
 }
 
 // OfCustomer reads every task of a customer (merges and unmerges move them).

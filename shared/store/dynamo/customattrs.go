@@ -8,6 +8,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type attrDefinitionItem struct {
@@ -31,10 +32,10 @@ func (it attrDefinitionItem) definition() model.AttrDefinition {
 // key was defined before, possibly with another type).
 func (s *Store) DefineAttribute(ctx context.Context, d model.AttrDefinition) (model.AttrDefinition, error) {
 	if d.CreatedAt.IsZero() {
-		d.CreatedAt = s.now()
+		d.CreatedAt = s.t.Now()
 	}
 	k := keys.AttrDefinition(d.AccountID, d.Object, d.Key)
-	err := s.putNew(ctx, attrDefinitionItem{PK: k.PK, SK: k.SK, ET: keys.TypeAttrDefinition,
+	err := s.t.PutNew(ctx, attrDefinitionItem{PK: k.PK, SK: k.SK, ET: keys.TypeAttrDefinition,
 		AccountID: d.AccountID, Object: d.Object, Key: d.Key, Type: string(d.Type), CreatedAt: d.CreatedAt})
 	if err == nil {
 		return d, nil
@@ -42,13 +43,13 @@ func (s *Store) DefineAttribute(ctx context.Context, d model.AttrDefinition) (mo
 	if !errors.Is(err, store.ErrConflict) {
 		return model.AttrDefinition{}, err
 	}
-	return getOne(ctx, s, k, func(it attrDefinitionItem) model.AttrDefinition { return it.definition() })
+	return table.GetOne(ctx, s.t, k, func(it attrDefinitionItem) model.AttrDefinition { return it.definition() })
 }
 
 // AttrDefinitions returns the account's definitions for an object type, by key.
 func (s *Store) AttrDefinitions(ctx context.Context, accountID, object string) (map[string]model.AttrDefinition, error) {
 	var items []attrDefinitionItem
-	if err := s.queryPrefix(ctx, keys.AccountPartition(accountID), keys.AttrDefinitionPrefix(object), &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.AccountPartition(accountID), keys.AttrDefinitionPrefix(object), &items); err != nil {
 		return nil, err
 	}
 	out := make(map[string]model.AttrDefinition, len(items))

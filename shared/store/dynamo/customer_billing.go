@@ -7,6 +7,7 @@ import (
 
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // deleteCustomerBilling removes the invoices, subscriptions and subscription events
@@ -87,7 +88,7 @@ func (s *Store) deleteBilling(ctx context.Context, accountID, customerUUID, dsUU
 			}
 		}
 		errs := make([]error, len(doomed))
-		parallel.For(len(doomed), writeConcurrency, func(i int) { errs[i] = doomed[i]() })
+		parallel.For(len(doomed), table.WriteConcurrency, func(i int) { errs[i] = doomed[i]() })
 		// ErrConflict: the item changed owner meanwhile (a merge); it is not ours to delete.
 		for _, err := range errs {
 			if err != nil && !errors.Is(err, store.ErrConflict) {

@@ -14,6 +14,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // attrValueItem is a stored custom attribute value (canonical text plus type).
@@ -139,17 +140,15 @@ func customerEmailIndexItem(c model.Customer) uniqueItem {
 
 // NextCustomerID draws the next integer id of the account's customers.
 func (s *Store) NextCustomerID(ctx context.Context, accountID string) (int64, error) {
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.Counter(accountID, keys.CustomerIDCounter)),
+	out, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                      table.KeyAttrs(keys.Counter(accountID, keys.CustomerIDCounter)),
 		UpdateExpression:         aws.String("ADD #n :one SET et = :et"),
 		ExpressionAttributeNames: map[string]string{"#n": "n"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":one": &types.AttributeValueMemberN{Value: "1"},
 			":et":  &types.AttributeValueMemberS{Value: keys.TypeCounter},
 		},
-		ReturnValues:           types.ReturnValueUpdatedNew,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		ReturnValues: types.ReturnValueUpdatedNew,
 	})
 	if err != nil {
 		return 0, err
@@ -175,27 +174,27 @@ func (s *Store) CreateCustomer(ctx context.Context, c model.Customer) error {
 	if err := s.reserveExternalID(ctx, c); err != nil {
 		return err
 	}
-	if err := s.putNew(ctx, newCustomerItem(c)); err != nil {
+	if err := s.t.PutNew(ctx, newCustomerItem(c)); err != nil {
 		return err
 	}
 	if c.Email != "" {
-		return s.put(ctx, customerEmailIndexItem(c))
+		return s.t.Put(ctx, customerEmailIndexItem(c))
 	}
 	return nil
 }
 
 func (s *Store) reserveExternalID(ctx context.Context, c model.Customer) error {
 	ek := keys.CustomerExternalID(c.AccountID, c.DataSourceUUID, c.ExternalID)
-	now := s.now()
+	now := s.t.Now()
 	mine := uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: c.UUID, ReservedAt: &now}
-	err := s.putNew(ctx, mine)
+	err := s.t.PutNew(ctx, mine)
 	if !errors.Is(err, store.ErrConflict) {
 		return err
 	}
 	// Taken: by a live customer, by a create in progress, or by a create that died
 	// between its two writes (stale), which is the only case we may take over.
 	var held uniqueItem
-	if err := s.get(ctx, ek, &held); err != nil {
+	if err := s.t.Get(ctx, ek, &held); err != nil {
 		return err
 	}
 	if held.ReservedAt == nil || now.Sub(*held.ReservedAt) < staleReservation {
@@ -211,16 +210,16 @@ func (s *Store) reserveExternalID(ctx context.Context, c model.Customer) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av,
 		ConditionExpression:       aws.String("customer_uuid = :held"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":held": &types.AttributeValueMemberS{Value: held.CustomerUUID}},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal})
-	return conflict(err)
+	})
+	return table.Conflict(err)
 }
 
 // GetCustomer reads a customer of the account.
 func (s *Store) GetCustomer(ctx context.Context, accountID, customerUUID string) (model.Customer, error) {
-	return getOne(ctx, s, keys.Customer(accountID, customerUUID), func(it customerItem) model.Customer { return it.customer() })
+	return table.GetOne(ctx, s.t, keys.Customer(accountID, customerUUID), func(it customerItem) model.Customer { return it.customer() })
 }
 
 // SaveCustomer writes the new state of a customer read as old. It fails with
@@ -228,12 +227,12 @@ func (s *Store) GetCustomer(ctx context.Context, accountID, customerUUID string)
 // retries) and with ErrNotFound when it was deleted.
 func (s *Store) SaveCustomer(ctx context.Context, old, c model.Customer) error {
 	c.Version = old.Version + 1
-	c.UpdatedAt = s.now()
+	c.UpdatedAt = s.t.Now()
 	cust, err := attributevalue.MarshalMap(newCustomerItem(c))
 	if err != nil {
 		return err
 	}
-	put := &types.Put{TableName: &s.table, Item: cust,
+	put := &types.Put{TableName: s.t.Name(), Item: cust,
 		ConditionExpression:       aws.String("attribute_exists(PK) AND version = :v"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(old.Version, 10)}},
 	}
@@ -245,18 +244,18 @@ func (s *Store) SaveCustomer(ctx context.Context, old, c model.Customer) error {
 		if err != nil {
 			return err
 		}
-		side = append(side, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: idx}})
+		side = append(side, types.TransactWriteItem{Put: &types.Put{TableName: s.t.Name(), Item: idx}})
 	default:
-		side = append(side, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table,
-			Key: keyAttrs(keys.CustomerEmailIndex(c.AccountID, c.UUID))}})
+		side = append(side, types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(),
+			Key: table.KeyAttrs(keys.CustomerEmailIndex(c.AccountID, c.UUID))}})
 	}
 	if len(side) == 0 {
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: cust,
+		_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: cust,
 			ConditionExpression: put.ConditionExpression, ExpressionAttributeValues: put.ExpressionAttributeValues,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		return s.versionConflict(ctx, c, conflict(err))
+		})
+		return s.versionConflict(ctx, c, table.Conflict(err))
 	}
-	err = conflict(s.transactWrite(ctx, append([]types.TransactWriteItem{{Put: put}}, side...)))
+	err = table.Conflict(s.t.TransactWrite(ctx, append([]types.TransactWriteItem{{Put: put}}, side...)))
 	return s.versionConflict(ctx, c, err)
 }
 
@@ -287,19 +286,17 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 	}
 	var doomed []map[string]types.AttributeValue
 	for _, con := range contacts {
-		doomed = append(doomed, keyAttrs(keys.Contact(c.AccountID, con.UUID)))
+		doomed = append(doomed, table.KeyAttrs(keys.Contact(c.AccountID, con.UUID)))
 	}
 	// The partition also holds what other areas keep per customer (notes, invoices,
 	// subscriptions), so it can exceed one Query page.
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:              &s.table,
+	p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
 		KeyConditionExpression: aws.String("PK = :pk"),
 		ProjectionExpression:   aws.String("PK, SK"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": &types.AttributeValueMemberS{Value: keys.CustomerPartition(c.AccountID, c.UUID)},
 		},
-		ConsistentRead:         aws.Bool(true),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		ConsistentRead: aws.Bool(true),
 	})
 	main := keys.Customer(c.AccountID, c.UUID)
 	for p.HasMorePages() {
@@ -317,25 +314,25 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 			}
 			// A note's, opportunity's or task's locator lives outside the partition.
 			if loc, ok := keys.RecordLocatorOf(c.AccountID, sk.Value); ok {
-				doomed = append(doomed, keyAttrs(loc))
+				doomed = append(doomed, table.KeyAttrs(loc))
 			}
 		}
 	}
-	if err := s.batchDelete(ctx, doomed); err != nil {
+	if err := s.t.BatchDelete(ctx, doomed); err != nil {
 		return err
 	}
 	if err := s.eraseImportStatuses(ctx, c); err != nil {
 		return err
 	}
-	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(main)}}}
+	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(main)}}}
 	for i, ds := range c.DataSourceUUIDs {
 		if i < len(c.ExternalIDs) {
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table,
-				Key:                       keyAttrs(keys.CustomerExternalID(c.AccountID, ds, c.ExternalIDs[i])),
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(),
+				Key:                       table.KeyAttrs(keys.CustomerExternalID(c.AccountID, ds, c.ExternalIDs[i])),
 				ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":c": &types.AttributeValueMemberS{Value: c.UUID}},
 			}})
 		}
 	}
-	return conflict(s.transactWrite(ctx, items))
+	return table.Conflict(s.t.TransactWrite(ctx, items))
 }

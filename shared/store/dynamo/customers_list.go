@@ -17,6 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // ListCustomers is one page of the account's customers in id order: one Query per
@@ -24,27 +25,27 @@ import (
 // partition; status, data source and system filters are applied by DynamoDB as a
 // filter on the same index.
 func (s *Store) ListCustomers(ctx context.Context, accountID string, f store.CustomerFilter, limit int, start store.PageToken) (store.Page[model.Customer], error) {
-	return shardedPage(ctx, s, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
+	return table.ShardedPage(ctx, s.t, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
 }
 
-func customerQuery(accountID string, f store.CustomerFilter) shardedListing {
+func customerQuery(accountID string, f store.CustomerFilter) table.ShardedListing {
 	index, pks := keys.GSI1, keys.CustomerListShards(accountID)
 	if f.ExternalID != "" {
 		index, pks = keys.GSI2, []string{keys.CustomerByExternalID(accountID, f.ExternalID)}
 	}
-	return shardedIndex(index, pks, true, func(q *listQuery) {
+	return table.ShardedIndex(index, pks, true, func(q *table.ListQuery) {
 		if f.Status != "" {
-			q.where("#st = :st", map[string]string{"#st": "status"}, map[string]types.AttributeValue{":st": sAttr(f.Status)})
+			q.Where("#st = :st", map[string]string{"#st": "status"}, map[string]types.AttributeValue{":st": table.SAttr(f.Status)})
 		}
 		if f.DataSourceUUID != "" {
-			q.where("contains(#dss, :ds)", map[string]string{"#dss": "data_source_uuids"}, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
+			q.Where("contains(#dss, :ds)", map[string]string{"#dss": "data_source_uuids"}, map[string]types.AttributeValue{":ds": table.SAttr(f.DataSourceUUID)})
 		}
 		switch f.System {
 		case "":
 		case model.BillingSystemCustom:
-			q.where("#bst = :sys", map[string]string{"#bst": "billing_system_type"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
+			q.Where("#bst = :sys", map[string]string{"#bst": "billing_system_type"}, map[string]types.AttributeValue{":sys": table.SAttr(f.System)})
 		default:
-			q.where("contains(#sys, :sys)", map[string]string{"#sys": "systems"}, map[string]types.AttributeValue{":sys": sAttr(f.System)})
+			q.Where("contains(#sys, :sys)", map[string]string{"#sys": "systems"}, map[string]types.AttributeValue{":sys": table.SAttr(f.System)})
 		}
 	})
 }
@@ -109,13 +110,11 @@ func (s *Store) ListCustomersByEmail(ctx context.Context, accountID, email strin
 
 // indexCustomerUUIDs reads the customer uuids of a GSI2 partition of index items.
 func (s *Store) indexCustomerUUIDs(ctx context.Context, pk string) ([]string, error) {
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:                 &s.table,
+	p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
 		IndexName:                 aws.String(keys.GSI2),
 		KeyConditionExpression:    aws.String("GSI2PK = :pk"),
 		ProjectionExpression:      aws.String("customer_uuid"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
 	var out []string
 	for p.HasMorePages() && len(out) < maxEmailMatches {
@@ -142,10 +141,10 @@ func (s *Store) batchGetCustomers(ctx context.Context, accountID string, uuids [
 	for _, u := range uuids {
 		if u != "" && !seen[u] {
 			seen[u] = true
-			keyList = append(keyList, keyAttrs(keys.Customer(accountID, u)))
+			keyList = append(keyList, table.KeyAttrs(keys.Customer(accountID, u)))
 		}
 	}
-	raw, err := s.batchGet(ctx, keyList)
+	raw, err := s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, err
 	}
@@ -157,58 +156,6 @@ func (s *Store) batchGetCustomers(ctx context.Context, accountID string, uuids [
 	for _, it := range items {
 		if it.ET == keys.TypeCustomer && it.AccountID == accountID {
 			out = append(out, it.customer())
-		}
-	}
-	return out, nil
-}
-
-// batchGet reads items by key with consistent reads, 100 at a time, retrying
-// unprocessed keys.
-func (s *Store) batchGet(ctx context.Context, keyList []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
-	return s.batchRead(ctx, keyList, true)
-}
-
-// batchRead is batchGet, with eventually consistent reads unless consistent.
-func (s *Store) batchRead(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
-	return s.batchReadAttrs(ctx, keyList, consistent, nil)
-}
-
-// batchReadAttrs is batchRead returning only the attributes attrs (every attribute
-// when none): less to transfer and decode, the same read units.
-func (s *Store) batchReadAttrs(ctx context.Context, keyList []map[string]types.AttributeValue, consistent bool,
-	attrs []string) ([]map[string]types.AttributeValue, error) {
-	var projection *string
-	var names map[string]string
-	if len(attrs) > 0 {
-		names = map[string]string{}
-		refs := make([]string, len(attrs))
-		for i, a := range attrs {
-			refs[i] = fmt.Sprintf("#p%d", i)
-			names[refs[i]] = a
-		}
-		projection = aws.String(strings.Join(refs, ", "))
-	}
-	var out []map[string]types.AttributeValue
-	for start := 0; start < len(keyList); start += 100 {
-		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keyList[start:min(start+100, len(keyList))],
-			ConsistentRead: aws.Bool(consistent), ProjectionExpression: projection, ExpressionAttributeNames: names}}
-		for attempt := 0; len(pending[s.table].Keys) > 0; attempt++ {
-			if attempt == maxAttempts {
-				return nil, fmt.Errorf("batch get: keys still unprocessed after %d attempts", maxAttempts)
-			}
-			if attempt > 0 {
-				if err := pause(ctx, attempt); err != nil {
-					return nil, err
-				}
-			}
-			res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: pending, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, res.Responses[s.table]...)
-			pending = res.UnprocessedKeys
 		}
 	}
 	return out, nil
@@ -230,10 +177,9 @@ func (s *Store) EachCustomer(ctx context.Context, accountID string, fn func(mode
 		names[refs[i]] = a
 	}
 	parallel.For(len(shards), len(shards), func(i int) {
-		q := indexListing(keys.GSI1, shards[i], true).in
-		q.TableName, q.ReturnConsumedCapacity = &s.table, types.ReturnConsumedCapacityTotal
+		q := table.IndexListing(keys.GSI1, shards[i], true).In
 		q.ProjectionExpression, q.ExpressionAttributeNames = aws.String(strings.Join(refs, ", ")), names
-		errs[i] = s.queryPages(ctx, &q, func(page []map[string]types.AttributeValue) error {
+		errs[i] = s.t.QueryPages(ctx, &q, func(page []map[string]types.AttributeValue) error {
 			var items []customerItem
 			if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
 				return err

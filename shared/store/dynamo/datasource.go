@@ -12,6 +12,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type dataSourceItem struct {
@@ -34,20 +35,20 @@ func (it dataSourceItem) dataSource() model.DataSource {
 // CreateDataSource stores a new data source.
 func (s *Store) CreateDataSource(ctx context.Context, ds model.DataSource) error {
 	k := keys.DataSource(ds.AccountID, ds.UUID)
-	return s.putNew(ctx, dataSourceItem{PK: k.PK, SK: k.SK, ET: keys.TypeDataSource, AccountID: ds.AccountID,
+	return s.t.PutNew(ctx, dataSourceItem{PK: k.PK, SK: k.SK, ET: keys.TypeDataSource, AccountID: ds.AccountID,
 		UUID: ds.UUID, Name: ds.Name, System: ds.System, Status: ds.Status, CreatedAt: ds.CreatedAt})
 }
 
 // GetDataSource reads a data source, including one being deleted.
 func (s *Store) GetDataSource(ctx context.Context, accountID, dsUUID string) (model.DataSource, error) {
-	return getOne(ctx, s, keys.DataSource(accountID, dsUUID), func(it dataSourceItem) model.DataSource { return it.dataSource() })
+	return table.GetOne(ctx, s.t, keys.DataSource(accountID, dsUUID), func(it dataSourceItem) model.DataSource { return it.dataSource() })
 }
 
 // ListDataSources returns every data source of the account in creation order
 // (an account has few, so one query reads them all).
 func (s *Store) ListDataSources(ctx context.Context, accountID string) ([]model.DataSource, error) {
 	var items []dataSourceItem
-	if err := s.queryPrefix(ctx, keys.AccountPartition(accountID), keys.DataSourcePrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.AccountPartition(accountID), keys.DataSourcePrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]model.DataSource, len(items))
@@ -59,25 +60,22 @@ func (s *Store) ListDataSources(ctx context.Context, accountID string) ([]model.
 
 // MarkDataSourceDeleting hides a data source from the API until its data is purged.
 func (s *Store) MarkDataSourceDeleting(ctx context.Context, accountID, dsUUID string) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.DataSource(accountID, dsUUID)),
-		ConditionExpression:      aws.String(itemExists),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                      table.KeyAttrs(keys.DataSource(accountID, dsUUID)),
+		ConditionExpression:      aws.String(table.ItemExists),
 		UpdateExpression:         aws.String("SET #st = :d"),
 		ExpressionAttributeNames: map[string]string{"#st": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":d": &types.AttributeValueMemberS{Value: model.DataSourceDeleting},
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }
 
 // DeleteDataSource removes the data source item itself (after its data is gone).
 func (s *Store) DeleteDataSource(ctx context.Context, accountID, dsUUID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.table, Key: keyAttrs(keys.DataSource(accountID, dsUUID)),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key: table.KeyAttrs(keys.DataSource(accountID, dsUUID)),
 	})
 	return err
 }
@@ -98,8 +96,7 @@ func (s *Store) DeletePartitionExcept(ctx context.Context, pk, keep string) (int
 // DeletePartitionWhile is DeletePartitionExcept asking more() before each page of keys
 // it reads; done is false when it stopped with items left.
 func (s *Store) DeletePartitionWhile(ctx context.Context, pk, keep string, more func() bool) (deleted int, done bool, err error) {
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:                 &s.table,
+	p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("PK = :pk"),
 		ProjectionExpression:      aws.String("PK, SK"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
@@ -119,7 +116,7 @@ func (s *Store) DeletePartitionWhile(ctx context.Context, pk, keep string, more 
 				return ok && strings.HasPrefix(sk.Value, keep)
 			})
 		}
-		if err := s.batchDelete(ctx, doomed); err != nil {
+		if err := s.t.BatchDelete(ctx, doomed); err != nil {
 			return deleted, false, err
 		}
 		deleted += len(doomed)
@@ -133,7 +130,7 @@ func (s *Store) ImportIDs(ctx context.Context, accountID, dsUUID string) ([]stri
 	var items []struct {
 		SK string `dynamodbav:"SK"`
 	}
-	if err := s.queryPrefix(ctx, keys.DataSourcePartition(accountID, dsUUID), keys.ImportLocatorPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.DataSourcePartition(accountID, dsUUID), keys.ImportLocatorPrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]string, len(items))

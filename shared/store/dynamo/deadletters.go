@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type deadLetterNoteItem struct {
@@ -27,16 +28,14 @@ func (s *Store) NoteDeadLetter(ctx context.Context, n store.DeadLetterNote) erro
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.DeadLetterNote(n.AccountID, n.MessageID)),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                      table.KeyAttrs(keys.DeadLetterNote(n.AccountID, n.MessageID)),
 		UpdateExpression:         aws.String("SET #et = :et, message_id = :id, #queue = :q, #error = :e, #at = :at, #exp = :exp"),
 		ExpressionAttributeNames: map[string]string{"#et": keys.EntityType, "#exp": keys.ExpiresAt, "#queue": "queue", "#error": "error", "#at": "at"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":et": sAttr(keys.TypeDeadLetterNote), ":id": sAttr(n.MessageID), ":q": sAttr(n.Queue), ":e": sAttr(n.Error),
-			":at": at, ":exp": nAttr(n.At.Add(store.DeadLetterNoteTTL).Unix()),
+			":et": table.SAttr(keys.TypeDeadLetterNote), ":id": table.SAttr(n.MessageID), ":q": table.SAttr(n.Queue), ":e": table.SAttr(n.Error),
+			":at": at, ":exp": table.NAttr(n.At.Add(store.DeadLetterNoteTTL).Unix()),
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	return err
 }
@@ -48,10 +47,10 @@ func (s *Store) DeadLetterNotes(ctx context.Context, accountID string, messageID
 	for _, id := range messageIDs {
 		if !seen[id] {
 			seen[id] = true
-			keyList = append(keyList, keyAttrs(keys.DeadLetterNote(accountID, id)))
+			keyList = append(keyList, table.KeyAttrs(keys.DeadLetterNote(accountID, id)))
 		}
 	}
-	items, err := s.batchGet(ctx, keyList)
+	items, err := s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +70,7 @@ func (s *Store) ImportCustomerOutcome(ctx context.Context, accountID, importID, 
 	var it struct {
 		Status string `dynamodbav:"st"`
 	}
-	if err := s.get(ctx, keys.ImportCustomer(accountID, importID, customerExternalID), &it); err != nil {
+	if err := s.t.Get(ctx, keys.ImportCustomer(accountID, importID, customerExternalID), &it); err != nil {
 		return "", err
 	}
 	return it.Status, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type fxRateItem struct {
@@ -32,22 +33,20 @@ func (s *Store) PutFXRates(ctx context.Context, accountID string, rates []store.
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
-	return s.batchWrite(ctx, reqs)
+	return s.t.BatchWrite(ctx, reqs)
 }
 
 // FXRatesBetween reads the rates of one currency from day from to day to (inclusive),
 // keyed by day.
 func (s *Store) FXRatesBetween(ctx context.Context, accountID, currency, from, to string) (map[string]float64, error) {
 	in := &dynamodb.QueryInput{
-		TableName:              &s.table,
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :from AND :to"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": sAttr(keys.FXRates(accountID, currency)), ":from": sAttr(from), ":to": sAttr(to),
+			":pk": table.SAttr(keys.FXRates(accountID, currency)), ":from": table.SAttr(from), ":to": table.SAttr(to),
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
 	out := map[string]float64{}
-	p := dynamodb.NewQueryPaginator(s.db, in)
+	p := dynamodb.NewQueryPaginator(s.t, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {

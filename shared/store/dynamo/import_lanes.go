@@ -12,6 +12,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // laneItem is an item of an account's import lane: its state (sent, applied) or one of
@@ -39,15 +40,15 @@ func (s *Store) AddLaneImport(ctx context.Context, rec model.Import, imp store.L
 	if err != nil {
 		return err
 	}
-	mark := types.TransactWriteItem{Update: &types.Update{TableName: &s.table,
-		Key:                       keyAttrs(keys.Import(rec.AccountID, rec.DataSourceUUID, rec.ExternalID)),
+	mark := types.TransactWriteItem{Update: &types.Update{TableName: s.t.Name(),
+		Key:                       table.KeyAttrs(keys.Import(rec.AccountID, rec.DataSourceUUID, rec.ExternalID)),
 		UpdateExpression:          aws.String("SET laned = :t"),
 		ConditionExpression:       aws.String("attribute_exists(PK) AND attribute_not_exists(laned)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}}}
-	put := types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: item,
-		ConditionExpression: aws.String(itemAbsent)}}
-	err = s.transactWrite(ctx, []types.TransactWriteItem{mark, put})
-	if conditionFailedAt(err, 0) {
+	put := types.TransactWriteItem{Put: &types.Put{TableName: s.t.Name(), Item: item,
+		ConditionExpression: aws.String(table.ItemAbsent)}}
+	err = s.t.TransactWrite(ctx, []types.TransactWriteItem{mark, put})
+	if table.ConditionFailedAt(err, 0) {
 		return nil // a retried intake: the import is in the lane already, or was
 	}
 	return err
@@ -55,10 +56,10 @@ func (s *Store) AddLaneImport(ctx context.Context, rec model.Import, imp store.L
 
 // ReadLane implements store.ImportLanes: the imports' sort keys come before STATE.
 func (s *Store) ReadLane(ctx context.Context, accountID string) (store.Lane, error) {
-	found, err := s.queryAll(ctx, &dynamodb.QueryInput{TableName: &s.table,
+	found, err := s.t.QueryAll(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(keys.LanePartition(accountID))},
-		ConsistentRead:            aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.SAttr(keys.LanePartition(accountID))},
+		ConsistentRead:            aws.Bool(true)})
 	if err != nil {
 		return store.Lane{}, err
 	}
@@ -82,31 +83,30 @@ func (s *Store) ReadLane(ctx context.Context, accountID string) (store.Lane, err
 // AdvanceLane implements store.ImportLanes.
 func (s *Store) AdvanceLane(ctx context.Context, accountID string, imp store.LaneImport, next int) error {
 	k := keys.LaneImport(accountID, imp.Seq, imp.ImportID)
-	cond := map[string]types.AttributeValue{":from": nAttr(int64(imp.Next))}
-	move := types.TransactWriteItem{Update: &types.Update{TableName: &s.table, Key: keyAttrs(k),
+	cond := map[string]types.AttributeValue{":from": table.NAttr(int64(imp.Next))}
+	move := types.TransactWriteItem{Update: &types.Update{TableName: s.t.Name(), Key: table.KeyAttrs(k),
 		UpdateExpression: aws.String("SET #next = :to"), ConditionExpression: aws.String("#next = :from"),
 		ExpressionAttributeNames:  map[string]string{"#next": "next"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":from": cond[":from"], ":to": nAttr(int64(next))}}}
+		ExpressionAttributeValues: map[string]types.AttributeValue{":from": cond[":from"], ":to": table.NAttr(int64(next))}}}
 	if next >= imp.Total {
-		move = types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(k),
+		move = types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(k),
 			ConditionExpression:       aws.String("#next = :from"),
 			ExpressionAttributeNames:  map[string]string{"#next": "next"},
 			ExpressionAttributeValues: cond}}
 	}
-	count := types.TransactWriteItem{Update: &types.Update{TableName: &s.table, Key: keyAttrs(keys.LaneState(accountID)),
+	count := types.TransactWriteItem{Update: &types.Update{TableName: s.t.Name(), Key: table.KeyAttrs(keys.LaneState(accountID)),
 		UpdateExpression:          aws.String("ADD sent :n SET et = :et"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":n": nAttr(int64(next - imp.Next)), ":et": sAttr(keys.TypeLaneState)}}}
-	return conflict(s.transactWrite(ctx, []types.TransactWriteItem{move, count}))
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": table.NAttr(int64(next - imp.Next)), ":et": table.SAttr(keys.TypeLaneState)}}}
+	return table.Conflict(s.t.TransactWrite(ctx, []types.TransactWriteItem{move, count}))
 }
 
 // AddLaneApplied implements store.ImportLanes.
 func (s *Store) AddLaneApplied(ctx context.Context, accountID string, n int64) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.table, Key: keyAttrs(keys.LaneState(accountID)),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:              table.KeyAttrs(keys.LaneState(accountID)),
 		UpdateExpression: aws.String("ADD applied :n SET et = :et"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": nAttr(n), ":et": sAttr(keys.TypeLaneState)},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			":n": table.NAttr(n), ":et": table.SAttr(keys.TypeLaneState)},
 	})
 	return err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type importItem struct {
@@ -54,7 +55,7 @@ type importLocatorItem struct {
 // and the locator is only needed once the intake answers.
 func (s *Store) CreateImport(ctx context.Context, imp model.Import) (model.Import, error) {
 	k := keys.Import(imp.AccountID, imp.DataSourceUUID, imp.ExternalID)
-	err := s.putNew(ctx, importItem{PK: k.PK, SK: k.SK, ET: keys.TypeImport, ID: imp.ID,
+	err := s.t.PutNew(ctx, importItem{PK: k.PK, SK: k.SK, ET: keys.TypeImport, ID: imp.ID,
 		DS: imp.DataSourceUUID, ExternalID: imp.ExternalID, Customers: imp.Customers, PayloadHash: imp.PayloadHash,
 		Plans: imp.Plans, CreatedAt: imp.CreatedAt, UpdatedAt: imp.UpdatedAt})
 	if errors.Is(err, store.ErrConflict) {
@@ -70,7 +71,7 @@ func (s *Store) CreateImport(ctx context.Context, imp model.Import) (model.Impor
 		return model.Import{}, err
 	}
 	lk := keys.ImportLocator(imp.AccountID, imp.DataSourceUUID, imp.ID)
-	if err := s.put(ctx, importLocatorItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeImportLocator, ExternalID: imp.ExternalID}); err != nil {
+	if err := s.t.Put(ctx, importLocatorItem{PK: lk.PK, SK: lk.SK, ET: keys.TypeImportLocator, ExternalID: imp.ExternalID}); err != nil {
 		return model.Import{}, err
 	}
 	return imp, nil
@@ -78,13 +79,13 @@ func (s *Store) CreateImport(ctx context.Context, imp model.Import) (model.Impor
 
 // GetImport reads an import by its external id.
 func (s *Store) GetImport(ctx context.Context, accountID, dsUUID, externalID string) (model.Import, error) {
-	return getOne(ctx, s, keys.Import(accountID, dsUUID, externalID), func(it importItem) model.Import { return it.record(accountID) })
+	return table.GetOne(ctx, s.t, keys.Import(accountID, dsUUID, externalID), func(it importItem) model.Import { return it.record(accountID) })
 }
 
 // GetImportByID reads an import by the id the API returned.
 func (s *Store) GetImportByID(ctx context.Context, accountID, dsUUID, id string) (model.Import, error) {
 	var loc importLocatorItem
-	if err := s.get(ctx, keys.ImportLocator(accountID, dsUUID, id), &loc); err != nil {
+	if err := s.t.Get(ctx, keys.ImportLocator(accountID, dsUUID, id), &loc); err != nil {
 		return model.Import{}, err
 	}
 	return s.GetImport(ctx, accountID, dsUUID, loc.ExternalID)
@@ -100,45 +101,43 @@ func (s *Store) FinishImportIntake(ctx context.Context, imp model.Import, plans 
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Import(imp.AccountID, imp.DataSourceUUID, imp.ExternalID)),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.Import(imp.AccountID, imp.DataSourceUUID, imp.ExternalID)),
 		UpdateExpression:          aws.String("SET queued = :t, plans = :p, updated_at = :now"),
-		ConditionExpression:       aws.String(itemExists),
+		ConditionExpression:       aws.String(table.ItemExists),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":p": pl, ":now": t},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }
 
 type importCustomerItem struct {
-	PK                 string                      `dynamodbav:"PK"`
-	SK                 string                      `dynamodbav:"SK"`
-	ET                 string                      `dynamodbav:"et"`
-	ExternalID         string                      `dynamodbav:"x"`
-	Status             string                      `dynamodbav:"st"`
-	Customers          packed[model.KindStatus]    `dynamodbav:"customers"`
-	Invoices           packed[model.KindStatus]    `dynamodbav:"invoices"`
-	LineItems          packed[model.KindStatus]    `dynamodbav:"line_items"`
-	Transactions       packed[model.KindStatus]    `dynamodbav:"transactions"`
-	SubscriptionEvents packed[model.KindStatus]    `dynamodbav:"subscription_events"`
-	Errors             packed[[]model.RecordError] `dynamodbav:"errors"`
-	UpdatedAt          time.Time                   `dynamodbav:"updated_at"`
+	PK                 string                            `dynamodbav:"PK"`
+	SK                 string                            `dynamodbav:"SK"`
+	ET                 string                            `dynamodbav:"et"`
+	ExternalID         string                            `dynamodbav:"x"`
+	Status             string                            `dynamodbav:"st"`
+	Customers          table.Packed[model.KindStatus]    `dynamodbav:"customers"`
+	Invoices           table.Packed[model.KindStatus]    `dynamodbav:"invoices"`
+	LineItems          table.Packed[model.KindStatus]    `dynamodbav:"line_items"`
+	Transactions       table.Packed[model.KindStatus]    `dynamodbav:"transactions"`
+	SubscriptionEvents table.Packed[model.KindStatus]    `dynamodbav:"subscription_events"`
+	Errors             table.Packed[[]model.RecordError] `dynamodbav:"errors"`
+	UpdatedAt          time.Time                         `dynamodbav:"updated_at"`
 }
 
 // PutImportCustomerStatus records how one customer's records went. A success never
 // overwrites a recorded failure of the same message's last attempt and vice versa
 // is harmless: each message writes its customer's item once, at its end.
 func (s *Store) PutImportCustomerStatus(ctx context.Context, accountID, importID string, st model.ImportCustomerStatus) error {
-	return s.put(ctx, newImportCustomerItem(accountID, importID, st))
+	return s.t.Put(ctx, newImportCustomerItem(accountID, importID, st))
 }
 
 func newImportCustomerItem(accountID, importID string, st model.ImportCustomerStatus) importCustomerItem {
 	k := keys.ImportCustomer(accountID, importID, st.ExternalID)
 	return importCustomerItem{PK: k.PK, SK: k.SK, ET: keys.TypeImportCustomer, ExternalID: st.ExternalID,
-		Status: st.Status, Customers: packed[model.KindStatus]{st.Customers}, Invoices: packed[model.KindStatus]{st.Invoices},
-		LineItems: packed[model.KindStatus]{st.LineItems}, Transactions: packed[model.KindStatus]{st.Transactions},
-		SubscriptionEvents: packed[model.KindStatus]{st.SubscriptionEvents}, Errors: packed[[]model.RecordError]{st.Errors},
+		Status: st.Status, Customers: table.Packed[model.KindStatus]{V: st.Customers}, Invoices: table.Packed[model.KindStatus]{V: st.Invoices},
+		LineItems: table.Packed[model.KindStatus]{V: st.LineItems}, Transactions: table.Packed[model.KindStatus]{V: st.Transactions},
+		SubscriptionEvents: table.Packed[model.KindStatus]{V: st.SubscriptionEvents}, Errors: table.Packed[[]model.RecordError]{V: st.Errors},
 		UpdatedAt: st.UpdatedAt}
 }
 
@@ -148,7 +147,7 @@ func (s *Store) ImportCustomerStatuses(ctx context.Context, accountID, importID 
 	var items []importCustomerItem
 	for _, pk := range keys.ImportCustomersPartitions(accountID, importID) {
 		var shard []importCustomerItem
-		if err := s.queryPrefix(ctx, pk, "CUS#", &shard); err != nil {
+		if err := s.t.QueryPrefix(ctx, pk, "CUS#", &shard); err != nil {
 			return nil, err
 		}
 		items = append(items, shard...)
@@ -181,9 +180,9 @@ func (s *Store) eraseImportStatuses(ctx context.Context, c model.Customer) error
 		importOf := map[keys.Key]string{}
 		for _, id := range ids {
 			k := keys.ImportCustomer(c.AccountID, id, c.ExternalIDs[i])
-			named, importOf[k] = append(named, keyAttrs(k)), id
+			named, importOf[k] = append(named, table.KeyAttrs(k)), id
 		}
-		found, err := s.batchRead(ctx, named, true)
+		found, err := s.t.BatchRead(ctx, named, true)
 		if err != nil {
 			return err
 		}
@@ -201,12 +200,12 @@ func (s *Store) eraseImportStatuses(ctx context.Context, c model.Customer) error
 			if err != nil {
 				return err
 			}
-			err = s.transactWrite(ctx, []types.TransactWriteItem{
-				{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.Key{PK: it.PK, SK: it.SK}),
-					ConditionExpression: aws.String(itemExists)}},
-				{Put: &types.Put{TableName: &s.table, Item: put}},
+			err = s.t.TransactWrite(ctx, []types.TransactWriteItem{
+				{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(keys.Key{PK: it.PK, SK: it.SK}),
+					ConditionExpression: aws.String(table.ItemExists)}},
+				{Put: &types.Put{TableName: s.t.Name(), Item: put}},
 			})
-			if err != nil && !errors.Is(conflict(err), store.ErrConflict) {
+			if err != nil && !errors.Is(table.Conflict(err), store.ErrConflict) {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // The import worker applies the customers of a batch together: it reads everything
@@ -244,9 +245,9 @@ func (ks *keySet) add(k keys.Key) {
 func (s *Store) batchGetByKey(ctx context.Context, ks keySet) (map[keys.Key]map[string]types.AttributeValue, error) {
 	keyList := make([]map[string]types.AttributeValue, len(ks.list))
 	for i, k := range ks.list {
-		keyList[i] = keyAttrs(k)
+		keyList[i] = table.KeyAttrs(k)
 	}
-	raw, err := s.batchGet(ctx, keyList)
+	raw, err := s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, err
 	}

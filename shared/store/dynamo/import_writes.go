@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -12,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // ReserveImportedCustomers takes customer external ids of a data source for their
@@ -22,7 +22,7 @@ import (
 // id another customer holds. The result holds each reservation's outcome, in order.
 func (s *Store) ReserveImportedCustomers(ctx context.Context, rs []store.CustomerReservation) []error {
 	errs := make([]error, len(rs))
-	parallel.For(len(rs), writeConcurrency, func(i int) {
+	parallel.For(len(rs), table.WriteConcurrency, func(i int) {
 		r := rs[i]
 		ek := keys.CustomerExternalID(r.AccountID, r.DataSourceUUID, r.ExternalID)
 		item, err := attributevalue.MarshalMap(uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: r.CustomerUUID})
@@ -30,11 +30,11 @@ func (s *Store) ReserveImportedCustomers(ctx context.Context, rs []store.Custome
 			errs[i] = err
 			return
 		}
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item,
+		_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: item,
 			ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(r.CustomerUUID)},
-			ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal})
-		errs[i] = conflict(err)
+			ExpressionAttributeValues: map[string]types.AttributeValue{":c": table.SAttr(r.CustomerUUID)},
+		})
+		errs[i] = table.Conflict(err)
 	})
 	return errs
 }
@@ -66,14 +66,14 @@ func (s *Store) PutImportedRecords(ctx context.Context, r store.ImportedRecords)
 	for _, e := range r.Events {
 		items = append(items, newSubscriptionEventItem(e.AccountID, e))
 	}
-	if err := s.putItemsBatched(ctx, items); err != nil {
+	if err := s.t.PutItemsBatched(ctx, items); err != nil {
 		return err
 	}
 	customers := make([]any, len(r.NewCustomers))
 	for i, c := range r.NewCustomers {
 		customers[i] = newCustomerItem(c)
 	}
-	return s.putItemsBatched(ctx, customers)
+	return s.t.PutItemsBatched(ctx, customers)
 }
 
 // PutImportCustomerStatuses records the outcome of several customers at once.
@@ -82,24 +82,5 @@ func (s *Store) PutImportCustomerStatuses(ctx context.Context, sts []store.Impor
 	for i, w := range sts {
 		items[i] = newImportCustomerItem(w.AccountID, w.ImportID, w.Status)
 	}
-	return s.putItemsBatched(ctx, items)
-}
-
-// putItemsBatched marshals items and writes them 25 per BatchWriteItem, the requests
-// in parallel (bounded by writeConcurrency).
-func (s *Store) putItemsBatched(ctx context.Context, items []any) error {
-	reqs := make([]types.WriteRequest, len(items))
-	for i, it := range items {
-		av, err := attributevalue.MarshalMap(it)
-		if err != nil {
-			return err
-		}
-		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
-	}
-	chunks := (len(reqs) + 24) / 25
-	errs := make([]error, chunks)
-	parallel.For(chunks, writeConcurrency, func(i int) {
-		errs[i] = s.batchWrite(ctx, reqs[i*25:min((i+1)*25, len(reqs))])
-	})
-	return errors.Join(errs...)
+	return s.t.PutItemsBatched(ctx, items)
 }

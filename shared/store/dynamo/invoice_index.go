@@ -13,23 +13,24 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type billingIndexItem struct {
-	PK       string                    `dynamodbav:"PK"`
-	SK       string                    `dynamodbav:"SK"`
-	ET       string                    `dynamodbav:"et"`
-	Invoices packed[map[string]int64]  `dynamodbav:"inv"`
-	Subs     packed[map[string]int64]  `dynamodbav:"sub"`
-	Plans    packed[map[string]string] `dynamodbav:"pl"`
-	Events   packed[map[string]int64]  `dynamodbav:"ev"`
-	Version  int64                     `dynamodbav:"v"`
+	PK       string                          `dynamodbav:"PK"`
+	SK       string                          `dynamodbav:"SK"`
+	ET       string                          `dynamodbav:"et"`
+	Invoices table.Packed[map[string]int64]  `dynamodbav:"inv"`
+	Subs     table.Packed[map[string]int64]  `dynamodbav:"sub"`
+	Plans    table.Packed[map[string]string] `dynamodbav:"pl"`
+	Events   table.Packed[map[string]int64]  `dynamodbav:"ev"`
+	Version  int64                           `dynamodbav:"v"`
 }
 
 // GetBillingIndex reads a customer's index; an absent one is empty with Version 0.
 func (s *Store) GetBillingIndex(ctx context.Context, accountID, customerUUID string) (store.BillingIndex, error) {
 	var it billingIndexItem
-	err := s.get(ctx, keys.BillingIndex(accountID, customerUUID), &it)
+	err := s.t.Get(ctx, keys.BillingIndex(accountID, customerUUID), &it)
 	if err == store.ErrNotFound {
 		return emptyBillingIndex(accountID, customerUUID), nil
 	}
@@ -99,23 +100,23 @@ func (s *Store) PutBillingIndex(ctx context.Context, old, next store.BillingInde
 	if err != nil {
 		return err
 	}
-	in := &dynamodb.PutItemInput{TableName: &s.table, Item: av, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	in := &dynamodb.PutItemInput{Item: av}
 	if old.Version == 0 {
-		in.ConditionExpression = aws.String(itemAbsent)
+		in.ConditionExpression = aws.String(table.ItemAbsent)
 	} else {
 		in.ConditionExpression = aws.String("v = :v")
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{
 			":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(old.Version, 10)}}
 	}
-	_, err = s.db.PutItem(ctx, in)
-	return conflict(err)
+	_, err = s.t.PutItem(ctx, in)
+	return table.Conflict(err)
 }
 
 func newBillingIndexItem(idx store.BillingIndex, version int64) billingIndexItem {
 	k := keys.BillingIndex(idx.AccountID, idx.CustomerUUID)
 	return billingIndexItem{PK: k.PK, SK: k.SK, ET: keys.TypeBillingIndex,
-		Invoices: packed[map[string]int64]{idx.Invoices}, Subs: packed[map[string]int64]{idx.Subscriptions},
-		Plans: packed[map[string]string]{idx.Plans}, Events: packed[map[string]int64]{idx.Events}, Version: version}
+		Invoices: table.Packed[map[string]int64]{V: idx.Invoices}, Subs: table.Packed[map[string]int64]{V: idx.Subscriptions},
+		Plans: table.Packed[map[string]string]{V: idx.Plans}, Events: table.Packed[map[string]int64]{V: idx.Events}, Version: version}
 }
 
 // undoReferences releases references taken for an index write that did not happen

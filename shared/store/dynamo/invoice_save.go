@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // SaveInvoice writes next over old (the invoice as read), with its line items and
@@ -24,12 +25,10 @@ func (s *Store) SaveInvoice(ctx context.Context, old, next model.Invoice) error 
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 &s.table,
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{
 		Item:                      av,
 		ConditionExpression:       aws.String("customer_uuid = :c AND ua = :ua"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(old.CustomerUUID), ":ua": readAt},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": table.SAttr(old.CustomerUUID), ":ua": readAt},
 	})
-	return conflict(err)
+	return table.Conflict(err)
 }

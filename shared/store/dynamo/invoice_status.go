@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // SetInvoiceStatus changes the status of inv (as read) to status with one UpdateItem that
@@ -24,22 +25,20 @@ func (s *Store) SetInvoiceStatus(ctx context.Context, inv model.Invoice, status 
 		return model.Invoice{}, err
 	}
 	cond := "customer_uuid = :c AND attribute_not_exists(st)"
-	vals := map[string]types.AttributeValue{":c": sAttr(inv.CustomerUUID), ":st": sAttr(status), ":ua": ua}
+	vals := map[string]types.AttributeValue{":c": table.SAttr(inv.CustomerUUID), ":st": table.SAttr(status), ":ua": ua}
 	if inv.Status != "" {
 		cond = "customer_uuid = :c AND st = :from"
-		vals[":from"] = sAttr(inv.Status)
+		vals[":from"] = table.SAttr(inv.Status)
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Invoice(inv.AccountID, inv.UUID)),
+	out, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.Invoice(inv.AccountID, inv.UUID)),
 		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String("SET st = :st, ua = :ua"),
 		ExpressionAttributeValues: vals,
 		ReturnValues:              types.ReturnValueAllNew,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
-		return model.Invoice{}, conflict(err)
+		return model.Invoice{}, table.Conflict(err)
 	}
 	var it invoiceItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {

@@ -11,37 +11,37 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // invoiceItem is one invoice with its line items and transactions embedded (packed
 // as JSON), so that an invoice costs one item write however many lines it has.
 // Embedded field names are short because every byte of them is paid on every write.
 type invoiceItem struct {
-	PK                 string             `dynamodbav:"PK"`
-	SK                 string             `dynamodbav:"SK"`
-	ET                 string             `dynamodbav:"et"`
-	UUID               string             `dynamodbav:"uuid"`
-	DataSourceUUID     string             `dynamodbav:"ds"`
-	CustomerUUID       string             `dynamodbav:"customer_uuid"`
-	CustomerExternalID string             `dynamodbav:"cx"`
-	ExternalID         string             `dynamodbav:"x"`
-	Date               time.Time          `dynamodbav:"d"`
-	DueDate            *time.Time         `dynamodbav:"dd,omitempty"`
-	Currency           string             `dynamodbav:"cur"`
-	CollectionMethod   string             `dynamodbav:"cm,omitempty"`
-	Status             string             `dynamodbav:"st,omitempty"`
-	Disabled           *disabled          `dynamodbav:"dis,omitempty"`
-	UserCreated        bool               `dynamodbav:"uc,omitempty"`
-	EditHistory        *editHistory       `dynamodbav:"eh,omitempty"`
-	LineItems          packed[[]lineItem] `dynamodbav:"li"`
-	Transactions       packed[[]txItem]   `dynamodbav:"tr"`
-	CreatedAt          time.Time          `dynamodbav:"ca"`
-	UpdatedAt          time.Time          `dynamodbav:"ua"`
+	PK                 string                   `dynamodbav:"PK"`
+	SK                 string                   `dynamodbav:"SK"`
+	ET                 string                   `dynamodbav:"et"`
+	UUID               string                   `dynamodbav:"uuid"`
+	DataSourceUUID     string                   `dynamodbav:"ds"`
+	CustomerUUID       string                   `dynamodbav:"customer_uuid"`
+	CustomerExternalID string                   `dynamodbav:"cx"`
+	ExternalID         string                   `dynamodbav:"x"`
+	Date               time.Time                `dynamodbav:"d"`
+	DueDate            *time.Time               `dynamodbav:"dd,omitempty"`
+	Currency           string                   `dynamodbav:"cur"`
+	CollectionMethod   string                   `dynamodbav:"cm,omitempty"`
+	Status             string                   `dynamodbav:"st,omitempty"`
+	Disabled           *disabled                `dynamodbav:"dis,omitempty"`
+	UserCreated        bool                     `dynamodbav:"uc,omitempty"`
+	EditHistory        *editHistory             `dynamodbav:"eh,omitempty"`
+	LineItems          table.Packed[[]lineItem] `dynamodbav:"li"`
+	Transactions       table.Packed[[]txItem]   `dynamodbav:"tr"`
+	CreatedAt          time.Time                `dynamodbav:"ca"`
+	UpdatedAt          time.Time                `dynamodbav:"ua"`
 }
 
 type lineItem struct {
@@ -96,8 +96,8 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 		CustomerUUID: inv.CustomerUUID, CustomerExternalID: inv.CustomerExternalID, ExternalID: inv.ExternalID,
 		Date: inv.Date, DueDate: inv.DueDate, Currency: inv.Currency, CollectionMethod: inv.CollectionMethod,
 		Status: inv.Status, Disabled: disabledOf(inv.DisabledState), UserCreated: inv.UserCreated,
-		EditHistory: editHistoryOf(inv.EditHistory), LineItems: packed[[]lineItem]{make([]lineItem, len(inv.LineItems))},
-		Transactions: packed[[]txItem]{make([]txItem, len(inv.Transactions))},
+		EditHistory: editHistoryOf(inv.EditHistory), LineItems: table.Packed[[]lineItem]{V: make([]lineItem, len(inv.LineItems))},
+		Transactions: table.Packed[[]txItem]{V: make([]txItem, len(inv.Transactions))},
 		CreatedAt:    inv.CreatedAt, UpdatedAt: inv.UpdatedAt}
 	for i, li := range inv.LineItems {
 		it.LineItems.V[i] = lineItem{Key: li.Key, UUID: li.UUID, ExternalID: li.ExternalID, Type: li.Type,
@@ -156,13 +156,13 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 
 // GetInvoice reads an invoice by uuid.
 func (s *Store) GetInvoice(ctx context.Context, accountID, invoiceUUID string) (model.Invoice, error) {
-	return getOne(ctx, s, keys.Invoice(accountID, invoiceUUID), func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
+	return table.GetOne(ctx, s.t, keys.Invoice(accountID, invoiceUUID), func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
 }
 
 // GetInvoices reads invoices by uuid (one BatchGetItem per 100); missing ones are
 // absent from the map.
 func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []string) (map[string]model.Invoice, error) {
-	return getMany(ctx, s, uuids, func(u string) keys.Key { return keys.Invoice(accountID, u) },
+	return table.GetMany(ctx, s.t, uuids, func(u string) keys.Key { return keys.Invoice(accountID, u) },
 		func(it invoiceItem) string { return it.UUID }, func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
 }
 
@@ -179,7 +179,7 @@ func (s *Store) PutInvoices(ctx context.Context, invs []model.Invoice) []error {
 // or already its customer's (ownedPut); one error per record.
 func putAllOwned[T any](ctx context.Context, s *Store, recs []T, item func(T) (any, string)) []error {
 	errs := make([]error, len(recs))
-	parallel.For(len(recs), writeConcurrency, func(i int) {
+	parallel.For(len(recs), table.WriteConcurrency, func(i int) {
 		it, customerUUID := item(recs[i])
 		errs[i] = s.ownedPut(ctx, it, customerUUID)
 	})
@@ -192,14 +192,12 @@ func (s *Store) ownedPut(ctx context.Context, item any, customerUUID string) err
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 &s.table,
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{
 		Item:                      av,
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(customerUUID)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": table.SAttr(customerUUID)},
 	})
-	if errors.Is(conflict(err), store.ErrConflict) {
+	if errors.Is(table.Conflict(err), store.ErrConflict) {
 		return store.ErrOwnedElsewhere
 	}
 	return err
@@ -213,21 +211,13 @@ func (s *Store) DeleteInvoiceItem(ctx context.Context, inv model.Invoice) error 
 // ownedDelete removes an item that carries customer_uuid if it is the customer's (or
 // already gone).
 func (s *Store) ownedDelete(ctx context.Context, k keys.Key, customerUUID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(k),
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key:                       table.KeyAttrs(k),
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(customerUUID)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": table.SAttr(customerUUID)},
 	})
-	return conflict(err)
+	return table.Conflict(err)
 }
-
-// writeConcurrency bounds the parallel writes of one call: an import batch claims its
-// customers' external ids with hundreds of conditional PutItems, which run this many at
-// once (the SDK client keeps as many connections: awsclients.MaxParallelRequests), so
-// that they cost a few round trips rather than one each.
-const writeConcurrency = awsclients.MaxParallelRequests
 
 // editHistory is a record's model.EditHistory as stored: the changed fields' JSON
 // values as strings.

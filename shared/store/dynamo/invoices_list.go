@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // invoicePosition is where an invoice listing stopped: every invoice of customer
@@ -220,14 +221,14 @@ func (w *invoiceWalk) run(ctx context.Context, after *invoicePosition) (invoiceP
 // invoices), at most 100 (one BatchGetItem of their indexes).
 func (w *invoiceWalk) nextCustomers(ctx context.Context, n int) ([]customerRef, error) {
 	q := customerQuery(w.accountID, store.CustomerFilter{DataSourceUUID: w.f.DataSourceUUID})
-	q.maxRequests = 1
+	q.MaxRequests = 1
 	n = min(max(n, w.batch), 100)
 	w.batch = n * 4
-	page, err := shardedPage(ctx, w.s, q, n, w.nextKey, customerItem.customer, nil)
+	page, err := table.ShardedPage(ctx, w.s.t, q, n, w.nextKey, customerItem.customer, nil)
 	if err != nil {
 		return nil, err
 	}
-	w.requests += len(q.pks)
+	w.requests += len(q.PKs)
 	w.nextKey, w.done = page.Next, !page.HasMore
 	refs := make([]customerRef, len(page.Items))
 	for i, c := range page.Items {
@@ -241,9 +242,9 @@ func (w *invoiceWalk) nextCustomers(ctx context.Context, n int) ([]customerRef, 
 func (w *invoiceWalk) candidates(ctx context.Context, refs []customerRef, trim *invoicePosition) ([]invoicePosition, error) {
 	keyList := make([]map[string]types.AttributeValue, len(refs))
 	for i, r := range refs {
-		keyList[i] = keyAttrs(keys.BillingIndex(w.accountID, r.uuid))
+		keyList[i] = table.KeyAttrs(keys.BillingIndex(w.accountID, r.uuid))
 	}
-	raw, err := w.s.batchGet(ctx, keyList)
+	raw, err := w.s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/awsclients"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 var _ store.LimitCounters = (*Store)(nil)
@@ -46,8 +47,8 @@ const (
 func (s *Store) CountRequest(ctx context.Context, c store.RequestCount) (int64, error) {
 	second, newWindow := c.Second, c.NewWindow
 	for range 4 {
-		in := countRequestInput(s.table, c, second, newWindow)
-		out, err := s.db.UpdateItem(ctx, in)
+		in := countRequestInput(c, second, newWindow)
+		out, err := s.t.UpdateItem(ctx, in)
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
 			var old struct {
@@ -86,41 +87,37 @@ func (s *Store) CountRequest(ctx context.Context, c store.RequestCount) (int64, 
 	return 0, errors.New("request counter: second kept changing")
 }
 
-func countRequestInput(table string, c store.RequestCount, second int64, newWindow bool) *dynamodb.UpdateItemInput {
+func countRequestInput(c store.RequestCount, second int64, newWindow bool) *dynamodb.UpdateItemInput {
 	names := map[string]string{"#sec": rateSecond, "#n": rateCount}
-	values := map[string]types.AttributeValue{":s": nAttr(second), ":one": nAttr(1)}
+	values := map[string]types.AttributeValue{":s": table.NAttr(second), ":one": table.NAttr(1)}
 	update, cond := "ADD #n :one", "#sec = :s"
 	if newWindow {
 		update, cond = "SET #sec = :s, #n = :one, #et = :et", "(attribute_not_exists(#sec) OR #sec < :s)"
-		names["#et"], values[":et"] = keys.EntityType, sAttr(keys.TypeAccountRate)
+		names["#et"], values[":et"] = keys.EntityType, table.SAttr(keys.TypeAccountRate)
 	}
 	if c.KeyID != "" {
 		names["#rk"] = revokedKeyAttr + c.KeyID
 		cond = "attribute_exists(PK) AND attribute_not_exists(#rk) AND " + cond
 	}
 	return &dynamodb.UpdateItemInput{
-		TableName:                           &table,
-		Key:                                 keyAttrs(keys.AccountRate(c.AccountID)),
+		Key:                                 table.KeyAttrs(keys.AccountRate(c.AccountID)),
 		UpdateExpression:                    &update,
 		ConditionExpression:                 &cond,
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValues:                        types.ReturnValueUpdatedNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
 	}
 }
 
 // ensureAccountRate creates the account's counter if it is missing (an account or key
 // created before it, or a key created for an account whose counter a test removed).
 func (s *Store) ensureAccountRate(ctx context.Context, accountID string) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.AccountRate(accountID)),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.AccountRate(accountID)),
 		UpdateExpression:          aws.String("SET #et = :et"),
 		ExpressionAttributeNames:  map[string]string{"#et": keys.EntityType},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":et": sAttr(keys.TypeAccountRate)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":et": table.SAttr(keys.TypeAccountRate)},
 	})
 	return err
 }
@@ -128,12 +125,12 @@ func (s *Store) ensureAccountRate(ctx context.Context, accountID string) error {
 // markKeyRevoked records a revoked key on the account's counter, where the rate gate's
 // condition meets it, and forgets keys revoked longer ago than any cached answer lives.
 func (s *Store) markKeyRevoked(ctx context.Context, accountID, keyID string) error {
-	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: keyAttrs(keys.AccountRate(accountID)),
-		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	res, err := s.t.GetItem(ctx, &dynamodb.GetItemInput{Key: table.KeyAttrs(keys.AccountRate(accountID)),
+		ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return err
 	}
-	now := s.now()
+	now := s.t.Now()
 	names := map[string]string{"#et": keys.EntityType, "#new": revokedKeyAttr + keyID}
 	update := "SET #et = :et, #new = :t"
 	var stale []string
@@ -151,13 +148,11 @@ func (s *Store) markKeyRevoked(ctx context.Context, accountID, keyID string) err
 	if len(stale) > 0 {
 		update += " REMOVE " + strings.Join(stale, ", ")
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.AccountRate(accountID)),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.AccountRate(accountID)),
 		UpdateExpression:          &update,
 		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":et": sAttr(keys.TypeAccountRate), ":t": nAttr(now.Unix())},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":et": table.SAttr(keys.TypeAccountRate), ":t": table.NAttr(now.Unix())},
 	})
 	return err
 }
@@ -165,17 +160,15 @@ func (s *Store) markKeyRevoked(ctx context.Context, accountID, keyID string) err
 // CountImportRecords adds n records to the account's minute unless the window would
 // pass limit: one conditional UpdateItem, so concurrent intakes never overshoot.
 func (s *Store) CountImportRecords(ctx context.Context, accountID string, minute int64, n, limit int) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.ImportRecordsWindow(accountID, minute)),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                      table.KeyAttrs(keys.ImportRecordsWindow(accountID, minute)),
 		UpdateExpression:         aws.String("ADD n :n SET #et = :et, #exp = :exp"),
 		ConditionExpression:      aws.String("attribute_not_exists(n) OR n <= :room"),
 		ExpressionAttributeNames: map[string]string{"#et": keys.EntityType, "#exp": keys.ExpiresAt},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": nAttr(int64(n)), ":room": nAttr(int64(limit - n)), ":et": sAttr(keys.TypeImportRecords),
-			":exp": nAttr(minute*60 + int64(recordsWindowTTL/time.Second)),
+			":n": table.NAttr(int64(n)), ":room": table.NAttr(int64(limit - n)), ":et": table.SAttr(keys.TypeImportRecords),
+			":exp": table.NAttr(minute*60 + int64(recordsWindowTTL/time.Second)),
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
@@ -186,15 +179,13 @@ func (s *Store) CountImportRecords(ctx context.Context, accountID string, minute
 
 // UncountImportRecords takes n records back from a window.
 func (s *Store) UncountImportRecords(ctx context.Context, accountID string, minute int64, n int) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.ImportRecordsWindow(accountID, minute)),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.ImportRecordsWindow(accountID, minute)),
 		UpdateExpression:          aws.String("ADD n :n"),
 		ConditionExpression:       aws.String("attribute_exists(n)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":n": nAttr(-int64(n))},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": table.NAttr(-int64(n))},
 	})
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }
 
 type importInFlightItem struct {
@@ -213,10 +204,10 @@ type importInFlightItem struct {
 // marker past its expiry that the time to live has not deleted yet is left out).
 func (s *Store) ImportsInFlight(ctx context.Context, accountID string) ([]store.ImportInFlight, error) {
 	var items []importInFlightItem
-	if err := s.queryPrefix(ctx, keys.ImportsInFlightPartition(accountID), keys.ImportInFlightPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.ImportsInFlightPartition(accountID), keys.ImportInFlightPrefix, &items); err != nil {
 		return nil, err
 	}
-	now := s.now().Unix()
+	now := s.t.Now().Unix()
 	var out []store.ImportInFlight
 	for _, it := range items {
 		if it.ExpiresAt > now {
@@ -230,15 +221,15 @@ func (s *Store) ImportsInFlight(ctx context.Context, accountID string) ([]store.
 // PutImportInFlight writes a marker that expires after ttl.
 func (s *Store) PutImportInFlight(ctx context.Context, m store.ImportInFlight, ttl time.Duration) error {
 	k := keys.ImportInFlight(m.AccountID, m.ImportID)
-	return s.put(ctx, importInFlightItem{PK: k.PK, SK: k.SK, ET: keys.TypeImportInFlight, AccountID: m.AccountID,
+	return s.t.Put(ctx, importInFlightItem{PK: k.PK, SK: k.SK, ET: keys.TypeImportInFlight, AccountID: m.AccountID,
 		ImportID: m.ImportID, DataSourceUUID: m.DataSourceUUID, ExternalID: m.ExternalID, CreatedAt: m.CreatedAt,
 		ExpiresAt: m.CreatedAt.Add(ttl).Unix()})
 }
 
 // DeleteImportInFlight removes a marker.
 func (s *Store) DeleteImportInFlight(ctx context.Context, accountID, importID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
-		Key: keyAttrs(keys.ImportInFlight(accountID, importID)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key: table.KeyAttrs(keys.ImportInFlight(accountID, importID))})
 	return err
 }
 
@@ -247,15 +238,13 @@ func (s *Store) DeleteImportInFlight(ctx context.Context, accountID, importID st
 func (s *Store) ImportCustomersDone(ctx context.Context, accountID, importID string) (int, error) {
 	total := 0
 	for _, pk := range keys.ImportCustomersPartitions(accountID, importID) {
-		p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-			TableName:              &s.table,
+		p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
 			KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :p)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": sAttr(pk), ":p": sAttr("CUS#"),
+				":pk": table.SAttr(pk), ":p": table.SAttr("CUS#"),
 			},
-			Select:                 types.SelectCount,
-			ConsistentRead:         aws.Bool(true),
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			Select:         types.SelectCount,
+			ConsistentRead: aws.Bool(true),
 		})
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // UpdateCustomerMetrics writes only the metrics attributes of a customer item read at
@@ -22,7 +23,7 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 	vals := map[string]types.AttributeValue{
 		":mrr": &types.AttributeValueMemberN{Value: strconv.FormatInt(m.MRR, 10)},
 		":arr": &types.AttributeValueMemberN{Value: strconv.FormatInt(m.ARR, 10)},
-		":st":  sAttr(m.Status),
+		":st":  table.SAttr(m.Status),
 		":v":   &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)},
 		":one": &types.AttributeValueMemberN{Value: "1"},
 	}
@@ -61,16 +62,14 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 		vals[":tags"], vals[":none"] = tags, &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
 		set = append(set, "tags = list_append(if_not_exists(tags, :none), :tags)")
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Customer(accountID, customerUUID)),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.Customer(accountID, customerUUID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " ADD version :one" + update),
 		ConditionExpression:       aws.String("attribute_exists(PK) AND version = :v"),
 		ExpressionAttributeNames:  map[string]string{"#st": "status"},
 		ExpressionAttributeValues: vals,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
-	if err = conflict(err); err == store.ErrConflict {
+	if err = table.Conflict(err); err == store.ErrConflict {
 		if _, gerr := s.GetCustomer(ctx, accountID, customerUUID); gerr == store.ErrNotFound {
 			return store.ErrNotFound
 		}
@@ -82,7 +81,7 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 // from the customers' uniqueness item (a consistent read). ErrNotFound when none.
 func (s *Store) CustomerUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error) {
 	var it uniqueItem
-	if err := s.get(ctx, keys.CustomerExternalID(accountID, dsUUID, externalID), &it); err != nil {
+	if err := s.t.Get(ctx, keys.CustomerExternalID(accountID, dsUUID, externalID), &it); err != nil {
 		return "", err
 	}
 	if it.CustomerUUID == "" {

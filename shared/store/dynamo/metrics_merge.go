@@ -14,6 +14,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // Customer merges (POST /v1/customers/merges) move other areas' items to the surviving
@@ -31,13 +32,13 @@ type mergeRequestItem struct {
 // PutMergeRequest records a merge to carry out (idempotent).
 func (s *Store) PutMergeRequest(ctx context.Context, m store.MergeRequest) error {
 	k := keys.MergeRequest(m.AccountID, m.IntoUUID, m.FromUUID)
-	return s.put(ctx, mergeRequestItem{PK: k.PK, SK: k.SK, ET: keys.TypeMergeRequest, MergeRequest: m})
+	return s.t.Put(ctx, mergeRequestItem{PK: k.PK, SK: k.SK, ET: keys.TypeMergeRequest, MergeRequest: m})
 }
 
 // PendingMerges lists the merges waiting to go into a customer, oldest first.
 func (s *Store) PendingMerges(ctx context.Context, accountID, intoUUID string) ([]store.MergeRequest, error) {
 	var items []mergeRequestItem
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, intoUUID), keys.MergeRequestPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.CustomerPartition(accountID, intoUUID), keys.MergeRequestPrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]store.MergeRequest, len(items))
@@ -49,8 +50,8 @@ func (s *Store) PendingMerges(ctx context.Context, accountID, intoUUID string) (
 
 // DeleteMergeRequest forgets a merge that has been carried out.
 func (s *Store) DeleteMergeRequest(ctx context.Context, m store.MergeRequest) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
-		Key: keyAttrs(keys.MergeRequest(m.AccountID, m.IntoUUID, m.FromUUID)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key: table.KeyAttrs(keys.MergeRequest(m.AccountID, m.IntoUUID, m.FromUUID))})
 	return err
 }
 
@@ -75,16 +76,14 @@ func (s *Store) ReassignOwner(ctx context.Context, accountID string, kind store.
 // reassignOwner makes the item k (attribute customer_uuid) belong to into instead of
 // from; an item already into's, or gone, is left alone.
 func (s *Store) reassignOwner(ctx context.Context, k keys.Key, fromUUID, intoUUID string) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           &s.table,
-		Key:                 keyAttrs(k),
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                 table.KeyAttrs(k),
 		UpdateExpression:    aws.String("SET customer_uuid = :into"),
 		ConditionExpression: aws.String("customer_uuid = :from"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":from": sAttr(fromUUID), ":into": sAttr(intoUUID)},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			":from": table.SAttr(fromUUID), ":into": table.SAttr(intoUUID)},
 	})
-	if errors.Is(conflict(err), store.ErrConflict) {
+	if errors.Is(table.Conflict(err), store.ErrConflict) {
 		return nil
 	}
 	return err
@@ -101,12 +100,12 @@ func (s *Store) ReassignCustomerExternalID(ctx context.Context, accountID, dsUUI
 func (s *Store) MoveContact(ctx context.Context, c model.Contact, into model.Customer) error {
 	next := c
 	next.CustomerUUID, next.CustomerExternalID = into.UUID, into.ExternalID
-	next.Version, next.UpdatedAt = c.Version+1, s.now()
+	next.Version, next.UpdatedAt = c.Version+1, s.t.Now()
 	av, err := attributevalue.MarshalMap(newContactItem(next))
 	if err != nil {
 		return err
 	}
-	items := []types.TransactWriteItem{{Put: &types.Put{TableName: &s.table, Item: av,
+	items := []types.TransactWriteItem{{Put: &types.Put{TableName: s.t.Name(), Item: av,
 		ConditionExpression: aws.String("attribute_exists(PK) AND version = :v"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(c.Version, 10)}}}}}
@@ -117,9 +116,9 @@ func (s *Store) MoveContact(ctx context.Context, c model.Contact, into model.Cus
 		}
 		items = append(items, put, s.dropEmail(c))
 	}
-	err = s.transactWrite(ctx, items)
-	if conditionFailedAt(err, 1) {
+	err = s.t.TransactWrite(ctx, items)
+	if table.ConditionFailedAt(err, 1) {
 		return store.ErrDuplicateEmail
 	}
-	return conflict(err)
+	return table.Conflict(err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // metricsStateChunk keeps items under DynamoDB's 400 KB limit: a large state is split
@@ -29,7 +30,7 @@ type metricsStateItem struct {
 // GetMetricsState reads the customer's state; the zero state when none was stored.
 func (s *Store) GetMetricsState(ctx context.Context, accountID, customerUUID string) (store.MetricsState, error) {
 	var items []metricsStateItem
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.MetricsStatePrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.MetricsStatePrefix, &items); err != nil {
 		return store.MetricsState{}, err
 	}
 	if len(items) == 0 {
@@ -57,10 +58,10 @@ func (s *Store) PutMetricsState(ctx context.Context, accountID, customerUUID str
 	if err != nil {
 		return err
 	}
-	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: put.Item, ConditionExpression: put.ConditionExpression,
+	if _, err := s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: put.Item, ConditionExpression: put.ConditionExpression,
 		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
-		return conflict(err)
+	}); err != nil {
+		return table.Conflict(err)
 	}
 	return s.DropMetricsStateTails(ctx, accountID, customerUUID, prev, next)
 }
@@ -80,7 +81,7 @@ func (s *Store) MetricsStateCommit(ctx context.Context, accountID, customerUUID 
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
-	if err := s.batchWrite(ctx, reqs); err != nil {
+	if err := s.t.BatchWrite(ctx, reqs); err != nil {
 		return store.SeriesGuard{}, err
 	}
 	return store.SeriesGuard{Kind: store.SeriesGuardCommit, Prev: prev, Next: next}, nil
@@ -109,14 +110,14 @@ func (s *Store) stateHead(accountID, customerUUID string, prev, next store.Metri
 	if err != nil {
 		return nil, err
 	}
-	put := &types.Put{TableName: &s.table, Item: av}
+	put := &types.Put{TableName: s.t.Name(), Item: av}
 	put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues = stateCondition(prev)
 	return put, nil
 }
 
 // stateCheck is the check that the customer's stored state is still prev.
 func (s *Store) stateCheck(accountID, customerUUID string, prev store.MetricsState) *types.ConditionCheck {
-	check := &types.ConditionCheck{TableName: &s.table, Key: keyAttrs(keys.MetricsState(accountID, customerUUID, 0))}
+	check := &types.ConditionCheck{TableName: s.t.Name(), Key: table.KeyAttrs(keys.MetricsState(accountID, customerUUID, 0))}
 	check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = stateCondition(prev)
 	return check
 }
@@ -143,9 +144,9 @@ func (s *Store) guardItem(accountID, customerUUID string, g store.SeriesGuard) (
 // stateCondition is "the stored state is prev".
 func stateCondition(prev store.MetricsState) (*string, map[string]string, map[string]types.AttributeValue) {
 	if prev.Hash == "" {
-		return aws.String(itemAbsent), nil, nil
+		return aws.String(table.ItemAbsent), nil, nil
 	}
-	return aws.String("#h = :h"), map[string]string{"#h": "hash"}, map[string]types.AttributeValue{":h": sAttr(prev.Hash)}
+	return aws.String("#h = :h"), map[string]string{"#h": "hash"}, map[string]types.AttributeValue{":h": table.SAttr(prev.Hash)}
 }
 
 // DropMetricsStateTails deletes the chunks of prev that the committed state next does
@@ -154,9 +155,9 @@ func (s *Store) DropMetricsStateTails(ctx context.Context, accountID, customerUU
 	var stale []types.WriteRequest
 	for i := metricsStateChunks(len(next.Data)); i < metricsStateChunks(len(prev.Data)); i++ {
 		stale = append(stale, types.WriteRequest{DeleteRequest: &types.DeleteRequest{
-			Key: keyAttrs(keys.MetricsState(accountID, customerUUID, i))}})
+			Key: table.KeyAttrs(keys.MetricsState(accountID, customerUUID, i))}})
 	}
-	return s.batchWrite(ctx, stale)
+	return s.t.BatchWrite(ctx, stale)
 }
 
 // metricsStateChunks is how many items a state of n bytes occupies.

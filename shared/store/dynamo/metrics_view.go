@@ -8,6 +8,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type metricsSubscriptionItem struct {
@@ -31,10 +32,10 @@ type invalidInvoiceItem struct {
 func (s *Store) WriteMetricsView(ctx context.Context, c store.MetricsViewChange) error {
 	var reqs []types.WriteRequest
 	for _, m := range c.DeleteSubscriptions {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(metricsSubscriptionKey(m))}})
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: table.KeyAttrs(metricsSubscriptionKey(m))}})
 	}
 	for _, v := range c.DeleteInvalid {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyAttrs(invalidInvoiceKey(v))}})
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: table.KeyAttrs(invalidInvoiceKey(v))}})
 	}
 	add := func(item any) error {
 		av, err := attributevalue.MarshalMap(item)
@@ -57,14 +58,14 @@ func (s *Store) WriteMetricsView(ctx context.Context, c store.MetricsViewChange)
 			return err
 		}
 	}
-	return s.batchWrite(ctx, reqs)
+	return s.t.BatchWrite(ctx, reqs)
 }
 
 // ListMetricsSubscriptions reads one page of a customer's subscription rows, by start date.
 func (s *Store) ListMetricsSubscriptions(ctx context.Context, accountID, customerUUID string, limit int,
 	start store.PageToken) (store.Page[store.MetricsSubscription], error) {
-	q := prefixListing(keys.CustomerPartition(accountID, customerUUID), keys.MetricsSubscriptionPrefix)
-	return listPage(ctx, s, q, limit, start, func(it metricsSubscriptionItem) store.MetricsSubscription {
+	q := table.PrefixListing(keys.CustomerPartition(accountID, customerUUID), keys.MetricsSubscriptionPrefix)
+	return table.ListPage(ctx, s.t, q, limit, start, func(it metricsSubscriptionItem) store.MetricsSubscription {
 		m := it.MetricsSubscription
 		m.AccountID = accountID
 		return m
@@ -74,7 +75,7 @@ func (s *Store) ListMetricsSubscriptions(ctx context.Context, accountID, custome
 // CustomerInvalidInvoices reads the invalid-invoice markers of one customer.
 func (s *Store) CustomerInvalidInvoices(ctx context.Context, accountID, customerUUID string) ([]store.InvalidInvoice, error) {
 	var items []invalidInvoiceItem
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.InvalidInvoicePrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.InvalidInvoicePrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]store.InvalidInvoice, len(items))
@@ -88,7 +89,7 @@ func (s *Store) CustomerInvalidInvoices(ctx context.Context, accountID, customer
 // IsInvoiceInvalid tells whether the engine left an invoice of the customer out, and why.
 func (s *Store) IsInvoiceInvalid(ctx context.Context, accountID, customerUUID, invoiceUUID string) (string, bool, error) {
 	var it invalidInvoiceItem
-	err := s.get(ctx, keys.InvalidInvoice(accountID, customerUUID, invoiceUUID), &it)
+	err := s.t.Get(ctx, keys.InvalidInvoice(accountID, customerUUID, invoiceUUID), &it)
 	if err == store.ErrNotFound {
 		return "", false, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type metricsWakeItem struct {
@@ -26,15 +27,15 @@ type metricsWakeItem struct {
 // the UTC hour it is due in.
 func (s *Store) PutMetricsWake(ctx context.Context, w store.MetricsWake) error {
 	k := keys.MetricsWake(w.AccountID, w.CustomerUUID)
-	return s.put(ctx, metricsWakeItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsWake,
+	return s.t.Put(ctx, metricsWakeItem{PK: k.PK, SK: k.SK, ET: keys.TypeMetricsWake,
 		GSI2PK: keys.MetricsWakeBucket(w.Due), GSI2SK: keys.MetricsWakeOrder(w.Due, w.AccountID, w.CustomerUUID),
 		MetricsWake: w})
 }
 
 // DeleteMetricsWake removes the customer's wake-up, if any.
 func (s *Store) DeleteMetricsWake(ctx context.Context, accountID, customerUUID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
-		Key: keyAttrs(keys.MetricsWake(accountID, customerUUID)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key: table.KeyAttrs(keys.MetricsWake(accountID, customerUUID))})
 	return err
 }
 
@@ -44,14 +45,12 @@ func (s *Store) DueMetricsWakes(ctx context.Context, since, until time.Time) ([]
 	var out []store.MetricsWake
 	end := keys.MetricsWakeOrder(until, "\xff", "")
 	for h := since.UTC().Truncate(time.Hour); !h.After(until); h = h.Add(time.Hour) {
-		p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-			TableName:              &s.table,
+		p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
 			IndexName:              aws.String(keys.GSI2),
 			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK <= :end"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": sAttr(keys.MetricsWakeBucket(h)), ":end": sAttr(end),
+				":pk": table.SAttr(keys.MetricsWakeBucket(h)), ":end": table.SAttr(end),
 			},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
@@ -83,20 +82,20 @@ func (s *Store) PutConnection(ctx context.Context, c store.Connection) error {
 		c.A, c.B = c.B, c.A
 	}
 	k := keys.Connection(c.AccountID, c.CustomerUUID, c.A, c.B)
-	return s.put(ctx, connectionItem{PK: k.PK, SK: k.SK, ET: keys.TypeConnection, Connection: c})
+	return s.t.Put(ctx, connectionItem{PK: k.PK, SK: k.SK, ET: keys.TypeConnection, Connection: c})
 }
 
 // DeleteConnection forgets a connected pair (idempotent).
 func (s *Store) DeleteConnection(ctx context.Context, accountID, customerUUID, a, b string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
-		Key: keyAttrs(keys.Connection(accountID, customerUUID, a, b)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key: table.KeyAttrs(keys.Connection(accountID, customerUUID, a, b))})
 	return err
 }
 
 // CustomerConnections lists a customer's connected pairs.
 func (s *Store) CustomerConnections(ctx context.Context, accountID, customerUUID string) ([]store.Connection, error) {
 	var items []connectionItem
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.ConnectionPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.ConnectionPrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]store.Connection, len(items))

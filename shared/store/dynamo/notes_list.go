@@ -7,6 +7,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // ListNotes reads one page of notes, newest first (by created_at, then uuid): one
@@ -14,8 +15,8 @@ import (
 func (s *Store) ListNotes(ctx context.Context, accountID string, f store.NoteFilter, limit int,
 	start store.PageToken) (store.Page[model.Note], error) {
 	q := recordListing(keys.Notes, accountID, f.CustomerUUID)
-	q.whereEqual("contact_uuid", f.ContactUUID)
-	q.whereEqual("type", f.Type)
-	q.whereEqual("author_key", strings.ToLower(f.AuthorEmail))
-	return listPage(ctx, s, q, limit, start, noteItem.note, nil)
+	q.WhereEqual("contact_uuid", f.ContactUUID)
+	q.WhereEqual("type", f.Type)
+	q.WhereEqual("author_key", strings.ToLower(f.AuthorEmail))
+	return table.ListPage(ctx, s.t, q, limit, start, noteItem.note, nil)
 }

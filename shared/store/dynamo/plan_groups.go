@@ -14,6 +14,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // planGroupItem is a plan group as stored: one item holding its plans' references
@@ -57,42 +58,41 @@ func (s *Store) SavePlanGroup(ctx context.Context, g model.PlanGroup, create boo
 	if err != nil {
 		return err
 	}
-	cond := itemExists
+	cond := table.ItemExists
 	if create {
-		cond = itemAbsent
+		cond = table.ItemAbsent
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av, ConditionExpression: aws.String(cond),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av, ConditionExpression: aws.String(cond)})
 	if create {
-		return conflict(err)
+		return table.Conflict(err)
 	}
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }
 
 // GetPlanGroup reads a plan group.
 func (s *Store) GetPlanGroup(ctx context.Context, accountID, uuid string) (model.PlanGroup, error) {
-	return getOne(ctx, s, keys.PlanGroup(accountID, uuid), func(it planGroupItem) model.PlanGroup { return it.planGroup() })
+	return table.GetOne(ctx, s.t, keys.PlanGroup(accountID, uuid), func(it planGroupItem) model.PlanGroup { return it.planGroup() })
 }
 
 // DeletePlanGroup removes a plan group; store.ErrNotFound when it does not exist.
 func (s *Store) DeletePlanGroup(ctx context.Context, accountID, uuid string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: keyAttrs(keys.PlanGroup(accountID, uuid)),
-		ConditionExpression: aws.String(itemExists), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	return notFoundOnCondition(err)
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{Key: table.KeyAttrs(keys.PlanGroup(accountID, uuid)),
+		ConditionExpression: aws.String(table.ItemExists)})
+	return table.NotFoundOnCondition(err)
 }
 
-func planGroupQuery(accountID string) listQuery {
-	return indexListing(keys.GSI1, keys.PlanGroupsByAccount(accountID), false)
+func planGroupQuery(accountID string) table.ListQuery {
+	return table.IndexListing(keys.GSI1, keys.PlanGroupsByAccount(accountID), false)
 }
 
 // ListPlanGroups reads one page of the account's plan groups, newest first (GSI1).
 func (s *Store) ListPlanGroups(ctx context.Context, accountID string, limit int, start store.PageToken) (store.Page[model.PlanGroup], error) {
-	return listPage(ctx, s, planGroupQuery(accountID), limit, start, planGroupItem.planGroup, nil)
+	return table.ListPage(ctx, s.t, planGroupQuery(accountID), limit, start, planGroupItem.planGroup, nil)
 }
 
 // CountPlanGroups counts the account's plan groups (for the legacy total_pages).
 func (s *Store) CountPlanGroups(ctx context.Context, accountID string) (int, error) {
-	n, _, err := countMatching(ctx, s, planGroupQuery(accountID), 0, planGroupItem.planGroup, nil)
+	n, _, err := table.CountMatching(ctx, s.t, planGroupQuery(accountID), 0, planGroupItem.planGroup, nil)
 	return n, err
 }
 
@@ -138,9 +138,9 @@ func (s *Store) ListPlanGroupPlans(ctx context.Context, g model.PlanGroup, limit
 func (s *Store) plansByRef(ctx context.Context, accountID string, refs []model.PlanRef) (map[string]model.Plan, error) {
 	keyList := make([]map[string]types.AttributeValue, 0, len(refs))
 	for _, r := range refs {
-		keyList = append(keyList, keyAttrs(keys.Plan(accountID, r.DataSourceUUID, r.UUID)))
+		keyList = append(keyList, table.KeyAttrs(keys.Plan(accountID, r.DataSourceUUID, r.UUID)))
 	}
-	raw, err := s.batchGet(ctx, keyList)
+	raw, err := s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, err
 	}
@@ -176,9 +176,9 @@ func offsetOf(t store.PageToken) (int, error) {
 func (s *Store) PlanRefs(ctx context.Context, accountID string, uuids []string) (refs []model.PlanRef, missing []string, err error) {
 	keyList := make([]map[string]types.AttributeValue, len(uuids))
 	for i, u := range uuids {
-		keyList[i] = keyAttrs(keys.PlanLocator(accountID, u))
+		keyList[i] = table.KeyAttrs(keys.PlanLocator(accountID, u))
 	}
-	raw, err := s.batchGet(ctx, keyList)
+	raw, err := s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, nil, err
 	}

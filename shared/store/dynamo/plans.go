@@ -15,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // The plan item lives in its data source's partition (keys.Plan); see
@@ -95,22 +96,22 @@ func (s *Store) CreatePlan(ctx context.Context, p model.Plan) error {
 	if err != nil {
 		return err
 	}
-	isNew := aws.String(itemAbsent)
-	err = s.transactWrite(ctx, []types.TransactWriteItem{
+	isNew := aws.String(table.ItemAbsent)
+	err = s.t.TransactWrite(ctx, []types.TransactWriteItem{
 		// Without this check a plan written while the source is purged would outlive it.
 		{ConditionCheck: &types.ConditionCheck{
-			TableName:                &s.table,
-			Key:                      keyAttrs(keys.DataSource(p.AccountID, p.DataSourceUUID)),
+			TableName:                s.t.Name(),
+			Key:                      table.KeyAttrs(keys.DataSource(p.AccountID, p.DataSourceUUID)),
 			ConditionExpression:      aws.String("attribute_exists(PK) AND #st <> :deleting"),
 			ExpressionAttributeNames: map[string]string{"#st": "status"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":deleting": sAttr(model.DataSourceDeleting)},
+				":deleting": table.SAttr(model.DataSourceDeleting)},
 		}},
-		{Put: &types.Put{TableName: &s.table, Item: plan, ConditionExpression: isNew}},
-		{Put: &types.Put{TableName: &s.table, Item: reservation, ConditionExpression: isNew}},
-		{Put: &types.Put{TableName: &s.table, Item: locator, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: s.t.Name(), Item: plan, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: s.t.Name(), Item: reservation, ConditionExpression: isNew}},
+		{Put: &types.Put{TableName: s.t.Name(), Item: locator, ConditionExpression: isNew}},
 	})
-	switch failed := failedAt(err); {
+	switch failed := table.FailedAt(err); {
 	case failed == 0:
 		return store.ErrDataSourceNotLive
 	case failed > 0:
@@ -122,7 +123,7 @@ func (s *Store) CreatePlan(ctx context.Context, p model.Plan) error {
 // GetPlan reads a plan by uuid: the locator, then the plan (both consistent reads).
 func (s *Store) GetPlan(ctx context.Context, accountID, planUUID string) (model.Plan, error) {
 	var loc planLocatorItem
-	if err := s.get(ctx, keys.PlanLocator(accountID, planUUID), &loc); err != nil {
+	if err := s.t.Get(ctx, keys.PlanLocator(accountID, planUUID), &loc); err != nil {
 		return model.Plan{}, err
 	}
 	// A purged data source leaves the locator behind; the plan itself is then gone.
@@ -131,7 +132,7 @@ func (s *Store) GetPlan(ctx context.Context, accountID, planUUID string) (model.
 
 // GetPlanInDataSource reads a plan whose data source is known (one read).
 func (s *Store) GetPlanInDataSource(ctx context.Context, accountID, dsUUID, planUUID string) (model.Plan, error) {
-	return getOne(ctx, s, keys.Plan(accountID, dsUUID, planUUID), func(it planItem) model.Plan { return it.plan() })
+	return table.GetOne(ctx, s.t, keys.Plan(accountID, dsUUID, planUUID), func(it planItem) model.Plan { return it.plan() })
 }
 
 // GetPlanByExternalID finds a plan of a data source by external id (two consistent
@@ -148,7 +149,7 @@ func (s *Store) GetPlanByExternalID(ctx context.Context, accountID, dsUUID, exte
 // (one consistent read of its reservation; the plan itself may since be gone).
 func (s *Store) PlanUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error) {
 	var res planExternalIDItem
-	if err := s.get(ctx, keys.PlanExternalID(accountID, dsUUID, externalID), &res); err != nil {
+	if err := s.t.Get(ctx, keys.PlanExternalID(accountID, dsUUID, externalID), &res); err != nil {
 		return "", err
 	}
 	return res.PlanUUID, nil
@@ -170,9 +171,9 @@ func (s *Store) UpdatePlan(ctx context.Context, p model.Plan, u store.PlanUpdate
 		set += "#" + attr + " = " + placeholder
 		vals[placeholder] = v
 	}
-	cond := itemExists
+	cond := table.ItemExists
 	if u.Name != nil {
-		add("name", ":name", sAttr(*u.Name))
+		add("name", ":name", table.SAttr(*u.Name))
 	}
 	if u.IntervalCount != nil || u.IntervalUnit != nil {
 		var same []string
@@ -181,7 +182,7 @@ func (s *Store) UpdatePlan(ctx context.Context, p model.Plan, u store.PlanUpdate
 			same = append(same, "#interval_count = :count")
 		}
 		if u.IntervalUnit != nil {
-			add("interval_unit", ":unit", sAttr(*u.IntervalUnit))
+			add("interval_unit", ":unit", table.SAttr(*u.IntervalUnit))
 			same = append(same, "#interval_unit = :unit")
 		}
 		unchanged := same[0]
@@ -195,17 +196,15 @@ func (s *Store) UpdatePlan(ctx context.Context, p model.Plan, u store.PlanUpdate
 		// Nothing to change: answer the stored plan, still proving it exists.
 		return s.GetPlanInDataSource(ctx, p.AccountID, p.DataSourceUUID, p.UUID)
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)),
+	out, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)),
 		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String("SET " + set),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: vals,
 		ReturnValues:              types.ReturnValueAllNew,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
-	if errors.Is(conflict(err), store.ErrConflict) {
+	if errors.Is(table.Conflict(err), store.ErrConflict) {
 		return model.Plan{}, s.whyPlanWriteFailed(ctx, p)
 	}
 	if err != nil {
@@ -231,23 +230,23 @@ func (s *Store) whyPlanWriteFailed(ctx context.Context, p model.Plan) error {
 // DeletePlan removes an unreferenced plan with its external-id reservation and
 // locator. ErrNotFound: already gone; ErrPlanReferenced: in use.
 func (s *Store) DeletePlan(ctx context.Context, p model.Plan) error {
-	err := s.transactWrite(ctx, []types.TransactWriteItem{
+	err := s.t.TransactWrite(ctx, []types.TransactWriteItem{
 		{Delete: &types.Delete{
-			TableName:                 &s.table,
-			Key:                       keyAttrs(keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)),
+			TableName:                 s.t.Name(),
+			Key:                       table.KeyAttrs(keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)),
 			ConditionExpression:       aws.String("attribute_exists(PK) AND " + notReferenced),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":zero": &types.AttributeValueMemberN{Value: "0"}},
 		}},
 		{Delete: &types.Delete{
-			TableName: &s.table,
-			Key:       keyAttrs(keys.PlanExternalID(p.AccountID, p.DataSourceUUID, p.ExternalID)),
+			TableName: s.t.Name(),
+			Key:       table.KeyAttrs(keys.PlanExternalID(p.AccountID, p.DataSourceUUID, p.ExternalID)),
 			// Never release a reservation that another plan holds.
 			ConditionExpression:       aws.String("attribute_not_exists(PK) OR plan_uuid = :uuid"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":uuid": sAttr(p.UUID)},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":uuid": table.SAttr(p.UUID)},
 		}},
-		{Delete: &types.Delete{TableName: &s.table, Key: keyAttrs(keys.PlanLocator(p.AccountID, p.UUID))}},
+		{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(keys.PlanLocator(p.AccountID, p.UUID))}},
 	})
-	if failedAt(err) >= 0 {
+	if table.FailedAt(err) >= 0 {
 		return s.whyPlanWriteFailed(ctx, p)
 	}
 	return err
@@ -259,15 +258,15 @@ func (s *Store) DeletePlan(ctx context.Context, p model.Plan) error {
 // which are conditional on the marker, can never miss a reference. The condition
 // makes the transaction fail if the plan is gone, or if a release would go below 0.
 func (s *Store) planReference(accountID, dsUUID, planUUID string, delta int) types.TransactWriteItem {
-	cond := itemExists
+	cond := table.ItemExists
 	vals := map[string]types.AttributeValue{":d": &types.AttributeValueMemberN{Value: strconv.Itoa(delta)}}
 	if delta < 0 {
 		cond += " AND refs >= :need"
 		vals[":need"] = &types.AttributeValueMemberN{Value: strconv.Itoa(-delta)}
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Plan(accountID, dsUUID, planUUID)),
+		TableName:                 s.t.Name(),
+		Key:                       table.KeyAttrs(keys.Plan(accountID, dsUUID, planUUID)),
 		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String("ADD refs :d"),
 		ExpressionAttributeValues: vals,
@@ -288,10 +287,9 @@ func (s *Store) ReleasePlanReference(ctx context.Context, accountID, dsUUID, pla
 
 func (s *Store) applyPlanReference(ctx context.Context, item types.TransactWriteItem) error {
 	u := item.Update
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: u.TableName, Key: u.Key, ConditionExpression: u.ConditionExpression,
+	_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key: u.Key, ConditionExpression: u.ConditionExpression,
 		UpdateExpression: u.UpdateExpression, ExpressionAttributeValues: u.ExpressionAttributeValues,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	return notFoundOnCondition(err)
+	return table.NotFoundOnCondition(err)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // ListPlans reads one page of the account's plans in creation order, from start (the
@@ -16,30 +17,30 @@ import (
 // other filters are filter expressions.
 func (s *Store) ListPlans(ctx context.Context, accountID string, f store.PlanFilter, limit int,
 	start store.PageToken) (store.Page[model.Plan], error) {
-	return listPage(ctx, s, planQuery(accountID, f), limit, start, planItem.plan, nil)
+	return table.ListPage(ctx, s.t, planQuery(accountID, f), limit, start, planItem.plan, nil)
 }
 
 // CountPlans counts the plans that match f (for the legacy total_pages field).
 func (s *Store) CountPlans(ctx context.Context, accountID string, f store.PlanFilter) (int, error) {
-	n, _, err := countMatching(ctx, s, planQuery(accountID, f), 0, planItem.plan, nil)
+	n, _, err := table.CountMatching(ctx, s.t, planQuery(accountID, f), 0, planItem.plan, nil)
 	return n, err
 }
 
-func planQuery(accountID string, f store.PlanFilter) listQuery {
-	var q listQuery
+func planQuery(accountID string, f store.PlanFilter) table.ListQuery {
+	var q table.ListQuery
 	switch {
 	case f.ExternalID != "":
-		q = indexListing(keys.GSI2, keys.PlansByExternalID(accountID, f.ExternalID), true)
+		q = table.IndexListing(keys.GSI2, keys.PlansByExternalID(accountID, f.ExternalID), true)
 		if f.DataSourceUUID != "" {
-			q.where("data_source_uuid = :ds", nil, map[string]types.AttributeValue{":ds": sAttr(f.DataSourceUUID)})
+			q.Where("data_source_uuid = :ds", nil, map[string]types.AttributeValue{":ds": table.SAttr(f.DataSourceUUID)})
 		}
 	case f.DataSourceUUID != "":
-		q = prefixListing(keys.DataSourcePartition(accountID, f.DataSourceUUID), keys.PlanPrefix)
+		q = table.PrefixListing(keys.DataSourcePartition(accountID, f.DataSourceUUID), keys.PlanPrefix)
 	default:
-		q = indexListing(keys.GSI1, keys.PlansByAccount(accountID), true)
+		q = table.IndexListing(keys.GSI1, keys.PlansByAccount(accountID), true)
 	}
 	if f.System != "" {
-		q.where("#system = :system", map[string]string{"#system": "system"}, map[string]types.AttributeValue{":system": sAttr(f.System)})
+		q.Where("#system = :system", map[string]string{"#system": "system"}, map[string]types.AttributeValue{":system": table.SAttr(f.System)})
 	}
 	return q
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type recordLocatorItem struct {
@@ -43,7 +44,7 @@ func (s *Store) PutRecordLocators(ctx context.Context, ls []store.RecordLocator)
 	for i, l := range ls {
 		items[i] = newRecordLocatorItem(l)
 	}
-	return s.putItemsBatched(ctx, items)
+	return s.t.PutItemsBatched(ctx, items)
 }
 
 // ClaimRecordLocators takes line item and transaction external ids: one PutItem per
@@ -53,7 +54,7 @@ func (s *Store) PutRecordLocators(ctx context.Context, ls []store.RecordLocator)
 // one claim, so of two invoices racing for an id exactly one gets it.
 func (s *Store) ClaimRecordLocators(ctx context.Context, ls []store.RecordLocator) []error {
 	errs := make([]error, len(ls))
-	parallel.For(len(ls), writeConcurrency, func(i int) {
+	parallel.For(len(ls), table.WriteConcurrency, func(i int) {
 		l := ls[i]
 		av, err := attributevalue.MarshalMap(newRecordLocatorItem(l))
 		if err != nil {
@@ -61,15 +62,15 @@ func (s *Store) ClaimRecordLocators(ctx context.Context, ls []store.RecordLocato
 			return
 		}
 		cond := "attribute_not_exists(PK) OR inv = :inv"
-		values := map[string]types.AttributeValue{":inv": sAttr(l.InvoiceUUID)}
+		values := map[string]types.AttributeValue{":inv": table.SAttr(l.InvoiceUUID)}
 		if l.Replaces != "" {
 			cond += " OR inv = :stale"
-			values[":stale"] = sAttr(l.Replaces)
+			values[":stale"] = table.SAttr(l.Replaces)
 		}
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
+		_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av,
 			ConditionExpression: &cond, ExpressionAttributeValues: values,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		if errors.Is(conflict(err), store.ErrConflict) {
+		})
+		if errors.Is(table.Conflict(err), store.ErrConflict) {
 			err = store.ErrOwnedElsewhere
 		}
 		errs[i] = err
@@ -83,16 +84,16 @@ func (s *Store) ClaimRecordLocators(ctx context.Context, ls []store.RecordLocato
 func (s *Store) DeleteRecordLocators(ctx context.Context, accountID string, uuids []string) error {
 	keyItems := make([]map[string]types.AttributeValue, len(uuids))
 	for i, u := range uuids {
-		keyItems[i] = keyAttrs(keys.RecordLocator(accountID, u))
+		keyItems[i] = table.KeyAttrs(keys.RecordLocator(accountID, u))
 	}
-	return s.batchDelete(ctx, keyItems)
+	return s.t.BatchDelete(ctx, keyItems)
 }
 
 // InvoiceOfRecord reads the invoice that holds the line item or transaction recordUUID
 // (one GetItem for the locator, one for the invoice); store.ErrNotFound when there is none.
 func (s *Store) InvoiceOfRecord(ctx context.Context, accountID, recordUUID string) (model.Invoice, error) {
 	var loc recordLocatorItem
-	if err := s.get(ctx, keys.RecordLocator(accountID, recordUUID), &loc); err != nil {
+	if err := s.t.Get(ctx, keys.RecordLocator(accountID, recordUUID), &loc); err != nil {
 		return model.Invoice{}, err
 	}
 	inv, err := s.GetInvoice(ctx, accountID, loc.InvoiceUUID)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // ReshardCounts is what Reshard moved to its write shard.
@@ -74,9 +75,8 @@ func (s *Store) Reshard(ctx context.Context, accountID string) (ReshardCounts, e
 // new key (taken only when free, or already this very item), then the old one deleted.
 func (s *Store) moveReservations(ctx context.Context, accountID, dsUUID, prefix string, c *ReshardCounts) error {
 	old := keys.DataSourcePartition(accountID, dsUUID)
-	q := prefixListing(old, prefix)
-	q.in.TableName = &s.table
-	return s.queryPages(ctx, &q.in, func(items []map[string]types.AttributeValue) error {
+	q := table.PrefixListing(old, prefix)
+	return s.t.QueryPages(ctx, &q.In, func(items []map[string]types.AttributeValue) error {
 		for _, it := range items {
 			sk, _ := it[keys.SK].(*types.AttributeValueMemberS)
 			if sk == nil {
@@ -87,8 +87,8 @@ func (s *Store) moveReservations(ctx context.Context, accountID, dsUUID, prefix 
 				continue
 			}
 			moved := maps.Clone(it)
-			moved[keys.PK] = sAttr(pk)
-			err := s.putNewAttrs(ctx, moved)
+			moved[keys.PK] = table.SAttr(pk)
+			err := s.t.PutNewAttrs(ctx, moved)
 			if errors.Is(err, store.ErrConflict) {
 				c.Conflicts = append(c.Conflicts, old+" "+sk.Value)
 				continue
@@ -96,8 +96,8 @@ func (s *Store) moveReservations(ctx context.Context, accountID, dsUUID, prefix 
 			if err != nil {
 				return err
 			}
-			if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table,
-				Key: keyAttrs(keys.Key{PK: old, SK: sk.Value}), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}); err != nil {
+			if _, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+				Key: table.KeyAttrs(keys.Key{PK: old, SK: sk.Value})}); err != nil {
 				return err
 			}
 			c.Reservations++
@@ -119,9 +119,8 @@ type reshardFields struct {
 // condition that it is still listed on old. It returns how many it moved.
 func (s *Store) moveListed(ctx context.Context, old, et string, target func(reshardFields) (gsi1, gsi2 string)) (int, error) {
 	n := 0
-	q := indexListing(keys.GSI1, old, true)
-	q.in.TableName = &s.table
-	err := s.queryPages(ctx, &q.in, func(items []map[string]types.AttributeValue) error {
+	q := table.IndexListing(keys.GSI1, old, true)
+	err := s.t.QueryPages(ctx, &q.In, func(items []map[string]types.AttributeValue) error {
 		for _, it := range items {
 			var f reshardFields
 			if err := attributevalue.UnmarshalMap(it, &f); err != nil {
@@ -131,15 +130,15 @@ func (s *Store) moveListed(ctx context.Context, old, et string, target func(resh
 			if f.ET != et || gsi1 == old {
 				continue
 			}
-			set, values := "SET GSI1PK = :new", map[string]types.AttributeValue{":new": sAttr(gsi1), ":old": sAttr(old)}
+			set, values := "SET GSI1PK = :new", map[string]types.AttributeValue{":new": table.SAttr(gsi1), ":old": table.SAttr(old)}
 			if gsi2 != "" {
-				set, values[":new2"] = set+", GSI2PK = :new2", sAttr(gsi2)
+				set, values[":new2"] = set+", GSI2PK = :new2", table.SAttr(gsi2)
 			}
-			_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table,
+			_, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				Key:              map[string]types.AttributeValue{keys.PK: it[keys.PK], keys.SK: it[keys.SK]},
 				UpdateExpression: aws.String(set), ConditionExpression: aws.String("GSI1PK = :old"),
-				ExpressionAttributeValues: values, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			if errors.Is(conflict(err), store.ErrConflict) {
+				ExpressionAttributeValues: values})
+			if errors.Is(table.Conflict(err), store.ErrConflict) {
 				continue // rewritten (so re-keyed) or deleted meanwhile
 			}
 			if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // The account series: package accountseries computes them and describes its storage
@@ -47,9 +48,9 @@ func (ss SeriesStorage) GetAccount(ctx context.Context, accountID string) (model
 // none.
 func (ss SeriesStorage) GetSeriesRecord(ctx context.Context, accountID, customerUUID string) (store.SeriesRecord, error) {
 	s := ss.store
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.table, Key: keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
-		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	out, err := s.t.GetItem(ctx, &dynamodb.GetItemInput{
+		Key:            table.KeyAttrs(keys.SeriesApplied(accountID, customerUUID)),
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		return store.SeriesRecord{Cells: map[string]int64{}}, err
@@ -64,9 +65,9 @@ func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, 
 	byPK := make(map[string]string, len(customerUUIDs))
 	for i, u := range customerUUIDs {
 		k := keys.SeriesApplied(accountID, u)
-		keyList[i], byPK[k.PK] = keyAttrs(k), u
+		keyList[i], byPK[k.PK] = table.KeyAttrs(k), u
 	}
-	items, err := ss.store.batchRead(ctx, keyList, true)
+	items, err := ss.store.t.BatchRead(ctx, keyList, true)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func (ss SeriesStorage) GetSeriesRecords(ctx context.Context, accountID string, 
 		if err != nil {
 			return nil, err
 		}
-		out[byPK[stringAttr(item, keys.PK)]] = r
+		out[byPK[table.StringAttr(item, keys.PK)]] = r
 	}
 	return out, nil
 }
@@ -122,12 +123,12 @@ func decodeSeriesRecord(item map[string]types.AttributeValue) (store.SeriesRecor
 }
 
 func encodeSeriesRecord(accountID, customerUUID string, r store.SeriesRecord) (map[string]types.AttributeValue, error) {
-	item := keyAttrs(keys.SeriesApplied(accountID, customerUUID))
-	item[keys.EntityType] = sAttr(keys.TypeSeriesApplied)
-	item["v"] = sAttr(r.Version)
+	item := table.KeyAttrs(keys.SeriesApplied(accountID, customerUUID))
+	item[keys.EntityType] = table.SAttr(keys.TypeSeriesApplied)
+	item["v"] = table.SAttr(r.Version)
 	item["acts_done"] = &types.AttributeValueMemberBOOL{Value: r.ActsDone}
 	if r.Shard != 0 {
-		item["sh"] = nAttr(int64(r.Shard))
+		item["sh"] = table.NAttr(int64(r.Shard))
 	}
 	pend := map[string]types.AttributeValue{}
 	for id, adds := range r.Pending {
@@ -156,10 +157,10 @@ func (ss SeriesStorage) ReplaceSeriesRecord(ctx context.Context, accountID, cust
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: put.Item, ConditionExpression: put.ConditionExpression,
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: put.Item, ConditionExpression: put.ConditionExpression,
 		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if err = conflict(err); err == store.ErrConflict {
+	})
+	if err = table.Conflict(err); err == store.ErrConflict {
 		return fmt.Errorf("series record of customer %s: %w (%w)", customerUUID, store.ErrSeriesChanged, err)
 	}
 	return err
@@ -177,13 +178,13 @@ func (s *Store) recordPut(accountID string, w store.SeriesRecordWrite) (*types.P
 	if err != nil {
 		return nil, err
 	}
-	item[recordWrittenAt] = nAttr(time.Now().UnixNano())
-	put := &types.Put{TableName: &s.table, Item: item}
+	item[recordWrittenAt] = table.NAttr(time.Now().UnixNano())
+	put := &types.Put{TableName: s.t.Name(), Item: item}
 	if w.Old.Exists {
 		put.ConditionExpression = aws.String("v = :old AND size(pend) = :zero")
-		put.ExpressionAttributeValues = map[string]types.AttributeValue{":old": sAttr(w.Old.Version), ":zero": nAttr(0)}
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{":old": table.SAttr(w.Old.Version), ":zero": table.NAttr(0)}
 	} else {
-		put.ConditionExpression = aws.String(itemAbsent)
+		put.ConditionExpression = aws.String(table.ItemAbsent)
 	}
 	if !w.ReadAt.IsZero() {
 		put.ConditionExpression = aws.String(*put.ConditionExpression + " AND (attribute_not_exists(#at) OR #at < :read)")
@@ -191,7 +192,7 @@ func (s *Store) recordPut(accountID string, w store.SeriesRecordWrite) (*types.P
 		if put.ExpressionAttributeValues == nil {
 			put.ExpressionAttributeValues = map[string]types.AttributeValue{}
 		}
-		put.ExpressionAttributeValues[":read"] = nAttr(w.ReadAt.UnixNano())
+		put.ExpressionAttributeValues[":read"] = table.NAttr(w.ReadAt.UnixNano())
 	}
 	return put, nil
 }
@@ -237,9 +238,9 @@ func (ss SeriesStorage) WriteSeriesBatch(ctx context.Context, accountID string, 
 	if len(items) == 0 {
 		return nil, nil
 	}
-	err = s.transactWrite(ctx, items)
-	for i, code := range cancellationReasons(err) {
-		if code == conditionFailed && owner[i] >= 0 && !slices.Contains(conflicts, owner[i]) {
+	err = s.t.TransactWrite(ctx, items)
+	for i, code := range table.CancellationReasons(err) {
+		if code == table.ConditionFailed && owner[i] >= 0 && !slices.Contains(conflicts, owner[i]) {
 			conflicts = append(conflicts, owner[i])
 		}
 	}
@@ -256,8 +257,8 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 	adds []store.SeriesBucketAdd) error {
 	s := ss.store
 	items := []types.TransactWriteItem{{Update: &types.Update{
-		TableName:                &s.table,
-		Key:                      keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
+		TableName:                s.t.Name(),
+		Key:                      table.KeyAttrs(keys.SeriesApplied(accountID, customerUUID)),
 		UpdateExpression:         aws.String("REMOVE pend.#c"),
 		ConditionExpression:      aws.String("attribute_exists(pend.#c)"),
 		ExpressionAttributeNames: map[string]string{"#c": chunkID},
@@ -265,8 +266,8 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 	for _, a := range adds {
 		items = append(items, s.bucketUpdate(accountID, shard, a))
 	}
-	err := s.transactWrite(ctx, items)
-	if conditionFailedAt(err, 0) {
+	err := s.t.TransactWrite(ctx, items)
+	if table.ConditionFailedAt(err, 0) {
 		return nil // added by an earlier attempt
 	}
 	return err
@@ -274,16 +275,16 @@ func (ss SeriesStorage) AddSeriesChunk(ctx context.Context, accountID, customerU
 
 func (s *Store) bucketUpdate(accountID string, shard int, a store.SeriesBucketAdd) types.TransactWriteItem {
 	names := map[string]string{"#et": keys.EntityType}
-	values := map[string]types.AttributeValue{":et": sAttr(seriesEntity(a.SK))}
+	values := map[string]types.AttributeValue{":et": table.SAttr(seriesEntity(a.SK))}
 	adds := make([]string, 0, len(a.Add))
 	for i, attr := range slices.Sorted(maps.Keys(a.Add)) {
 		p := strconv.Itoa(i)
 		names["#a"+p] = attr
-		values[":v"+p] = nAttr(a.Add[attr])
+		values[":v"+p] = table.NAttr(a.Add[attr])
 		adds = append(adds, "#a"+p+" :v"+p)
 	}
 	if shard != 0 {
-		names["#w"], values[":one"] = keys.SeriesWritesAttr, nAttr(1)
+		names["#w"], values[":one"] = keys.SeriesWritesAttr, table.NAttr(1)
 		adds = append(adds, "#w :one")
 	}
 	expr := "SET #et = :et"
@@ -291,8 +292,8 @@ func (s *Store) bucketUpdate(accountID string, shard int, a store.SeriesBucketAd
 		expr += " ADD " + strings.Join(adds, ", ")
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, a.Segment, shard), SK: a.SK}),
+		TableName:                 s.t.Name(),
+		Key:                       table.KeyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, a.Segment, shard), SK: a.SK}),
 		UpdateExpression:          aws.String(expr),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -320,17 +321,15 @@ func (ss SeriesStorage) MarkSeriesActivitiesDone(ctx context.Context, accountID,
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           &s.table,
-		Key:                 keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
+	_, err = s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                 table.KeyAttrs(keys.SeriesApplied(accountID, customerUUID)),
 		UpdateExpression:    aws.String("SET acts_done = :t, acts_prev = :e"),
 		ConditionExpression: aws.String("v = :v"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":t": &types.AttributeValueMemberBOOL{Value: true}, ":e": &types.AttributeValueMemberB{Value: empty}, ":v": sAttr(version),
+			":t": &types.AttributeValueMemberBOOL{Value: true}, ":e": &types.AttributeValueMemberB{Value: empty}, ":v": table.SAttr(version),
 		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	if err = conflict(err); err == store.ErrConflict {
+	if err = table.Conflict(err); err == store.ErrConflict {
 		return fmt.Errorf("series record of customer %s changed concurrently; retry: %w", customerUUID, err)
 	}
 	return err
@@ -340,13 +339,12 @@ func (ss SeriesStorage) MarkSeriesActivitiesDone(ctx context.Context, accountID,
 // a record changed meanwhile stays (its customer contributes again).
 func (ss SeriesStorage) DeleteSeriesRecord(ctx context.Context, accountID, customerUUID, version string) error {
 	s := ss.store
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.table, Key: keyAttrs(keys.SeriesApplied(accountID, customerUUID)),
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key:                       table.KeyAttrs(keys.SeriesApplied(accountID, customerUUID)),
 		ConditionExpression:       aws.String("v = :v"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":v": sAttr(version)},
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": table.SAttr(version)},
 	})
-	if conflict(err) == store.ErrConflict {
+	if table.Conflict(err) == store.ErrConflict {
 		return nil
 	}
 	return err
@@ -360,9 +358,9 @@ func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment str
 	s := ss.store
 	keyList := make([]map[string]types.AttributeValue, len(sks))
 	for i, sk := range sks {
-		keyList[i] = keyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, segment), SK: sk})
+		keyList[i] = table.KeyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, segment), SK: sk})
 	}
-	items, err := s.batchRead(ctx, keyList, false)
+	items, err := s.t.BatchRead(ctx, keyList, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -370,7 +368,7 @@ func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment str
 		return nil, nil, err
 	}
 	window, err = s.queryShards(ctx, accountID, segment, []int{0}, "SK BETWEEN :lo AND :hi",
-		map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)}, false)
+		map[string]types.AttributeValue{":lo": table.SAttr(from), ":hi": table.SAttr(to)}, false)
 	return points, window, err
 }
 
@@ -379,7 +377,7 @@ func (ss SeriesStorage) SeriesWindow(ctx context.Context, accountID, segment str
 // (summed over the shards).
 func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, segment, from, to string) (copied, unfolded []store.SeriesBucket, err error) {
 	s := ss.store
-	vals := map[string]types.AttributeValue{":lo": sAttr(from), ":hi": sAttr(to)}
+	vals := map[string]types.AttributeValue{":lo": table.SAttr(from), ":hi": table.SAttr(to)}
 	if copied, err = s.queryShards(ctx, accountID, segment, []int{0}, "SK BETWEEN :lo AND :hi", vals, true); err != nil {
 		return nil, nil, err
 	}
@@ -396,7 +394,7 @@ func (ss SeriesStorage) SeriesBucketsBetween(ctx context.Context, accountID, seg
 // keys start with prefix.
 func (ss SeriesStorage) SeriesBucketsWithPrefix(ctx context.Context, accountID, segment, prefix string) ([]store.SeriesBucket, error) {
 	return ss.store.queryShards(ctx, accountID, segment, []int{0}, "begins_with(SK, :prefix)",
-		map[string]types.AttributeValue{":prefix": sAttr(prefix)}, false)
+		map[string]types.AttributeValue{":prefix": table.SAttr(prefix)}, false)
 }
 
 // shardReadConcurrency bounds the shard queries one read runs at once.
@@ -411,10 +409,10 @@ func (s *Store) queryShards(ctx context.Context, accountID, segment string, shar
 	parallel.For(len(shards), shardReadConcurrency, func(i int) {
 		shard := shards[i]
 		vals := maps.Clone(values)
-		vals[":pk"] = sAttr(keys.SeriesShardPartition(accountID, segment, shard))
-		pages[i], errs[i] = s.queryAll(ctx, &dynamodb.QueryInput{
-			TableName: &s.table, KeyConditionExpression: aws.String("PK = :pk AND " + sortCond), ExpressionAttributeValues: vals,
-			ConsistentRead: aws.Bool(consistent), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		vals[":pk"] = table.SAttr(keys.SeriesShardPartition(accountID, segment, shard))
+		pages[i], errs[i] = s.t.QueryAll(ctx, &dynamodb.QueryInput{
+			KeyConditionExpression: aws.String("PK = :pk AND " + sortCond), ExpressionAttributeValues: vals,
+			ConsistentRead: aws.Bool(consistent),
 		})
 	})
 	var items []map[string]types.AttributeValue
@@ -437,9 +435,9 @@ func (s *Store) shardIndexes(ctx context.Context, accountID, segment string) ([]
 	for shard := range keys.SeriesShards {
 		pk := keys.SeriesShardPartition(accountID, segment, shard)
 		byPK[pk] = shard
-		keyList = append(keyList, keyAttrs(keys.Key{PK: pk, SK: keys.SeriesIndexSK}))
+		keyList = append(keyList, table.KeyAttrs(keys.Key{PK: pk, SK: keys.SeriesIndexSK}))
 	}
-	items, err := s.batchRead(ctx, keyList, false)
+	items, err := s.t.BatchRead(ctx, keyList, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -497,9 +495,9 @@ func seriesBuckets(items []map[string]types.AttributeValue) ([]store.SeriesBucke
 func (ss SeriesStorage) SeriesBucketExists(ctx context.Context, accountID, segment, sk string) (bool, error) {
 	keyList := make([]map[string]types.AttributeValue, keys.SeriesShards)
 	for shard := range keyList {
-		keyList[shard] = keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, segment, shard), SK: sk})
+		keyList[shard] = table.KeyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, segment, shard), SK: sk})
 	}
-	items, err := ss.store.batchRead(ctx, keyList, true)
+	items, err := ss.store.t.BatchRead(ctx, keyList, true)
 	return err == nil && len(items) > 0, err
 }
 
@@ -529,18 +527,14 @@ func (ss SeriesStorage) PutSeries(ctx context.Context, accountID string, records
 		put(item)
 	}
 	for _, b := range buckets {
-		item := keyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, b.Segment), SK: b.SK})
-		item[keys.EntityType] = sAttr(seriesEntity(b.SK))
+		item := table.KeyAttrs(keys.Key{PK: keys.SeriesPartition(accountID, b.Segment), SK: b.SK})
+		item[keys.EntityType] = table.SAttr(seriesEntity(b.SK))
 		for attr, v := range b.Add {
-			item[attr] = nAttr(v)
+			item[attr] = table.NAttr(v)
 		}
 		put(item)
 	}
-	return s.batchWrite(ctx, reqs)
-}
-
-func nAttr(v int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+	return s.t.BatchWrite(ctx, reqs)
 }
 
 // gzipWriters are reused: a writer's compression state is most of the cost of
@@ -588,8 +582,8 @@ func (ss SeriesStorage) FoldSeries(ctx context.Context, accountID string, parts 
 		}
 		done := true
 		for _, tx := range packFold(moves) {
-			err := s.transactWrite(ctx, s.foldItems(accountID, tx))
-			if failedAt(err) >= 0 {
+			err := s.t.TransactWrite(ctx, s.foldItems(accountID, tx))
+			if table.FailedAt(err) >= 0 {
 				done = false // a bulk write landed since the read: read again
 				continue
 			}
@@ -600,10 +594,10 @@ func (ss SeriesStorage) FoldSeries(ctx context.Context, accountID string, parts 
 		if done {
 			return nil
 		}
-		if attempt == maxAttempts {
-			return fmt.Errorf("fold of the series of %s: still written to after %d attempts", accountID, maxAttempts)
+		if attempt == table.MaxAttempts {
+			return fmt.Errorf("fold of the series of %s: still written to after %d attempts", accountID, table.MaxAttempts)
 		}
-		if err := pause(ctx, attempt); err != nil {
+		if err := table.Pause(ctx, attempt); err != nil {
 			return err
 		}
 	}
@@ -637,9 +631,9 @@ func (s *Store) readFold(ctx context.Context, accountID string, parts []store.Se
 	pages := make([][]map[string]types.AttributeValue, len(ps))
 	errs := make([]error, len(ps))
 	parallel.For(len(ps), shardReadConcurrency, func(i int) {
-		pages[i], errs[i] = s.queryAll(ctx, &dynamodb.QueryInput{TableName: &s.table, KeyConditionExpression: aws.String("PK = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(keys.SeriesShardPartition(accountID, ps[i].segment, ps[i].shard))},
-			ConsistentRead:            aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		pages[i], errs[i] = s.t.QueryAll(ctx, &dynamodb.QueryInput{KeyConditionExpression: aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": table.SAttr(keys.SeriesShardPartition(accountID, ps[i].segment, ps[i].shard))},
+			ConsistentRead:            aws.Bool(true)})
 	})
 	var out []foldMove
 	for i, page := range pages {
@@ -688,8 +682,8 @@ func (s *Store) foldItems(accountID string, moves []foldMove) []types.TransactWr
 	var order [][2]string
 	var items []types.TransactWriteItem
 	for _, m := range moves {
-		del := &types.Delete{TableName: &s.table,
-			Key:                      keyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, m.segment, m.shard), SK: m.item.SK}),
+		del := &types.Delete{TableName: s.t.Name(),
+			Key:                      table.KeyAttrs(keys.Key{PK: keys.SeriesShardPartition(accountID, m.segment, m.shard), SK: m.item.SK}),
 			ConditionExpression:      aws.String("attribute_exists(PK) AND attribute_not_exists(#w)"),
 			ExpressionAttributeNames: map[string]string{"#w": keys.SeriesWritesAttr}}
 		if m.writes != nil {

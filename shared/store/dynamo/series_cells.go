@@ -8,6 +8,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // cellsReadConcurrency bounds the BatchGetItems of 100 records one SeriesCells runs at
@@ -25,14 +26,14 @@ func (ss SeriesStorage) SeriesCells(ctx context.Context, accountID string, custo
 		k := keys.SeriesApplied(accountID, u)
 		if _, seen := byPK[k.PK]; !seen && u != "" {
 			byPK[k.PK] = u
-			keyList = append(keyList, keyAttrs(k))
+			keyList = append(keyList, table.KeyAttrs(k))
 		}
 	}
 	batches := (len(keyList) + 99) / 100
 	parts := make([]map[string]map[string]int64, batches)
 	errs := make([]error, batches)
 	parallel.For(batches, cellsReadConcurrency, func(i int) {
-		raw, err := s.batchReadAttrs(ctx, keyList[i*100:min((i+1)*100, len(keyList))], false, []string{"PK", "cells"})
+		raw, err := s.t.BatchReadAttrs(ctx, keyList[i*100:min((i+1)*100, len(keyList))], false, []string{"PK", "cells"})
 		if err != nil {
 			errs[i] = err
 			return

@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // An external id of a data source belongs to one event. The event created with it
@@ -39,7 +40,7 @@ func claimed(e model.SubscriptionEvent, ext string) bool {
 }
 
 func claimKey(e model.SubscriptionEvent, ext string) map[string]types.AttributeValue {
-	return keyAttrs(keys.SubscriptionEventExternalID(e.AccountID, e.DataSourceUUID, ext))
+	return table.KeyAttrs(keys.SubscriptionEventExternalID(e.AccountID, e.DataSourceUUID, ext))
 }
 
 // mineOrFree is the condition on a claim item that e may hold (or drop).
@@ -52,7 +53,7 @@ func mineOrFree(e model.SubscriptionEvent) (*string, map[string]types.AttributeV
 // ErrEventExternalIDTaken when a PATCH gave its external id to another event.
 func (s *Store) CreateSubscriptionEvent(ctx context.Context, e model.SubscriptionEvent) error {
 	if e.ExternalID == "" {
-		if err := s.putNew(ctx, newSubscriptionEventItem(e.AccountID, e)); !errors.Is(err, store.ErrConflict) {
+		if err := s.t.PutNew(ctx, newSubscriptionEventItem(e.AccountID, e)); !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 		return store.ErrEventExists
@@ -63,8 +64,8 @@ func (s *Store) CreateSubscriptionEvent(ctx context.Context, e model.Subscriptio
 	}
 	cond, values := mineOrFree(e)
 	at, err := s.transactAt(ctx, []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: aws.String(itemAbsent)}},
-		{ConditionCheck: &types.ConditionCheck{TableName: &s.table, Key: claimKey(e, e.ExternalID),
+		{Put: &types.Put{TableName: s.t.Name(), Item: av, ConditionExpression: aws.String(table.ItemAbsent)}},
+		{ConditionCheck: &types.ConditionCheck{TableName: s.t.Name(), Key: claimKey(e, e.ExternalID),
 			ConditionExpression: cond, ExpressionAttributeValues: values}},
 	})
 	switch at {
@@ -89,39 +90,39 @@ func (s *Store) SaveSubscriptionEvent(ctx context.Context, old, next model.Subsc
 	if err != nil {
 		return err
 	}
-	put := &types.Put{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_exists(PK) AND ua = :ua"),
+	put := &types.Put{TableName: s.t.Name(), Item: av, ConditionExpression: aws.String("attribute_exists(PK) AND ua = :ua"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":ua": readAt}}
 	if old.ExternalID == next.ExternalID {
-		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item,
+		_, err := s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: put.Item,
 			ConditionExpression: put.ConditionExpression, ExpressionAttributeValues: put.ExpressionAttributeValues,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		return conflict(err)
+		})
+		return table.Conflict(err)
 	}
 	items := []types.TransactWriteItem{{Put: put}}
 	cond, values := mineOrFree(next)
 	if ext := next.ExternalID; claimed(next, ext) {
 		// Free unless the event created with it still has it.
-		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
-			Key:                       keyAttrs(eventKey(next.AccountID, model.ExternalEventID(next.AccountID, next.DataSourceUUID, ext))),
+		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: s.t.Name(),
+			Key:                       table.KeyAttrs(eventKey(next.AccountID, model.ExternalEventID(next.AccountID, next.DataSourceUUID, ext))),
 			ConditionExpression:       aws.String("attribute_not_exists(PK) OR #f.#x <> :x"),
 			ExpressionAttributeNames:  map[string]string{"#f": "f", "#x": "ExternalID"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":x": sAttr(ext)}}})
+			ExpressionAttributeValues: map[string]types.AttributeValue{":x": table.SAttr(ext)}}})
 		claim := keys.SubscriptionEventExternalID(next.AccountID, next.DataSourceUUID, ext)
 		item, err := attributevalue.MarshalMap(eventExternalIDItem{PK: claim.PK, SK: claim.SK,
 			ET: keys.TypeSubscriptionEvtExt, EventID: next.ID})
 		if err != nil {
 			return err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: item,
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: s.t.Name(), Item: item,
 			ConditionExpression: cond, ExpressionAttributeValues: values}})
 	} else if ext != "" {
 		// Back to the external id it was created with: nobody else may have claimed it meanwhile.
-		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
+		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: s.t.Name(),
 			Key: claimKey(next, ext), ConditionExpression: cond, ExpressionAttributeValues: values}})
 	}
 	taken := len(items)
 	if claimed(old, old.ExternalID) {
-		items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table,
+		items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(),
 			Key: claimKey(old, old.ExternalID), ConditionExpression: cond, ExpressionAttributeValues: values}})
 	}
 	switch at, err := s.transactAt(ctx, items); {
@@ -137,17 +138,17 @@ func (s *Store) SaveSubscriptionEvent(ctx context.Context, old, next model.Subsc
 // DeleteSubscriptionEvent removes an event, with the claim of its external id, if it
 // still belongs to its customer (ErrConflict when a merge moved it meanwhile).
 func (s *Store) DeleteSubscriptionEvent(ctx context.Context, e model.SubscriptionEvent) error {
-	del := &types.Delete{TableName: &s.table, Key: keyAttrs(eventKey(e.AccountID, e.ID)),
+	del := &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(eventKey(e.AccountID, e.ID)),
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":c": sAttr(e.CustomerUUID)}}
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": table.SAttr(e.CustomerUUID)}}
 	if !claimed(e, e.ExternalID) {
-		_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: del.TableName, Key: del.Key,
+		_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{Key: del.Key,
 			ConditionExpression: del.ConditionExpression, ExpressionAttributeValues: del.ExpressionAttributeValues,
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		return conflict(err)
+		})
+		return table.Conflict(err)
 	}
 	cond, values := mineOrFree(e)
-	return conflict(s.transactWrite(ctx, []types.TransactWriteItem{{Delete: del}, {Delete: &types.Delete{TableName: &s.table,
+	return table.Conflict(s.t.TransactWrite(ctx, []types.TransactWriteItem{{Delete: del}, {Delete: &types.Delete{TableName: s.t.Name(),
 		Key: claimKey(e, e.ExternalID), ConditionExpression: cond, ExpressionAttributeValues: values}}}))
 }
 
@@ -163,7 +164,7 @@ func (s *Store) SubscriptionEventByExternalID(ctx context.Context, accountID, ds
 		return e, err
 	}
 	var c eventExternalIDItem
-	if err := s.get(ctx, keys.SubscriptionEventExternalID(accountID, dsUUID, externalID), &c); err != nil {
+	if err := s.t.Get(ctx, keys.SubscriptionEventExternalID(accountID, dsUUID, externalID), &c); err != nil {
 		return model.SubscriptionEvent{}, err
 	}
 	if e, err = s.GetSubscriptionEvent(ctx, accountID, c.EventID); err == nil && !holds(e) {
@@ -175,8 +176,8 @@ func (s *Store) SubscriptionEventByExternalID(ctx context.Context, accountID, ds
 // transactAt runs a write transaction; at is the index of the first item whose
 // condition failed (err then nil), -1 otherwise.
 func (s *Store) transactAt(ctx context.Context, items []types.TransactWriteItem) (at int, err error) {
-	err = s.transactWrite(ctx, items)
-	if at := failedAt(err); at >= 0 {
+	err = s.t.TransactWrite(ctx, items)
+	if at := table.FailedAt(err); at >= 0 {
 		return at, nil
 	}
 	return -1, err

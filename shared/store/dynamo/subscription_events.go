@@ -10,6 +10,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // subscriptionEventItem is one subscription event. Its id is derived from what
@@ -50,10 +51,10 @@ func (s *Store) GetSubscriptionEvents(ctx context.Context, accountID string, idL
 	for _, id := range idList {
 		if !seen[id] {
 			seen[id] = true
-			keyList = append(keyList, keyAttrs(keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10))))
+			keyList = append(keyList, table.KeyAttrs(keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10))))
 		}
 	}
-	raw, err := s.batchGet(ctx, keyList)
+	raw, err := s.t.BatchGet(ctx, keyList)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func (s *Store) GetSubscriptionEvents(ctx context.Context, accountID string, idL
 
 // GetSubscriptionEvent reads one event.
 func (s *Store) GetSubscriptionEvent(ctx context.Context, accountID string, id int64) (model.SubscriptionEvent, error) {
-	return getOne(ctx, s, keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10)), func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) })
+	return table.GetOne(ctx, s.t, keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10)), func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) })
 }
 
 // PutSubscriptionEvents writes events with BatchWriteItem (25 per request); their
@@ -84,5 +85,5 @@ func (s *Store) PutSubscriptionEvents(ctx context.Context, accountID string, eve
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
-	return s.batchWrite(ctx, reqs)
+	return s.t.BatchWrite(ctx, reqs)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // eventPageRequests bounds the Queries of one page of a filtered event listing, shared
@@ -16,8 +17,8 @@ const eventPageRequests = 4
 // eventShardRequests is each shard's part of eventPageRequests.
 const eventShardRequests = (eventPageRequests + keys.ListingShards - 1) / keys.ListingShards
 
-func eventListing(accountID string) (shardedListing, func(subscriptionEventItem) model.SubscriptionEvent) {
-	return shardedIndex(keys.GSI1, keys.SubscriptionEventsShards(accountID), true, nil),
+func eventListing(accountID string) (table.ShardedListing, func(subscriptionEventItem) model.SubscriptionEvent) {
+	return table.ShardedIndex(keys.GSI1, keys.SubscriptionEventsShards(accountID), true, nil),
 		func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) }
 }
 
@@ -27,8 +28,8 @@ func eventListing(accountID string) (shardedListing, func(subscriptionEventItem)
 func (s *Store) ListSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool,
 	limit int, start store.PageToken) (store.Page[model.SubscriptionEvent], error) {
 	q, convert := eventListing(accountID)
-	q.maxRequests = eventShardRequests
-	return shardedPage(ctx, s, q, limit, start, convert, keep)
+	q.MaxRequests = eventShardRequests
+	return table.ShardedPage(ctx, s.t, q, limit, start, convert, keep)
 }
 
 // CountSubscriptionEvents counts the account's events that keep accepts (nil: all)
@@ -36,5 +37,5 @@ func (s *Store) ListSubscriptionEvents(ctx context.Context, accountID string, ke
 // false when there are more.
 func (s *Store) CountSubscriptionEvents(ctx context.Context, accountID string, keep func(model.SubscriptionEvent) bool) (n int, ok bool, err error) {
 	q, convert := eventListing(accountID)
-	return countSharded(ctx, s, q, 1, convert, keep)
+	return table.CountSharded(ctx, s.t, q, 1, convert, keep)
 }

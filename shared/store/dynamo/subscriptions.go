@@ -15,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 // subscriptionItem is one subscription generated from line items (Import-API view).
@@ -55,13 +56,13 @@ func (it subscriptionItem) subscription(accountID string) model.Subscription {
 
 // GetSubscription reads a subscription by uuid.
 func (s *Store) GetSubscription(ctx context.Context, accountID, subUUID string) (model.Subscription, error) {
-	return getOne(ctx, s, keys.Subscription(accountID, subUUID),
+	return table.GetOne(ctx, s.t, keys.Subscription(accountID, subUUID),
 		func(it subscriptionItem) model.Subscription { return it.subscription(accountID) })
 }
 
 // GetSubscriptions reads subscriptions by uuid; missing ones are absent from the map.
 func (s *Store) GetSubscriptions(ctx context.Context, accountID string, uuids []string) (map[string]model.Subscription, error) {
-	return getMany(ctx, s, uuids, func(u string) keys.Key { return keys.Subscription(accountID, u) },
+	return table.GetMany(ctx, s.t, uuids, func(u string) keys.Key { return keys.Subscription(accountID, u) },
 		func(it subscriptionItem) string { return it.UUID }, func(it subscriptionItem) model.Subscription { return it.subscription(accountID) })
 }
 
@@ -85,17 +86,15 @@ func (s *Store) SetCancellationDates(ctx context.Context, sub model.Subscription
 	if err != nil {
 		return model.Subscription{}, err
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       keyAttrs(keys.Subscription(sub.AccountID, sub.UUID)),
-		ConditionExpression:       aws.String(itemExists),
+	out, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		Key:                       table.KeyAttrs(keys.Subscription(sub.AccountID, sub.UUID)),
+		ConditionExpression:       aws.String(table.ItemExists),
 		UpdateExpression:          aws.String("SET cd = :d, ua = :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":d": av, ":now": nowAV},
 		ReturnValues:              types.ReturnValueAllNew,
-		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
-		return model.Subscription{}, notFoundOnCondition(err)
+		return model.Subscription{}, table.NotFoundOnCondition(err)
 	}
 	var it subscriptionItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {

@@ -5,11 +5,11 @@ import (
 	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
 type unmergeRequestItem struct {
@@ -27,13 +27,13 @@ func unmergeKey(u store.UnmergeRequest) keys.Key {
 // is still pending is replaced.
 func (s *Store) PutUnmergeRequest(ctx context.Context, u store.UnmergeRequest) error {
 	k := unmergeKey(u)
-	return s.put(ctx, unmergeRequestItem{PK: k.PK, SK: k.SK, ET: keys.TypeUnmergeRequest, UnmergeRequest: u})
+	return s.t.Put(ctx, unmergeRequestItem{PK: k.PK, SK: k.SK, ET: keys.TypeUnmergeRequest, UnmergeRequest: u})
 }
 
 // PendingUnmerges lists the unmerges waiting to leave a customer.
 func (s *Store) PendingUnmerges(ctx context.Context, accountID, customerUUID string) ([]store.UnmergeRequest, error) {
 	var items []unmergeRequestItem
-	if err := s.queryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.UnmergeRequestPrefix, &items); err != nil {
+	if err := s.t.QueryPrefix(ctx, keys.CustomerPartition(accountID, customerUUID), keys.UnmergeRequestPrefix, &items); err != nil {
 		return nil, err
 	}
 	out := make([]store.UnmergeRequest, len(items))
@@ -45,8 +45,7 @@ func (s *Store) PendingUnmerges(ctx context.Context, accountID, customerUUID str
 
 // DeleteUnmergeRequest forgets an unmerge that has been carried out.
 func (s *Store) DeleteUnmergeRequest(ctx context.Context, u store.UnmergeRequest) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: keyAttrs(unmergeKey(u)),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{Key: table.KeyAttrs(unmergeKey(u))})
 	return err
 }
 
@@ -56,12 +55,12 @@ func (s *Store) DeleteUnmergeRequest(ctx context.Context, u store.UnmergeRequest
 // and its e-mail index written again.
 func (s *Store) CreateSplitCustomer(ctx context.Context, c model.Customer) error {
 	c.Version = 1
-	err := s.putNew(ctx, newCustomerItem(c))
+	err := s.t.PutNew(ctx, newCustomerItem(c))
 	if errors.Is(err, store.ErrConflict) {
 		c, err = s.GetCustomer(ctx, c.AccountID, c.UUID)
 	}
 	if err == nil && c.Email != "" {
-		err = s.put(ctx, customerEmailIndexItem(c))
+		err = s.t.Put(ctx, customerEmailIndexItem(c))
 	}
 	return err
 }

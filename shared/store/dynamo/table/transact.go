@@ -1,4 +1,4 @@
-package dynamo
+package table
 
 import (
 	"context"
@@ -9,18 +9,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/subsight/subsight/shared/store"
 )
 
-// maxAttempts is the store's one retry policy, for what DynamoDB asks to be tried
+// MaxAttempts is the store's one retry policy, for what DynamoDB asks to be tried
 // again and the SDK does not retry by itself (it retries throttling and 5xx answers):
 // unprocessed items of batch requests, and transactions cancelled because another
 // transaction held one of their items.
-const maxAttempts = 10
+const MaxAttempts = 10
 
-// pause waits before retry number attempt (1, 2, …): exponential from 10 ms, capped
+// Pause waits before retry number attempt (1, 2, …): exponential from 10 ms, capped
 // at 640 ms, with jitter so that writers who collided do not collide again.
-func pause(ctx context.Context, attempt int) error {
+func Pause(ctx context.Context, attempt int) error {
 	wait := time.Duration(10<<min(attempt-1, 6))*time.Millisecond + time.Duration(rand.IntN(10))*time.Millisecond
 	select {
 	case <-ctx.Done():
@@ -30,28 +31,28 @@ func pause(ctx context.Context, attempt int) error {
 	}
 }
 
-// transactWrite runs a write transaction, the store's only way to run one. A
+// TransactWrite runs a write transaction, the store's only way to run one. A
 // transaction cancelled because another one held one of its items (shared items such
 // as the account series' buckets are written by many customers at once) is run again.
-// The error is the SDK's: failedAt, conditionFailedAt and conflict read it.
-func (s *Store) transactWrite(ctx context.Context, items []types.TransactWriteItem) error {
+// The error is the SDK's: FailedAt, ConditionFailedAt and Conflict read it.
+func (t *Table) TransactWrite(ctx context.Context, items []types.TransactWriteItem) error {
 	for attempt := 1; ; attempt++ {
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		_, err := t.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems: items, ReturnConsumedCapacity: consumed,
 		})
-		if !heldByAnother(err) || attempt == maxAttempts {
+		if !heldByAnother(err) || attempt == MaxAttempts {
 			return err
 		}
-		if err := pause(ctx, attempt); err != nil {
+		if err := Pause(ctx, attempt); err != nil {
 			return err
 		}
 	}
 }
 
-// cancellationReasons is the one reader of a cancelled transaction: the reason code
+// CancellationReasons is the one reader of a cancelled transaction: the reason code
 // of each item, in item order ("None" or "" for an item that was fine); nil when err
 // is not a cancellation.
-func cancellationReasons(err error) []string {
+func CancellationReasons(err error) []string {
 	var tc *types.TransactionCanceledException
 	if !errors.As(err, &tc) {
 		return nil
@@ -63,24 +64,24 @@ func cancellationReasons(err error) []string {
 	return codes
 }
 
-const conditionFailed = "ConditionalCheckFailed"
+const ConditionFailed = "ConditionalCheckFailed"
 
-// failedAt is the index of the first item of a cancelled transaction whose condition
+// FailedAt is the index of the first item of a cancelled transaction whose condition
 // failed, or -1.
-func failedAt(err error) int {
-	for i, code := range cancellationReasons(err) {
-		if code == conditionFailed {
+func FailedAt(err error) int {
+	for i, code := range CancellationReasons(err) {
+		if code == ConditionFailed {
 			return i
 		}
 	}
 	return -1
 }
 
-// conditionFailedAt reports whether the condition of item i of a cancelled
+// ConditionFailedAt reports whether the condition of item i of a cancelled
 // transaction failed.
-func conditionFailedAt(err error, i int) bool {
-	codes := cancellationReasons(err)
-	return i < len(codes) && codes[i] == conditionFailed
+func ConditionFailedAt(err error, i int) bool {
+	codes := CancellationReasons(err)
+	return i < len(codes) && codes[i] == ConditionFailed
 }
 
 // heldByAnother reports whether a transaction was cancelled because another one
@@ -90,7 +91,7 @@ func heldByAnother(err error) bool {
 	if errors.As(err, &tip) {
 		return true
 	}
-	for _, code := range cancellationReasons(err) {
+	for _, code := range CancellationReasons(err) {
 		if code == "TransactionConflict" {
 			return true
 		}
@@ -98,11 +99,11 @@ func heldByAnother(err error) bool {
 	return false
 }
 
-// conflict turns a failed condition (of a single write or of any item of a
+// Conflict turns a failed condition (of a single write or of any item of a
 // transaction) into ErrConflict.
-func conflict(err error) error {
+func Conflict(err error) error {
 	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) || failedAt(err) >= 0 {
+	if errors.As(err, &ccf) || FailedAt(err) >= 0 {
 		return store.ErrConflict
 	}
 	return err

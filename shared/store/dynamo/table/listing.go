@@ -1,4 +1,4 @@
-package dynamo
+package table
 
 import (
 	"context"
@@ -22,75 +22,95 @@ type rawPage struct {
 	hasMore bool
 }
 
-// listQuery is one listing: a Query (partition, index, order, filter) and the
+// ListQuery is one listing: a Query (partition, index, order, filter) and the
 // attributes that identify an item in what it reads (the table key, plus the index
 // key when it reads an index), which is what ExclusiveStartKey needs. The key
-// condition names the partition ":pk"; keyNames[2], when there is one, is the index's
+// condition names the partition ":pk"; KeyNames[2], when there is one, is the index's
 // partition attribute.
-type listQuery struct {
-	in       dynamodb.QueryInput
-	keyNames []string
-	// maxRequests bounds the Queries of one page; 0 reads until the page is full.
-	maxRequests int
+type ListQuery struct {
+	In       dynamodb.QueryInput
+	KeyNames []string
+	// MaxRequests bounds the Queries of one page; 0 reads until the page is full.
+	MaxRequests int
 }
 
-// partitionAttr is the attribute that holds the partition q reads.
-func (q listQuery) partitionAttr() string {
-	if len(q.keyNames) > 2 {
-		return q.keyNames[2]
+// PartitionAttr is the attribute that holds the partition q reads.
+func (q ListQuery) PartitionAttr() string {
+	if len(q.KeyNames) > 2 {
+		return q.KeyNames[2]
 	}
 	return keys.PK
 }
 
 // partition is the partition key value q reads.
-func (q listQuery) partition() string {
-	sv, _ := q.in.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS)
+func (q ListQuery) Partition() string {
+	sv, _ := q.In.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS)
 	if sv == nil {
 		return ""
 	}
 	return sv.Value
 }
 
-// indexListing lists one partition of GSI1 or GSI2.
-func indexListing(index, pk string, forward bool) listQuery {
+// IndexListing lists one partition of GSI1 or GSI2.
+func IndexListing(index, pk string, forward bool) ListQuery {
 	pkAttr, skAttr := keys.GSI1PK, keys.GSI1SK
 	if index == keys.GSI2 {
 		pkAttr, skAttr = keys.GSI2PK, keys.GSI2SK
 	}
-	return listQuery{
-		in: dynamodb.QueryInput{IndexName: aws.String(index), KeyConditionExpression: aws.String(pkAttr + " = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk)}, ScanIndexForward: aws.Bool(forward)},
-		keyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
+	return ListQuery{
+		In: dynamodb.QueryInput{IndexName: aws.String(index), KeyConditionExpression: aws.String(pkAttr + " = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": SAttr(pk)}, ScanIndexForward: aws.Bool(forward)},
+		KeyNames: []string{keys.PK, keys.SK, pkAttr, skAttr},
 	}
 }
 
-// prefixListing lists the items of a table partition whose sort key starts with
+// PrefixListing lists the items of a table partition whose sort key starts with
 // prefix, with consistent reads.
-func prefixListing(pk, prefix string) listQuery {
-	return listQuery{
-		in: dynamodb.QueryInput{KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": sAttr(pk), ":prefix": sAttr(prefix)},
+func PrefixListing(pk, prefix string) ListQuery {
+	return ListQuery{
+		In: dynamodb.QueryInput{KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": SAttr(pk), ":prefix": SAttr(prefix)},
 			ConsistentRead:            aws.Bool(true)},
-		keyNames: []string{keys.PK, keys.SK},
+		KeyNames: []string{keys.PK, keys.SK},
 	}
 }
 
 // where adds a filter condition (ANDed with the others) with the attribute names and
 // values it uses.
-func (q *listQuery) where(cond string, names map[string]string, values map[string]types.AttributeValue) {
-	if q.in.FilterExpression == nil {
-		q.in.FilterExpression = aws.String(cond)
+func (q *ListQuery) Where(cond string, names map[string]string, values map[string]types.AttributeValue) {
+	if q.In.FilterExpression == nil {
+		q.In.FilterExpression = aws.String(cond)
 	} else {
-		q.in.FilterExpression = aws.String(*q.in.FilterExpression + " AND " + cond)
+		q.In.FilterExpression = aws.String(*q.In.FilterExpression + " AND " + cond)
 	}
-	if len(names) > 0 && q.in.ExpressionAttributeNames == nil {
-		q.in.ExpressionAttributeNames = map[string]string{}
+	if len(names) > 0 && q.In.ExpressionAttributeNames == nil {
+		q.In.ExpressionAttributeNames = map[string]string{}
 	}
 	for k, v := range names {
-		q.in.ExpressionAttributeNames[k] = v
+		q.In.ExpressionAttributeNames[k] = v
 	}
 	for k, v := range values {
-		q.in.ExpressionAttributeValues[k] = v
+		q.In.ExpressionAttributeValues[k] = v
+	}
+}
+
+// WhereEqual adds attr = value to q (nothing for an empty value).
+func (q *ListQuery) WhereEqual(attr, value string) {
+	if value == "" {
+		return
+	}
+	q.Where("#"+attr+" = :"+attr, map[string]string{"#" + attr: attr}, map[string]types.AttributeValue{":" + attr: SAttr(value)})
+}
+
+// WhereBetween bounds a string attribute (ISO dates and timestamps sort as text); an
+// empty bound does not filter.
+func (q *ListQuery) WhereBetween(attr, from, to string) {
+	names := map[string]string{"#" + attr: attr}
+	if from != "" {
+		q.Where("#"+attr+" >= :"+attr+"_from", names, map[string]types.AttributeValue{":" + attr + "_from": SAttr(from)})
+	}
+	if to != "" {
+		q.Where("#"+attr+" <= :"+attr+"_to", names, map[string]types.AttributeValue{":" + attr + "_to": SAttr(to)})
 	}
 }
 
@@ -101,16 +121,15 @@ const maxEvaluated = 1000
 // Without a filter it is one Query with Limit limit+1: the extra item only tells
 // whether more exist. A FilterExpression or keep makes DynamoDB's Limit count items
 // before the filter, so it reads on, a larger slice each time (up to maxEvaluated),
-// until the page is full, the query is exhausted or q.maxRequests is reached.
+// until the page is full, the query is exhausted or q.MaxRequests is reached.
 // lastKey is the key of the last item returned, never a LastEvaluatedKey beyond it, so
-// no match is skipped; only a page cut short by maxRequests ends at the
+// no match is skipped; only a page cut short by MaxRequests ends at the
 // LastEvaluatedKey, as nothing before it is left unread.
-func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map[string]types.AttributeValue,
+func (t *Table) queryPage(ctx context.Context, q ListQuery, limit int, start map[string]types.AttributeValue,
 	keep func(map[string]types.AttributeValue) (bool, error)) (rawPage, error) {
 	limit = max(limit, 1) // a page holds at least one item
-	in := q.in
-	in.TableName, in.ExclusiveStartKey = &s.table, start
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in := q.In
+	in.ExclusiveStartKey = start
 	filtered := in.FilterExpression != nil || keep != nil
 	evaluate := limit + 1
 	var got []map[string]types.AttributeValue
@@ -119,7 +138,7 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map
 		if filtered {
 			in.Limit = aws.Int32(int32(evaluate))
 		}
-		out, err := s.db.Query(ctx, &in)
+		out, err := t.Query(ctx, &in)
 		if err != nil {
 			return rawPage{}, err
 		}
@@ -134,19 +153,19 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map
 				}
 			}
 			if len(got) == limit {
-				return rawPage{items: got, lastKey: pickKey(got[limit-1], q.keyNames), hasMore: true}, nil
+				return rawPage{items: got, lastKey: pickKey(got[limit-1], q.KeyNames), hasMore: true}, nil
 			}
 			got = append(got, item)
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			p := rawPage{items: got}
 			if len(got) > 0 {
-				p.lastKey = pickKey(got[len(got)-1], q.keyNames)
+				p.lastKey = pickKey(got[len(got)-1], q.KeyNames)
 			}
 			return p, nil
 		}
-		if q.maxRequests > 0 && requests >= q.maxRequests {
-			return rawPage{items: got, lastKey: pickKey(out.LastEvaluatedKey, q.keyNames), hasMore: true}, nil
+		if q.MaxRequests > 0 && requests >= q.MaxRequests {
+			return rawPage{items: got, lastKey: pickKey(out.LastEvaluatedKey, q.KeyNames), hasMore: true}, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 		// A selective filter would otherwise cost one small query per few matches.
@@ -154,20 +173,20 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, limit int, start map
 	}
 }
 
-// listPage is queryPage from a token, with the items decoded (I, the stored struct)
+// ListPage is queryPage from a token, with the items decoded (I, the stored struct)
 // and converted (T); keep, when not nil, filters the converted items.
-func listPage[I, T any](ctx context.Context, s *Store, q listQuery, limit int, start store.PageToken,
+func ListPage[I, T any](ctx context.Context, t *Table, q ListQuery, limit int, start store.PageToken,
 	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
-	startKey, err := q.startKey(start)
+	StartKey, err := q.StartKey(start)
 	if err != nil {
 		return store.Page[T]{}, err
 	}
 	test, kept := decodedFilter(convert, keep)
-	raw, err := s.queryPage(ctx, q, limit, startKey, test)
+	raw, err := t.queryPage(ctx, q, limit, StartKey, test)
 	if err != nil {
 		return store.Page[T]{}, err
 	}
-	next, err := tokenOf(raw.lastKey)
+	next, err := TokenOf(raw.lastKey)
 	if err != nil {
 		return store.Page[T]{}, err
 	}
@@ -212,19 +231,17 @@ func decodeItem[I, T any](item map[string]types.AttributeValue, convert func(I) 
 	return convert(it), nil
 }
 
-// countMatching counts the items of q that keep accepts (nil: every item, counted by
+// CountMatching counts the items of q that keep accepts (nil: every item, counted by
 // DynamoDB with Select COUNT), reading at most maxRequests responses (0: all);
 // complete is false when it stopped before the end.
-func countMatching[I, T any](ctx context.Context, s *Store, q listQuery, maxRequests int, convert func(I) T,
+func CountMatching[I, T any](ctx context.Context, t *Table, q ListQuery, maxRequests int, convert func(I) T,
 	keep func(T) bool) (n int, complete bool, err error) {
-	in := q.in
-	in.TableName = &s.table
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in := q.In
 	if keep == nil {
 		in.Select = types.SelectCount
 	}
 	for requests := 1; ; requests++ {
-		out, err := s.db.Query(ctx, &in)
+		out, err := t.Query(ctx, &in)
 		if err != nil {
 			return 0, false, err
 		}
@@ -258,40 +275,38 @@ func pickKey(item map[string]types.AttributeValue, names []string) map[string]ty
 	return k
 }
 
-func sAttr(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-
-// shardedListing is one listing of a collection spread over several index partitions
+// ShardedListing is one listing of a collection spread over several index partitions
 // (the write shards of package keys) that order it by the same sort key, unique
 // within the collection. A page reads every shard after the position's sort key and
 // merges what they return in sort-key order, so the listing is what one partition
 // would give.
-type shardedListing struct {
-	pks []string
+type ShardedListing struct {
+	PKs []string
 	// query is the Query of partition pk after the sort key after ("": from the start).
-	query      func(pk, after string) listQuery
-	skAttr     string
-	descending bool
-	// maxRequests bounds each shard's Queries of one page; 0 reads until it is full.
-	maxRequests int
+	Query      func(pk, after string) ListQuery
+	SKAttr     string
+	Descending bool
+	// MaxRequests bounds each shard's Queries of one page; 0 reads until it is full.
+	MaxRequests int
 }
 
-// shardedIndex lists the partitions pks of GSI1 or GSI2 as one collection; each Query
-// is adjust(indexListing(...)) (nil: as is), with the position as a key condition.
-func shardedIndex(index string, pks []string, forward bool, adjust func(*listQuery)) shardedListing {
+// ShardedIndex lists the partitions pks of GSI1 or GSI2 as one collection; each Query
+// is adjust(IndexListing(...)) (nil: as is), with the position as a key condition.
+func ShardedIndex(index string, pks []string, forward bool, adjust func(*ListQuery)) ShardedListing {
 	skAttr := keys.GSI1SK
 	if index == keys.GSI2 {
 		skAttr = keys.GSI2SK
 	}
-	return shardedListing{pks: pks, skAttr: skAttr, descending: !forward,
-		query: func(pk, after string) listQuery {
-			q := indexListing(index, pk, forward)
+	return ShardedListing{PKs: pks, SKAttr: skAttr, Descending: !forward,
+		Query: func(pk, after string) ListQuery {
+			q := IndexListing(index, pk, forward)
 			if after != "" {
 				op := " > "
 				if !forward {
 					op = " < "
 				}
-				q.in.KeyConditionExpression = aws.String(*q.in.KeyConditionExpression + " AND " + skAttr + op + ":after")
-				q.in.ExpressionAttributeValues[":after"] = sAttr(after)
+				q.In.KeyConditionExpression = aws.String(*q.In.KeyConditionExpression + " AND " + skAttr + op + ":after")
+				q.In.ExpressionAttributeValues[":after"] = SAttr(after)
 			}
 			if adjust != nil {
 				adjust(&q)
@@ -301,11 +316,11 @@ func shardedIndex(index string, pks []string, forward bool, adjust func(*listQue
 }
 
 // position is the sort key a token of l continues after ("" for the first page).
-func (l shardedListing) position(t store.PageToken) (string, error) {
+func (l ShardedListing) position(t store.PageToken) (string, error) {
 	if t == nil {
 		return "", nil
 	}
-	after, ok := t[l.skAttr]
+	after, ok := t[l.SKAttr]
 	if len(t) != 1 || !ok || after == "" {
 		return "", store.ErrInvalidToken
 	}
@@ -313,8 +328,8 @@ func (l shardedListing) position(t store.PageToken) (string, error) {
 }
 
 // precedes reports whether sort key a comes before b in the listing's order.
-func (l shardedListing) precedes(a, b string) bool {
-	if l.descending {
+func (l ShardedListing) precedes(a, b string) bool {
+	if l.Descending {
 		return a > b
 	}
 	return a < b
@@ -326,7 +341,7 @@ type shardedEntry[T any] struct {
 	item T
 }
 
-// shardedPage is listPage over every shard of l. A shard that has more than it returned
+// ShardedPage is ListPage over every shard of l. A shard that has more than it returned
 // has been read up to its frontier (its last item returned, or where its Query
 // stopped); only items up to the nearest frontier are known to be in order. A large
 // unfiltered page reads each shard for its share of the page first (the page's size
@@ -335,14 +350,14 @@ type shardedEntry[T any] struct {
 // nearest frontier do not fill the page, the shards at that frontier further. Any
 // other page reads the page's size from every shard, once, and stops at the nearest
 // frontier. The token is the sort key of the page's end.
-func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limit int, start store.PageToken,
+func ShardedPage[I, T any](ctx context.Context, t *Table, l ShardedListing, limit int, start store.PageToken,
 	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
 	after, err := l.position(start)
 	if err != nil {
 		return store.Page[T]{}, err
 	}
 	limit = max(limit, 1)
-	shards := make([]shardRead[T], len(l.pks))
+	shards := make([]shardRead[T], len(l.PKs))
 	read := func(which []int, size int) error {
 		parallel.For(len(which), len(which), func(k int) {
 			sh := &shards[which[k]]
@@ -350,9 +365,9 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 			if sh.read {
 				pos = sh.frontier
 			}
-			q := l.query(l.pks[which[k]], pos)
-			q.maxRequests = l.maxRequests
-			entries, frontier, more, err := readShard(ctx, s, l, q, size, convert, keep)
+			q := l.Query(l.PKs[which[k]], pos)
+			q.MaxRequests = l.MaxRequests
+			entries, frontier, more, err := readShard(ctx, t, l, q, size, convert, keep)
 			sh.entries, sh.frontier, sh.more, sh.err, sh.read = append(sh.entries, entries...), frontier, more, err, true
 		})
 		for _, i := range which {
@@ -370,7 +385,7 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 	// reads the whole page from each shard once, as before: a page that stops at a
 	// shard's frontier comes back short, with has_more.
 	first, shares := limit, false
-	if len(shards) > 1 && keep == nil && l.maxRequests == 0 && l.query(l.pks[0], after).in.FilterExpression == nil &&
+	if len(shards) > 1 && keep == nil && l.MaxRequests == 0 && l.Query(l.PKs[0], after).In.FilterExpression == nil &&
 		limit >= minSharedPage*len(shards) {
 		first, shares = shareOf(limit+1, len(shards)), true
 	}
@@ -409,7 +424,7 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 		}
 	}
 	slices.SortFunc(entries, func(a, b shardedEntry[T]) int {
-		if l.descending {
+		if l.Descending {
 			return strings.Compare(b.sk, a.sk)
 		}
 		return strings.Compare(a.sk, b.sk)
@@ -420,16 +435,16 @@ func shardedPage[I, T any](ctx context.Context, s *Store, l shardedListing, limi
 	}
 	switch {
 	case len(entries) >= limit:
-		out.Next = store.PageToken{l.skAttr: entries[limit-1].sk}
+		out.Next = store.PageToken{l.SKAttr: entries[limit-1].sk}
 	case bounded:
-		out.Next = store.PageToken{l.skAttr: bound} // every shard was read up to here
+		out.Next = store.PageToken{l.SKAttr: bound} // every shard was read up to here
 	case len(entries) > 0:
-		out.Next = store.PageToken{l.skAttr: entries[len(entries)-1].sk}
+		out.Next = store.PageToken{l.SKAttr: entries[len(entries)-1].sk}
 	}
 	return out, nil
 }
 
-// shardRead is what a shardedPage has read of one shard.
+// shardRead is what a ShardedPage has read of one shard.
 type shardRead[T any] struct {
 	entries  []shardedEntry[T]
 	frontier string
@@ -449,18 +464,18 @@ func shareOf(want, n int) int {
 	return even + 1 + even/32
 }
 
-// readShard is one shard's part of a shardedPage: its items (converted, those keep
+// readShard is one shard's part of a ShardedPage: its items (converted, those keep
 // accepts) with their sort keys, and, when it has more, how far it was read.
-func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q listQuery, limit int,
+func readShard[I, T any](ctx context.Context, t *Table, l ShardedListing, q ListQuery, limit int,
 	convert func(I) T, keep func(T) bool) (entries []shardedEntry[T], frontier string, more bool, err error) {
 	test, kept := decodedFilter(convert, keep)
-	raw, err := s.queryPage(ctx, q, limit, nil, test)
+	raw, err := t.queryPage(ctx, q, limit, nil, test)
 	if err != nil {
 		return nil, "", false, err
 	}
 	entries = make([]shardedEntry[T], len(raw.items))
 	for i, item := range raw.items {
-		entries[i].sk = stringAttr(item, l.skAttr)
+		entries[i].sk = StringAttr(item, l.SKAttr)
 		if keep != nil {
 			entries[i].item = (*kept)[i]
 		} else if entries[i].item, err = decodeItem(item, convert); err != nil {
@@ -468,18 +483,18 @@ func readShard[I, T any](ctx context.Context, s *Store, l shardedListing, q list
 		}
 	}
 	if raw.hasMore {
-		frontier = stringAttr(raw.lastKey, l.skAttr)
+		frontier = StringAttr(raw.lastKey, l.SKAttr)
 	}
 	return entries, frontier, raw.hasMore, nil
 }
 
-// countSharded is countMatching over every shard of l (from the start), each read for
+// CountSharded is CountMatching over every shard of l (from the start), each read for
 // at most maxRequests responses; complete is false when any shard stopped early.
-func countSharded[I, T any](ctx context.Context, s *Store, l shardedListing, maxRequests int, convert func(I) T,
+func CountSharded[I, T any](ctx context.Context, t *Table, l ShardedListing, maxRequests int, convert func(I) T,
 	keep func(T) bool) (n int, complete bool, err error) {
 	complete = true
-	for _, pk := range l.pks {
-		k, done, err := countMatching(ctx, s, l.query(pk, ""), maxRequests, convert, keep)
+	for _, pk := range l.PKs {
+		k, done, err := CountMatching(ctx, t, l.Query(pk, ""), maxRequests, convert, keep)
 		if err != nil {
 			return 0, false, err
 		}
@@ -487,12 +502,4 @@ func countSharded[I, T any](ctx context.Context, s *Store, l shardedListing, max
 		complete = complete && done
 	}
 	return n, complete, nil
-}
-
-// stringAttr is a string attribute of an item ("" when absent or not a string).
-func stringAttr(item map[string]types.AttributeValue, name string) string {
-	if sv, ok := item[name].(*types.AttributeValueMemberS); ok {
-		return sv.Value
-	}
-	return ""
 }
