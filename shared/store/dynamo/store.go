@@ -9,17 +9,26 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/accounts"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-// Store reads and writes the single table.
+// Store reads and writes the single table: every aggregate's store, sharing one
+// handle, and the operations that span aggregates.
 type Store struct {
+	*accountStore
 	t *table.Table
 }
+
+// The aggregates' stores, named apart so that Store embeds them all.
+type (
+	accountStore = accounts.Store
+)
 
 var _ store.Store = (*Store)(nil)
 
 // New returns a store on table.
 func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
-	return &Store{t: table.New(db, tableName, now)}
+	t := table.New(db, tableName, now)
+	return &Store{accountStore: accounts.New(t), t: t}
 }
