@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -94,7 +95,7 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	for _, c := range q.Customers {
 		cs := store.ImportedCustomerState{UUID: store.ImportedCustomerUUID(acc, c.DataSourceUUID, c.ExternalID)}
 		if raw, ok := found[keys.CustomerExternalID(acc, c.DataSourceUUID, c.ExternalID)]; ok {
-			var res uniqueItem
+			var res crm.UniqueItem
 			if err := attributevalue.UnmarshalMap(raw, &res); err != nil {
 				return st, err
 			}
@@ -169,11 +170,11 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	}
 	for ref, cs := range st.Customers {
 		if raw, ok := found[keys.Customer(acc, cs.UUID)]; ok {
-			var it customerItem
+			var it crm.CustomerItem
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return st, err
 			}
-			c := it.customer()
+			c := it.Customer()
 			cs.Customer = &c
 		}
 		cs.Index = emptyBillingIndex(acc, cs.UUID)

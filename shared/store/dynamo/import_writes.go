@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -25,7 +26,7 @@ func (s *Store) ReserveImportedCustomers(ctx context.Context, rs []store.Custome
 	parallel.For(len(rs), table.WriteConcurrency, func(i int) {
 		r := rs[i]
 		ek := keys.CustomerExternalID(r.AccountID, r.DataSourceUUID, r.ExternalID)
-		item, err := attributevalue.MarshalMap(uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: r.CustomerUUID})
+		item, err := attributevalue.MarshalMap(crm.UniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: r.CustomerUUID})
 		if err != nil {
 			errs[i] = err
 			return
@@ -51,7 +52,7 @@ func (s *Store) PutImportedRecords(ctx context.Context, r store.ImportedRecords)
 	var items []any
 	for _, c := range r.NewCustomers {
 		if c.Email != "" {
-			items = append(items, customerEmailIndexItem(c))
+			items = append(items, crm.CustomerEmailIndexItem(c))
 		}
 	}
 	for _, idx := range r.NewIndexes {
@@ -71,7 +72,7 @@ func (s *Store) PutImportedRecords(ctx context.Context, r store.ImportedRecords)
 	}
 	customers := make([]any, len(r.NewCustomers))
 	for i, c := range r.NewCustomers {
-		customers[i] = newCustomerItem(c)
+		customers[i] = crm.NewCustomerItem(c)
 	}
 	return s.t.PutItemsBatched(ctx, customers)
 }

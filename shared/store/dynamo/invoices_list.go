@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -220,11 +221,11 @@ func (w *invoiceWalk) run(ctx context.Context, after *invoicePosition) (invoiceP
 // times as many as the last time when that was not enough (customers without
 // invoices), at most 100 (one BatchGetItem of their indexes).
 func (w *invoiceWalk) nextCustomers(ctx context.Context, n int) ([]customerRef, error) {
-	q := customerQuery(w.accountID, store.CustomerFilter{DataSourceUUID: w.f.DataSourceUUID})
+	q := crm.CustomerQuery(w.accountID, store.CustomerFilter{DataSourceUUID: w.f.DataSourceUUID})
 	q.MaxRequests = 1
 	n = min(max(n, w.batch), 100)
 	w.batch = n * 4
-	page, err := table.ShardedPage(ctx, w.s.t, q, n, w.nextKey, customerItem.customer, nil)
+	page, err := table.ShardedPage(ctx, w.s.t, q, n, w.nextKey, crm.CustomerItem.Customer, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -80,7 +81,7 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 // CustomerUUIDByExternalID finds the customer holding an external id in a data source,
 // from the customers' uniqueness item (a consistent read). ErrNotFound when none.
 func (s *Store) CustomerUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error) {
-	var it uniqueItem
+	var it crm.UniqueItem
 	if err := s.t.Get(ctx, keys.CustomerExternalID(accountID, dsUUID, externalID), &it); err != nil {
 		return "", err
 	}

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/shared/keys"
-	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
@@ -93,32 +90,4 @@ func (s *Store) reassignOwner(ctx context.Context, k keys.Key, fromUUID, intoUUI
 // that later imports of from's external id land on the merged customer.
 func (s *Store) ReassignCustomerExternalID(ctx context.Context, accountID, dsUUID, externalID, fromUUID, intoUUID string) error {
 	return s.reassignOwner(ctx, keys.CustomerExternalID(accountID, dsUUID, externalID), fromUUID, intoUUID)
-}
-
-// MoveContact makes a contact into's, moving its e-mail reservation with it, in one
-// transaction. ErrDuplicateEmail when into already has a contact with that e-mail.
-func (s *Store) MoveContact(ctx context.Context, c model.Contact, into model.Customer) error {
-	next := c
-	next.CustomerUUID, next.CustomerExternalID = into.UUID, into.ExternalID
-	next.Version, next.UpdatedAt = c.Version+1, s.t.Now()
-	av, err := attributevalue.MarshalMap(newContactItem(next))
-	if err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{{Put: &types.Put{TableName: s.t.Name(), Item: av,
-		ConditionExpression: aws.String("attribute_exists(PK) AND version = :v"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(c.Version, 10)}}}}}
-	if c.EmailValue() != "" {
-		put, err := s.putEmail(next)
-		if err != nil {
-			return err
-		}
-		items = append(items, put, s.dropEmail(c))
-	}
-	err = s.t.TransactWrite(ctx, items)
-	if table.ConditionFailedAt(err, 1) {
-		return store.ErrDuplicateEmail
-	}
-	return table.Conflict(err)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/store/dynamo/accounts"
+	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -17,12 +18,14 @@ import (
 // handle, and the operations that span aggregates.
 type Store struct {
 	*accountStore
+	*crmStore
 	t *table.Table
 }
 
 // The aggregates' stores, named apart so that Store embeds them all.
 type (
 	accountStore = accounts.Store
+	crmStore     = crm.Store
 )
 
 var _ store.Store = (*Store)(nil)
@@ -30,5 +33,5 @@ var _ store.Store = (*Store)(nil)
 // New returns a store on table.
 func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	t := table.New(db, tableName, now)
-	return &Store{accountStore: accounts.New(t), t: t}
+	return &Store{accountStore: accounts.New(t), crmStore: crm.New(t), t: t}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -55,12 +56,12 @@ func (s *Store) DeleteUnmergeRequest(ctx context.Context, u store.UnmergeRequest
 // and its e-mail index written again.
 func (s *Store) CreateSplitCustomer(ctx context.Context, c model.Customer) error {
 	c.Version = 1
-	err := s.t.PutNew(ctx, newCustomerItem(c))
+	err := s.t.PutNew(ctx, crm.NewCustomerItem(c))
 	if errors.Is(err, store.ErrConflict) {
 		c, err = s.GetCustomer(ctx, c.AccountID, c.UUID)
 	}
 	if err == nil && c.Email != "" {
-		err = s.t.Put(ctx, customerEmailIndexItem(c))
+		err = s.t.Put(ctx, crm.CustomerEmailIndexItem(c))
 	}
 	return err
 }

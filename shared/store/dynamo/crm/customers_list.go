@@ -1,4 +1,4 @@
-package dynamo
+package crm
 
 import (
 	"context"
@@ -25,10 +25,10 @@ import (
 // partition; status, data source and system filters are applied by DynamoDB as a
 // filter on the same index.
 func (s *Store) ListCustomers(ctx context.Context, accountID string, f store.CustomerFilter, limit int, start store.PageToken) (store.Page[model.Customer], error) {
-	return table.ShardedPage(ctx, s.t, customerQuery(accountID, f), limit, start, customerItem.customer, nil)
+	return table.ShardedPage(ctx, s.t, CustomerQuery(accountID, f), limit, start, CustomerItem.Customer, nil)
 }
 
-func customerQuery(accountID string, f store.CustomerFilter) table.ShardedListing {
+func CustomerQuery(accountID string, f store.CustomerFilter) table.ShardedListing {
 	index, pks := keys.GSI1, keys.CustomerListShards(accountID)
 	if f.ExternalID != "" {
 		index, pks = keys.GSI2, []string{keys.CustomerByExternalID(accountID, f.ExternalID)}
@@ -122,7 +122,7 @@ func (s *Store) indexCustomerUUIDs(ctx context.Context, pk string) ([]string, er
 		if err != nil {
 			return nil, err
 		}
-		var rows []uniqueItem
+		var rows []UniqueItem
 		if err := attributevalue.UnmarshalListOfMaps(page.Items, &rows); err != nil {
 			return nil, err
 		}
@@ -148,14 +148,14 @@ func (s *Store) batchGetCustomers(ctx context.Context, accountID string, uuids [
 	if err != nil {
 		return nil, err
 	}
-	var items []customerItem
+	var items []CustomerItem
 	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
 		return nil, err
 	}
 	out := make([]model.Customer, 0, len(items))
 	for _, it := range items {
 		if it.ET == keys.TypeCustomer && it.AccountID == accountID {
-			out = append(out, it.customer())
+			out = append(out, it.Customer())
 		}
 	}
 	return out, nil
@@ -180,7 +180,7 @@ func (s *Store) EachCustomer(ctx context.Context, accountID string, fn func(mode
 		q := table.IndexListing(keys.GSI1, shards[i], true).In
 		q.ProjectionExpression, q.ExpressionAttributeNames = aws.String(strings.Join(refs, ", ")), names
 		errs[i] = s.t.QueryPages(ctx, &q, func(page []map[string]types.AttributeValue) error {
-			var items []customerItem
+			var items []CustomerItem
 			if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
 				return err
 			}
@@ -190,7 +190,7 @@ func (s *Store) EachCustomer(ctx context.Context, accountID string, fn func(mode
 				if it.ET != keys.TypeCustomer || it.AccountID != accountID {
 					continue
 				}
-				if err := fn(it.customer()); err != nil {
+				if err := fn(it.Customer()); err != nil {
 					return err
 				}
 			}

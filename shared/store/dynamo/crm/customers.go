@@ -1,4 +1,4 @@
-package dynamo
+package crm
 
 import (
 	"context"
@@ -40,9 +40,9 @@ func attrValues(m map[string]attrValueItem) map[string]model.AttrValue {
 	return out
 }
 
-// customerItem carries everything the customer object shows, so that a listing page
+// CustomerItem carries everything the customer object shows, so that a listing page
 // is one query and nothing per row.
-type customerItem struct {
+type CustomerItem struct {
 	PK                 string                   `dynamodbav:"PK"`
 	SK                 string                   `dynamodbav:"SK"`
 	ET                 string                   `dynamodbav:"et"`
@@ -85,9 +85,9 @@ type customerItem struct {
 	ActiveQuantity     int64                    `dynamodbav:"active_quantity,omitempty"`
 }
 
-func newCustomerItem(c model.Customer) customerItem {
+func NewCustomerItem(c model.Customer) CustomerItem {
 	k := keys.Customer(c.AccountID, c.UUID)
-	return customerItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomer,
+	return CustomerItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomer,
 		GSI1PK: keys.CustomerList(c.AccountID, c.ID), GSI1SK: keys.CustomerOrder(c.ID),
 		GSI2PK: keys.CustomerByExternalID(c.AccountID, c.ExternalID), GSI2SK: keys.CustomerOrder(c.ID),
 		AccountID: c.AccountID, ID: c.ID, UUID: c.UUID, DataSourceUUID: c.DataSourceUUID,
@@ -101,7 +101,7 @@ func newCustomerItem(c model.Customer) customerItem {
 		Version: c.Version, BillingCurrencies: c.BillingCurrencies, ActiveQuantity: c.ActiveQuantity}
 }
 
-func (it customerItem) customer() model.Customer {
+func (it CustomerItem) Customer() model.Customer {
 	tags := it.Tags
 	if tags == nil {
 		tags = []string{}
@@ -118,9 +118,9 @@ func (it customerItem) customer() model.Customer {
 		ActiveQuantity: it.ActiveQuantity}
 }
 
-// uniqueItem reserves a value (an external id in a data source, a contact e-mail in
+// UniqueItem reserves a value (an external id in a data source, a contact e-mail in
 // a customer) for one owner; its conditional put is what enforces uniqueness.
-type uniqueItem struct {
+type UniqueItem struct {
 	PK           string     `dynamodbav:"PK"`
 	SK           string     `dynamodbav:"SK"`
 	ET           string     `dynamodbav:"et"`
@@ -131,9 +131,9 @@ type uniqueItem struct {
 	ReservedAt   *time.Time `dynamodbav:"reserved_at,omitempty"`
 }
 
-func customerEmailIndexItem(c model.Customer) uniqueItem {
+func CustomerEmailIndexItem(c model.Customer) UniqueItem {
 	k := keys.CustomerEmailIndex(c.AccountID, c.UUID)
-	return uniqueItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomerEmailIndex,
+	return UniqueItem{PK: k.PK, SK: k.SK, ET: keys.TypeCustomerEmailIndex,
 		GSI2PK: keys.CustomerByEmail(c.AccountID, c.Email), GSI2SK: keys.CustomerOrder(c.ID),
 		CustomerUUID: c.UUID}
 }
@@ -174,11 +174,11 @@ func (s *Store) CreateCustomer(ctx context.Context, c model.Customer) error {
 	if err := s.reserveExternalID(ctx, c); err != nil {
 		return err
 	}
-	if err := s.t.PutNew(ctx, newCustomerItem(c)); err != nil {
+	if err := s.t.PutNew(ctx, NewCustomerItem(c)); err != nil {
 		return err
 	}
 	if c.Email != "" {
-		return s.t.Put(ctx, customerEmailIndexItem(c))
+		return s.t.Put(ctx, CustomerEmailIndexItem(c))
 	}
 	return nil
 }
@@ -186,14 +186,14 @@ func (s *Store) CreateCustomer(ctx context.Context, c model.Customer) error {
 func (s *Store) reserveExternalID(ctx context.Context, c model.Customer) error {
 	ek := keys.CustomerExternalID(c.AccountID, c.DataSourceUUID, c.ExternalID)
 	now := s.t.Now()
-	mine := uniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: c.UUID, ReservedAt: &now}
+	mine := UniqueItem{PK: ek.PK, SK: ek.SK, ET: keys.TypeCustomerExternalID, CustomerUUID: c.UUID, ReservedAt: &now}
 	err := s.t.PutNew(ctx, mine)
 	if !errors.Is(err, store.ErrConflict) {
 		return err
 	}
 	// Taken: by a live customer, by a create in progress, or by a create that died
 	// between its two writes (stale), which is the only case we may take over.
-	var held uniqueItem
+	var held UniqueItem
 	if err := s.t.Get(ctx, ek, &held); err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (s *Store) reserveExternalID(ctx context.Context, c model.Customer) error {
 
 // GetCustomer reads a customer of the account.
 func (s *Store) GetCustomer(ctx context.Context, accountID, customerUUID string) (model.Customer, error) {
-	return table.GetOne(ctx, s.t, keys.Customer(accountID, customerUUID), func(it customerItem) model.Customer { return it.customer() })
+	return table.GetOne(ctx, s.t, keys.Customer(accountID, customerUUID), func(it CustomerItem) model.Customer { return it.Customer() })
 }
 
 // SaveCustomer writes the new state of a customer read as old. It fails with
@@ -228,7 +228,7 @@ func (s *Store) GetCustomer(ctx context.Context, accountID, customerUUID string)
 func (s *Store) SaveCustomer(ctx context.Context, old, c model.Customer) error {
 	c.Version = old.Version + 1
 	c.UpdatedAt = s.t.Now()
-	cust, err := attributevalue.MarshalMap(newCustomerItem(c))
+	cust, err := attributevalue.MarshalMap(NewCustomerItem(c))
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (s *Store) SaveCustomer(ctx context.Context, old, c model.Customer) error {
 	switch {
 	case c.Email == old.Email:
 	case c.Email != "":
-		idx, err := attributevalue.MarshalMap(customerEmailIndexItem(c))
+		idx, err := attributevalue.MarshalMap(CustomerEmailIndexItem(c))
 		if err != nil {
 			return err
 		}
@@ -268,71 +268,4 @@ func (s *Store) versionConflict(ctx context.Context, c model.Customer, err error
 		return store.ErrNotFound
 	}
 	return store.ErrConflict
-}
-
-// DeleteCustomer removes a customer with its contacts, e-mail index, contact e-mail
-// items, CRM records and their locators, external id reservations, and its name in the
-// status of the imports that carried it. The customer item goes last, in one
-// transaction with its reservations, so a failure half-way leaves a customer that a
-// repeated DELETE removes.
-func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
-	// Invoices, subscriptions and events live outside the partition; their index is in it.
-	if err := s.deleteCustomerBilling(ctx, c.AccountID, c.UUID); err != nil {
-		return err
-	}
-	contacts, err := s.CustomerContacts(ctx, c.AccountID, c.UUID)
-	if err != nil {
-		return err
-	}
-	var doomed []map[string]types.AttributeValue
-	for _, con := range contacts {
-		doomed = append(doomed, table.KeyAttrs(keys.Contact(c.AccountID, con.UUID)))
-	}
-	// The partition also holds what other areas keep per customer (notes, invoices,
-	// subscriptions), so it can exceed one Query page.
-	p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
-		KeyConditionExpression: aws.String("PK = :pk"),
-		ProjectionExpression:   aws.String("PK, SK"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: keys.CustomerPartition(c.AccountID, c.UUID)},
-		},
-		ConsistentRead: aws.Bool(true),
-	})
-	main := keys.Customer(c.AccountID, c.UUID)
-	for p.HasMorePages() {
-		res, err := p.NextPage(ctx)
-		if err != nil {
-			return err
-		}
-		for _, k := range res.Items {
-			sk, _ := k[keys.SK].(*types.AttributeValueMemberS)
-			if sk == nil || sk.Value != main.SK {
-				doomed = append(doomed, k)
-			}
-			if sk == nil {
-				continue
-			}
-			// A note's, opportunity's or task's locator lives outside the partition.
-			if loc, ok := keys.RecordLocatorOf(c.AccountID, sk.Value); ok {
-				doomed = append(doomed, table.KeyAttrs(loc))
-			}
-		}
-	}
-	if err := s.t.BatchDelete(ctx, doomed); err != nil {
-		return err
-	}
-	if err := s.eraseImportStatuses(ctx, c); err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(main)}}}
-	for i, ds := range c.DataSourceUUIDs {
-		if i < len(c.ExternalIDs) {
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: s.t.Name(),
-				Key:                       table.KeyAttrs(keys.CustomerExternalID(c.AccountID, ds, c.ExternalIDs[i])),
-				ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":c": &types.AttributeValueMemberS{Value: c.UUID}},
-			}})
-		}
-	}
-	return table.Conflict(s.t.TransactWrite(ctx, items))
 }

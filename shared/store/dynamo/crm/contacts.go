@@ -1,4 +1,4 @@
-package dynamo
+package crm
 
 import (
 	"context"
@@ -71,9 +71,9 @@ func (it contactItem) contact() model.Contact {
 		UpdatedAt: it.UpdatedAt, Version: it.Version}
 }
 
-func contactEmailItem(c model.Contact) uniqueItem {
+func contactEmailItem(c model.Contact) UniqueItem {
 	k := keys.ContactEmail(c.AccountID, c.CustomerUUID, c.EmailValue())
-	return uniqueItem{PK: k.PK, SK: k.SK, ET: keys.TypeContactEmail,
+	return UniqueItem{PK: k.PK, SK: k.SK, ET: keys.TypeContactEmail,
 		GSI2PK: keys.ContactsByEmail(c.AccountID, c.EmailValue()), GSI2SK: c.UUID,
 		CustomerUUID: c.CustomerUUID, ContactUUID: c.UUID}
 }
