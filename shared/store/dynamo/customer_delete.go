@@ -19,7 +19,7 @@ import (
 // repeated DELETE removes.
 func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 	// Invoices, subscriptions and events live outside the partition; their index is in it.
-	if err := s.deleteCustomerBilling(ctx, c.AccountID, c.UUID); err != nil {
+	if err := s.DeleteCustomerBilling(ctx, c.AccountID, c.UUID); err != nil {
 		return err
 	}
 	contacts, err := s.CustomerContacts(ctx, c.AccountID, c.UUID)

@@ -13,6 +13,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/billing"
 	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
@@ -86,7 +87,7 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 			asked.add(k)
 		}
 	}
-	holders, err := recordHolders(found, acc, records)
+	holders, err := billing.RecordHolders(found, acc, records)
 	if err != nil {
 		return st, err
 	}
@@ -106,11 +107,11 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		second.add(keys.BillingIndex(acc, cs.UUID))
 	}
 	if err := decodeFound(found, invoices, func(u string) keys.Key { return keys.Invoice(acc, u) },
-		func(it invoiceItem) { st.Invoices[it.UUID] = it.invoice(acc) }); err != nil {
+		func(it billing.InvoiceItem) { st.Invoices[it.UUID] = it.Invoice(acc) }); err != nil {
 		return st, err
 	}
 	if err := decodeFound(found, subscriptions, func(u string) keys.Key { return keys.Subscription(acc, u) },
-		func(it subscriptionItem) { st.Subscriptions[it.UUID] = it.subscription(acc) }); err != nil {
+		func(it billing.SubscriptionItem) { st.Subscriptions[it.UUID] = it.Subscription(acc) }); err != nil {
 		return st, err
 	}
 	// The worker re-derives the subscriptions of every invoice a part touches: those of the
@@ -122,25 +123,25 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		second.add(keys.Subscription(acc, u))
 	}
 	if err := decodeFound(found, events, func(id int64) keys.Key { return keys.SubscriptionEvent(acc, strconv.FormatInt(id, 10)) },
-		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
+		func(it billing.SubscriptionEventItem) { st.Events[it.ID] = it.Event(acc) }); err != nil {
 		return st, err
 	}
 	var claimed []int64
 	for _, e := range q.EventExternalIDs {
 		if raw, ok := found[keys.SubscriptionEventExternalID(acc, e.DataSourceUUID, e.ExternalID)]; ok {
-			var claim eventExternalIDItem
+			var claim billing.EventExternalIDItem
 			if err := attributevalue.UnmarshalMap(raw, &claim); err != nil {
 				return st, err
 			}
 			st.EventClaims[e] = claim.EventID
 			claimed = append(claimed, claim.EventID)
-			second.add(eventKey(acc, claim.EventID))
+			second.add(billing.EventKey(acc, claim.EventID))
 		}
 	}
 	planUUIDs := map[store.ExternalRef]string{}
 	for _, p := range q.Plans {
 		if raw, ok := found[keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID)]; ok {
-			var res planExternalIDItem
+			var res billing.PlanExternalIDItem
 			if err := attributevalue.UnmarshalMap(raw, &res); err != nil {
 				return st, err
 			}
@@ -165,7 +166,7 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 		}
 		maps.Copy(found, got)
 	}
-	if st.RecordHolders, st.StaleHolders, err = liveHolders(acc, holders, time.Now(), found); err != nil {
+	if st.RecordHolders, st.StaleHolders, err = billing.LiveHolders(acc, holders, time.Now(), found); err != nil {
 		return st, err
 	}
 	for ref, cs := range st.Customers {
@@ -177,31 +178,31 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 			c := it.Customer()
 			cs.Customer = &c
 		}
-		cs.Index = emptyBillingIndex(acc, cs.UUID)
+		cs.Index = billing.EmptyBillingIndex(acc, cs.UUID)
 		if raw, ok := found[keys.BillingIndex(acc, cs.UUID)]; ok {
-			var it billingIndexItem
+			var it billing.BillingIndexItem
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return st, err
 			}
-			cs.Index = it.index(acc, cs.UUID)
+			cs.Index = it.Index(acc, cs.UUID)
 		}
 		st.Customers[ref] = cs
 	}
 	if err := decodeFound(found, subsOfInvoices, func(u string) keys.Key { return keys.Subscription(acc, u) },
-		func(it subscriptionItem) { st.Subscriptions[it.UUID] = it.subscription(acc) }); err != nil {
+		func(it billing.SubscriptionItem) { st.Subscriptions[it.UUID] = it.Subscription(acc) }); err != nil {
 		return st, err
 	}
-	if err := decodeFound(found, claimed, func(id int64) keys.Key { return eventKey(acc, id) },
-		func(it subscriptionEventItem) { st.Events[it.ID] = it.event(acc) }); err != nil {
+	if err := decodeFound(found, claimed, func(id int64) keys.Key { return billing.EventKey(acc, id) },
+		func(it billing.SubscriptionEventItem) { st.Events[it.ID] = it.Event(acc) }); err != nil {
 		return st, err
 	}
 	for ref, planUUID := range planUUIDs {
 		if raw, ok := found[keys.Plan(acc, ref.DataSourceUUID, planUUID)]; ok {
-			var it planItem
+			var it billing.PlanItem
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return st, err
 			}
-			st.Plans[ref] = it.plan()
+			st.Plans[ref] = it.Plan()
 		}
 	}
 	return st, nil

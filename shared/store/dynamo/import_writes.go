@@ -11,6 +11,7 @@ import (
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/billing"
 	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
@@ -40,12 +41,6 @@ func (s *Store) ReserveImportedCustomers(ctx context.Context, rs []store.Custome
 	return errs
 }
 
-// AddPlanReferences adds n references to a plan at once (one per customer index
-// that starts using it); ErrNotFound if the plan is gone.
-func (s *Store) AddPlanReferences(ctx context.Context, accountID, dsUUID, planUUID string, n int) error {
-	return s.applyPlanReference(ctx, s.planReference(accountID, dsUUID, planUUID, n))
-}
-
 // PutImportedRecords writes the records with BatchWriteItem, 25 items per request,
 // the requests of one step in parallel.
 func (s *Store) PutImportedRecords(ctx context.Context, r store.ImportedRecords) error {
@@ -56,16 +51,16 @@ func (s *Store) PutImportedRecords(ctx context.Context, r store.ImportedRecords)
 		}
 	}
 	for _, idx := range r.NewIndexes {
-		items = append(items, newBillingIndexItem(idx, 1))
+		items = append(items, billing.NewBillingIndexItem(idx, 1))
 	}
 	for _, inv := range r.Invoices {
-		items = append(items, newInvoiceItem(inv))
+		items = append(items, billing.NewInvoiceItem(inv))
 	}
 	for _, sub := range r.Subscriptions {
-		items = append(items, newSubscriptionItem(sub))
+		items = append(items, billing.NewSubscriptionItem(sub))
 	}
 	for _, e := range r.Events {
-		items = append(items, newSubscriptionEventItem(e.AccountID, e))
+		items = append(items, billing.NewSubscriptionEventItem(e.AccountID, e))
 	}
 	if err := s.t.PutItemsBatched(ctx, items); err != nil {
 		return err

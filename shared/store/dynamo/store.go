@@ -10,6 +10,7 @@ import (
 
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/store/dynamo/accounts"
+	"github.com/subsight/subsight/shared/store/dynamo/billing"
 	"github.com/subsight/subsight/shared/store/dynamo/crm"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
@@ -19,6 +20,7 @@ import (
 type Store struct {
 	*accountStore
 	*crmStore
+	*billingStore
 	t *table.Table
 }
 
@@ -26,6 +28,7 @@ type Store struct {
 type (
 	accountStore = accounts.Store
 	crmStore     = crm.Store
+	billingStore = billing.Store
 )
 
 var _ store.Store = (*Store)(nil)
@@ -33,5 +36,6 @@ var _ store.Store = (*Store)(nil)
 // New returns a store on table.
 func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	t := table.New(db, tableName, now)
-	return &Store{accountStore: accounts.New(t), crmStore: crm.New(t), t: t}
+	acc := accounts.New(t)
+	return &Store{accountStore: acc, crmStore: crm.New(t), billingStore: billing.New(t, acc), t: t}
 }

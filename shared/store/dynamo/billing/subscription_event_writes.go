@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -22,14 +22,14 @@ import (
 // source's partition. Every write that gives an event an external id checks both in
 // the same transaction, so two events can never end up with the same one.
 
-type eventExternalIDItem struct {
+type EventExternalIDItem struct {
 	PK      string `dynamodbav:"PK"`
 	SK      string `dynamodbav:"SK"`
 	ET      string `dynamodbav:"et"`
 	EventID int64  `dynamodbav:"event_id"`
 }
 
-func eventKey(accountID string, id int64) keys.Key {
+func EventKey(accountID string, id int64) keys.Key {
 	return keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10))
 }
 
@@ -53,12 +53,12 @@ func mineOrFree(e model.SubscriptionEvent) (*string, map[string]types.AttributeV
 // ErrEventExternalIDTaken when a PATCH gave its external id to another event.
 func (s *Store) CreateSubscriptionEvent(ctx context.Context, e model.SubscriptionEvent) error {
 	if e.ExternalID == "" {
-		if err := s.t.PutNew(ctx, newSubscriptionEventItem(e.AccountID, e)); !errors.Is(err, store.ErrConflict) {
+		if err := s.t.PutNew(ctx, NewSubscriptionEventItem(e.AccountID, e)); !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 		return store.ErrEventExists
 	}
-	av, err := attributevalue.MarshalMap(newSubscriptionEventItem(e.AccountID, e))
+	av, err := attributevalue.MarshalMap(NewSubscriptionEventItem(e.AccountID, e))
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Store) CreateSubscriptionEvent(ctx context.Context, e model.Subscriptio
 // transaction, refused with ErrEventExternalIDTaken when an event holds it, and the
 // old one's claim is released; a refused write changes nothing.
 func (s *Store) SaveSubscriptionEvent(ctx context.Context, old, next model.SubscriptionEvent) error {
-	av, err := attributevalue.MarshalMap(newSubscriptionEventItem(next.AccountID, next))
+	av, err := attributevalue.MarshalMap(NewSubscriptionEventItem(next.AccountID, next))
 	if err != nil {
 		return err
 	}
@@ -103,12 +103,12 @@ func (s *Store) SaveSubscriptionEvent(ctx context.Context, old, next model.Subsc
 	if ext := next.ExternalID; claimed(next, ext) {
 		// Free unless the event created with it still has it.
 		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: s.t.Name(),
-			Key:                       table.KeyAttrs(eventKey(next.AccountID, model.ExternalEventID(next.AccountID, next.DataSourceUUID, ext))),
+			Key:                       table.KeyAttrs(EventKey(next.AccountID, model.ExternalEventID(next.AccountID, next.DataSourceUUID, ext))),
 			ConditionExpression:       aws.String("attribute_not_exists(PK) OR #f.#x <> :x"),
 			ExpressionAttributeNames:  map[string]string{"#f": "f", "#x": "ExternalID"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":x": table.SAttr(ext)}}})
 		claim := keys.SubscriptionEventExternalID(next.AccountID, next.DataSourceUUID, ext)
-		item, err := attributevalue.MarshalMap(eventExternalIDItem{PK: claim.PK, SK: claim.SK,
+		item, err := attributevalue.MarshalMap(EventExternalIDItem{PK: claim.PK, SK: claim.SK,
 			ET: keys.TypeSubscriptionEvtExt, EventID: next.ID})
 		if err != nil {
 			return err
@@ -138,7 +138,7 @@ func (s *Store) SaveSubscriptionEvent(ctx context.Context, old, next model.Subsc
 // DeleteSubscriptionEvent removes an event, with the claim of its external id, if it
 // still belongs to its customer (ErrConflict when a merge moved it meanwhile).
 func (s *Store) DeleteSubscriptionEvent(ctx context.Context, e model.SubscriptionEvent) error {
-	del := &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(eventKey(e.AccountID, e.ID)),
+	del := &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(EventKey(e.AccountID, e.ID)),
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR customer_uuid = :c"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":c": table.SAttr(e.CustomerUUID)}}
 	if !claimed(e, e.ExternalID) {
@@ -163,7 +163,7 @@ func (s *Store) SubscriptionEventByExternalID(ctx context.Context, accountID, ds
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return e, err
 	}
-	var c eventExternalIDItem
+	var c EventExternalIDItem
 	if err := s.t.Get(ctx, keys.SubscriptionEventExternalID(accountID, dsUUID, externalID), &c); err != nil {
 		return model.SubscriptionEvent{}, err
 	}
@@ -189,6 +189,6 @@ func (s *Store) transactAt(ctx context.Context, items []types.TransactWriteItem)
 // event, ErrOwnedElsewhere for a clash.
 func (s *Store) ClaimSubscriptionEvents(ctx context.Context, es []model.SubscriptionEvent) []error {
 	return putAllOwned(ctx, s, es, func(e model.SubscriptionEvent) (any, string) {
-		return newSubscriptionEventItem(e.AccountID, e), e.CustomerUUID
+		return NewSubscriptionEventItem(e.AccountID, e), e.CustomerUUID
 	})
 }

@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 
 // The plan item lives in its data source's partition (keys.Plan); see
 // docs/data-model.md "Plans and notes".
-type planItem struct {
+type PlanItem struct {
 	PK             string    `dynamodbav:"PK"`
 	SK             string    `dynamodbav:"SK"`
 	ET             string    `dynamodbav:"et"`
@@ -41,15 +41,15 @@ type planItem struct {
 	Refs int `dynamodbav:"refs"`
 }
 
-func (it planItem) plan() model.Plan {
+func (it PlanItem) Plan() model.Plan {
 	return model.Plan{AccountID: it.AccountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
 		System: it.System, ExternalID: it.ExternalID, Name: it.Name, IntervalCount: it.IntervalCount,
 		IntervalUnit: it.IntervalUnit, CreatedAt: it.CreatedAt, References: it.Refs}
 }
 
-func newPlanItem(p model.Plan) planItem {
+func newPlanItem(p model.Plan) PlanItem {
 	k := keys.Plan(p.AccountID, p.DataSourceUUID, p.UUID)
-	return planItem{PK: k.PK, SK: k.SK, ET: keys.TypePlan,
+	return PlanItem{PK: k.PK, SK: k.SK, ET: keys.TypePlan,
 		GSI1PK: keys.PlansByAccount(p.AccountID), GSI1SK: p.UUID,
 		GSI2PK: keys.PlansByExternalID(p.AccountID, p.ExternalID), GSI2SK: p.UUID,
 		AccountID: p.AccountID, UUID: p.UUID, DataSourceUUID: p.DataSourceUUID, System: p.System,
@@ -57,8 +57,8 @@ func newPlanItem(p model.Plan) planItem {
 		CreatedAt: p.CreatedAt, Refs: p.References}
 }
 
-// planExternalIDItem reserves an external id within a data source.
-type planExternalIDItem struct {
+// PlanExternalIDItem reserves an external id within a data source.
+type PlanExternalIDItem struct {
 	PK       string `dynamodbav:"PK"`
 	SK       string `dynamodbav:"SK"`
 	ET       string `dynamodbav:"et"`
@@ -85,7 +85,7 @@ func (s *Store) CreatePlan(ctx context.Context, p model.Plan) error {
 		return err
 	}
 	ext := keys.PlanExternalID(p.AccountID, p.DataSourceUUID, p.ExternalID)
-	reservation, err := attributevalue.MarshalMap(planExternalIDItem{PK: ext.PK, SK: ext.SK,
+	reservation, err := attributevalue.MarshalMap(PlanExternalIDItem{PK: ext.PK, SK: ext.SK,
 		ET: keys.TypePlanExternalID, PlanUUID: p.UUID})
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (s *Store) GetPlan(ctx context.Context, accountID, planUUID string) (model.
 
 // GetPlanInDataSource reads a plan whose data source is known (one read).
 func (s *Store) GetPlanInDataSource(ctx context.Context, accountID, dsUUID, planUUID string) (model.Plan, error) {
-	return table.GetOne(ctx, s.t, keys.Plan(accountID, dsUUID, planUUID), func(it planItem) model.Plan { return it.plan() })
+	return table.GetOne(ctx, s.t, keys.Plan(accountID, dsUUID, planUUID), func(it PlanItem) model.Plan { return it.Plan() })
 }
 
 // GetPlanByExternalID finds a plan of a data source by external id (two consistent
@@ -148,7 +148,7 @@ func (s *Store) GetPlanByExternalID(ctx context.Context, accountID, dsUUID, exte
 // PlanUUIDByExternalID finds the uuid of a data source's plan from its external id
 // (one consistent read of its reservation; the plan itself may since be gone).
 func (s *Store) PlanUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error) {
-	var res planExternalIDItem
+	var res PlanExternalIDItem
 	if err := s.t.Get(ctx, keys.PlanExternalID(accountID, dsUUID, externalID), &res); err != nil {
 		return "", err
 	}
@@ -210,11 +210,11 @@ func (s *Store) UpdatePlan(ctx context.Context, p model.Plan, u store.PlanUpdate
 	if err != nil {
 		return model.Plan{}, err
 	}
-	var it planItem
+	var it PlanItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
 		return model.Plan{}, err
 	}
-	return it.plan(), nil
+	return it.Plan(), nil
 }
 
 // whyPlanWriteFailed tells a vanished plan from a referenced one after a failed
@@ -283,6 +283,12 @@ func (s *Store) MarkPlanReferenced(ctx context.Context, accountID, dsUUID, planU
 // the plan does not exist or has no reference left.
 func (s *Store) ReleasePlanReference(ctx context.Context, accountID, dsUUID, planUUID string) error {
 	return s.applyPlanReference(ctx, s.planReference(accountID, dsUUID, planUUID, -1))
+}
+
+// AddPlanReferences adds n references to a plan at once (one per customer index
+// that starts using it); ErrNotFound if the plan is gone.
+func (s *Store) AddPlanReferences(ctx context.Context, accountID, dsUUID, planUUID string, n int) error {
+	return s.applyPlanReference(ctx, s.planReference(accountID, dsUUID, planUUID, n))
 }
 
 func (s *Store) applyPlanReference(ctx context.Context, item types.TransactWriteItem) error {

@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // customer and being unchanged since it was read (its updated_at): store.ErrConflict when
 // another writer got there first, and the caller re-reads. next.UpdatedAt must be new.
 func (s *Store) SaveInvoice(ctx context.Context, old, next model.Invoice) error {
-	av, err := attributevalue.MarshalMap(newInvoiceItem(next))
+	av, err := attributevalue.MarshalMap(NewInvoiceItem(next))
 	if err != nil {
 		return err
 	}

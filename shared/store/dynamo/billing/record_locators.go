@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-type recordLocatorItem struct {
+type RecordLocatorItem struct {
 	PK          string `dynamodbav:"PK"`
 	SK          string `dynamodbav:"SK"`
 	ET          string `dynamodbav:"et"`
@@ -26,9 +26,9 @@ type recordLocatorItem struct {
 	At int64 `dynamodbav:"at,omitempty"`
 }
 
-func newRecordLocatorItem(l store.RecordLocator) recordLocatorItem {
+func newRecordLocatorItem(l store.RecordLocator) RecordLocatorItem {
 	k := keys.RecordLocator(l.AccountID, l.UUID)
-	it := recordLocatorItem{PK: k.PK, SK: k.SK, ET: keys.TypeRecordLocator, InvoiceUUID: l.InvoiceUUID}
+	it := RecordLocatorItem{PK: k.PK, SK: k.SK, ET: keys.TypeRecordLocator, InvoiceUUID: l.InvoiceUUID}
 	if !l.At.IsZero() {
 		it.At = l.At.Unix()
 	}
@@ -92,7 +92,7 @@ func (s *Store) DeleteRecordLocators(ctx context.Context, accountID string, uuid
 // InvoiceOfRecord reads the invoice that holds the line item or transaction recordUUID
 // (one GetItem for the locator, one for the invoice); store.ErrNotFound when there is none.
 func (s *Store) InvoiceOfRecord(ctx context.Context, accountID, recordUUID string) (model.Invoice, error) {
-	var loc recordLocatorItem
+	var loc RecordLocatorItem
 	if err := s.t.Get(ctx, keys.RecordLocator(accountID, recordUUID), &loc); err != nil {
 		return model.Invoice{}, err
 	}
@@ -111,16 +111,16 @@ func holds(inv model.Invoice, recordUUID string) bool {
 	return inv.LineItemIndex(recordUUID) >= 0 || inv.TransactionIndex(recordUUID) >= 0
 }
 
-// recordHolders decodes the locators of records found in a batch read: record uuid ->
+// RecordHolders decodes the locators of records found in a batch read: record uuid ->
 // its locator.
-func recordHolders(found map[keys.Key]map[string]types.AttributeValue, accountID string, records []string) (map[string]recordLocatorItem, error) {
-	out := map[string]recordLocatorItem{}
+func RecordHolders(found map[keys.Key]map[string]types.AttributeValue, accountID string, records []string) (map[string]RecordLocatorItem, error) {
+	out := map[string]RecordLocatorItem{}
 	for _, u := range records {
 		raw, ok := found[keys.RecordLocator(accountID, u)]
 		if !ok {
 			continue
 		}
-		var it recordLocatorItem
+		var it RecordLocatorItem
 		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 			return nil, err
 		}
@@ -129,11 +129,11 @@ func recordHolders(found map[keys.Key]map[string]types.AttributeValue, accountID
 	return out, nil
 }
 
-// liveHolders splits the locators read into those that hold their record's external
+// LiveHolders splits the locators read into those that hold their record's external
 // id (their invoice, found in one of the batch reads, holds the record; or it is not
 // written yet and the locator is a claim in flight) and the stale ones: a locator left
 // behind by a deletion holds nothing.
-func liveHolders(accountID string, holders map[string]recordLocatorItem, now time.Time,
+func LiveHolders(accountID string, holders map[string]RecordLocatorItem, now time.Time,
 	reads ...map[keys.Key]map[string]types.AttributeValue) (live, stale map[string]string, err error) {
 	live, stale = map[string]string{}, map[string]string{}
 	for rec, loc := range holders {
@@ -145,11 +145,11 @@ func liveHolders(accountID string, holders map[string]recordLocatorItem, now tim
 				continue
 			}
 			found = true
-			var it invoiceItem
+			var it InvoiceItem
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return nil, nil, err
 			}
-			if holds(it.invoice(accountID), rec) {
+			if holds(it.Invoice(accountID), rec) {
 				live[rec] = invUUID
 			} else {
 				stale[rec] = invUUID

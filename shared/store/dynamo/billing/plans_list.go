@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 // other filters are filter expressions.
 func (s *Store) ListPlans(ctx context.Context, accountID string, f store.PlanFilter, limit int,
 	start store.PageToken) (store.Page[model.Plan], error) {
-	return table.ListPage(ctx, s.t, planQuery(accountID, f), limit, start, planItem.plan, nil)
+	return table.ListPage(ctx, s.t, planQuery(accountID, f), limit, start, PlanItem.Plan, nil)
 }
 
 // CountPlans counts the plans that match f (for the legacy total_pages field).
 func (s *Store) CountPlans(ctx context.Context, accountID string, f store.PlanFilter) (int, error) {
-	n, _, err := table.CountMatching(ctx, s.t, planQuery(accountID, f), 0, planItem.plan, nil)
+	n, _, err := table.CountMatching(ctx, s.t, planQuery(accountID, f), 0, PlanItem.Plan, nil)
 	return n, err
 }
 

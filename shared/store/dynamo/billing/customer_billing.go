@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-// deleteCustomerBilling removes the invoices, subscriptions and subscription events
+// DeleteCustomerBilling removes the invoices, subscriptions and subscription events
 // of a customer's billing index (they live in their own partitions), then empties
 // the index, which releases its plan references.
-func (s *Store) deleteCustomerBilling(ctx context.Context, accountID, customerUUID string) error {
+func (s *Store) DeleteCustomerBilling(ctx context.Context, accountID, customerUUID string) error {
 	return s.deleteBilling(ctx, accountID, customerUUID, "")
 }
 

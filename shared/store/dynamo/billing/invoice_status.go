@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -40,9 +40,9 @@ func (s *Store) SetInvoiceStatus(ctx context.Context, inv model.Invoice, status 
 	if err != nil {
 		return model.Invoice{}, table.Conflict(err)
 	}
-	var it invoiceItem
+	var it InvoiceItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
 		return model.Invoice{}, err
 	}
-	return it.invoice(inv.AccountID), nil
+	return it.Invoice(inv.AccountID), nil
 }

@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-type billingIndexItem struct {
+type BillingIndexItem struct {
 	PK       string                          `dynamodbav:"PK"`
 	SK       string                          `dynamodbav:"SK"`
 	ET       string                          `dynamodbav:"et"`
@@ -29,24 +29,24 @@ type billingIndexItem struct {
 
 // GetBillingIndex reads a customer's index; an absent one is empty with Version 0.
 func (s *Store) GetBillingIndex(ctx context.Context, accountID, customerUUID string) (store.BillingIndex, error) {
-	var it billingIndexItem
+	var it BillingIndexItem
 	err := s.t.Get(ctx, keys.BillingIndex(accountID, customerUUID), &it)
 	if err == store.ErrNotFound {
-		return emptyBillingIndex(accountID, customerUUID), nil
+		return EmptyBillingIndex(accountID, customerUUID), nil
 	}
 	if err != nil {
-		return emptyBillingIndex(accountID, customerUUID), err
+		return EmptyBillingIndex(accountID, customerUUID), err
 	}
-	return it.index(accountID, customerUUID), nil
+	return it.Index(accountID, customerUUID), nil
 }
 
-func emptyBillingIndex(accountID, customerUUID string) store.BillingIndex {
+func EmptyBillingIndex(accountID, customerUUID string) store.BillingIndex {
 	return store.BillingIndex{AccountID: accountID, CustomerUUID: customerUUID,
 		Invoices: map[string]int64{}, Subscriptions: map[string]int64{}, Plans: map[string]string{}, Events: map[string]int64{}}
 }
 
-func (it billingIndexItem) index(accountID, customerUUID string) store.BillingIndex {
-	idx := emptyBillingIndex(accountID, customerUUID)
+func (it BillingIndexItem) Index(accountID, customerUUID string) store.BillingIndex {
+	idx := EmptyBillingIndex(accountID, customerUUID)
 	maps.Copy(idx.Invoices, it.Invoices.V)
 	maps.Copy(idx.Subscriptions, it.Subs.V)
 	maps.Copy(idx.Plans, it.Plans.V)
@@ -96,7 +96,7 @@ func (s *Store) SaveBillingIndex(ctx context.Context, old, next store.BillingInd
 // when another writer got there first), and leaves the plan references to the
 // caller: the import worker takes them for a whole batch at once (AddPlanReferences).
 func (s *Store) PutBillingIndex(ctx context.Context, old, next store.BillingIndex) error {
-	av, err := attributevalue.MarshalMap(newBillingIndexItem(next, old.Version+1))
+	av, err := attributevalue.MarshalMap(NewBillingIndexItem(next, old.Version+1))
 	if err != nil {
 		return err
 	}
@@ -112,9 +112,9 @@ func (s *Store) PutBillingIndex(ctx context.Context, old, next store.BillingInde
 	return table.Conflict(err)
 }
 
-func newBillingIndexItem(idx store.BillingIndex, version int64) billingIndexItem {
+func NewBillingIndexItem(idx store.BillingIndex, version int64) BillingIndexItem {
 	k := keys.BillingIndex(idx.AccountID, idx.CustomerUUID)
-	return billingIndexItem{PK: k.PK, SK: k.SK, ET: keys.TypeBillingIndex,
+	return BillingIndexItem{PK: k.PK, SK: k.SK, ET: keys.TypeBillingIndex,
 		Invoices: table.Packed[map[string]int64]{V: idx.Invoices}, Subs: table.Packed[map[string]int64]{V: idx.Subscriptions},
 		Plans: table.Packed[map[string]string]{V: idx.Plans}, Events: table.Packed[map[string]int64]{V: idx.Events}, Version: version}
 }

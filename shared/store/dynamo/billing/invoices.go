@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-// invoiceItem is one invoice with its line items and transactions embedded (packed
+// InvoiceItem is one invoice with its line items and transactions embedded (packed
 // as JSON), so that an invoice costs one item write however many lines it has.
 // Embedded field names are short because every byte of them is paid on every write.
-type invoiceItem struct {
+type InvoiceItem struct {
 	PK                 string                   `dynamodbav:"PK"`
 	SK                 string                   `dynamodbav:"SK"`
 	ET                 string                   `dynamodbav:"et"`
@@ -90,9 +90,9 @@ type txItem struct {
 	EditHistory             *editHistory `dynamodbav:"eh,omitempty" json:"eh,omitempty"`
 }
 
-func newInvoiceItem(inv model.Invoice) invoiceItem {
+func NewInvoiceItem(inv model.Invoice) InvoiceItem {
 	k := keys.Invoice(inv.AccountID, inv.UUID)
-	it := invoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvoice, UUID: inv.UUID, DataSourceUUID: inv.DataSourceUUID,
+	it := InvoiceItem{PK: k.PK, SK: k.SK, ET: keys.TypeInvoice, UUID: inv.UUID, DataSourceUUID: inv.DataSourceUUID,
 		CustomerUUID: inv.CustomerUUID, CustomerExternalID: inv.CustomerExternalID, ExternalID: inv.ExternalID,
 		Date: inv.Date, DueDate: inv.DueDate, Currency: inv.Currency, CollectionMethod: inv.CollectionMethod,
 		Status: inv.Status, Disabled: disabledOf(inv.DisabledState), UserCreated: inv.UserCreated,
@@ -122,7 +122,7 @@ func newInvoiceItem(inv model.Invoice) invoiceItem {
 	return it
 }
 
-func (it invoiceItem) invoice(accountID string) model.Invoice {
+func (it InvoiceItem) Invoice(accountID string) model.Invoice {
 	inv := model.Invoice{AccountID: accountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
 		CustomerUUID: it.CustomerUUID, CustomerExternalID: it.CustomerExternalID, ExternalID: it.ExternalID,
 		Date: it.Date, DueDate: it.DueDate, Currency: it.Currency, CollectionMethod: it.CollectionMethod,
@@ -156,14 +156,14 @@ func (it invoiceItem) invoice(accountID string) model.Invoice {
 
 // GetInvoice reads an invoice by uuid.
 func (s *Store) GetInvoice(ctx context.Context, accountID, invoiceUUID string) (model.Invoice, error) {
-	return table.GetOne(ctx, s.t, keys.Invoice(accountID, invoiceUUID), func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
+	return table.GetOne(ctx, s.t, keys.Invoice(accountID, invoiceUUID), func(it InvoiceItem) model.Invoice { return it.Invoice(accountID) })
 }
 
 // GetInvoices reads invoices by uuid (one BatchGetItem per 100); missing ones are
 // absent from the map.
 func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []string) (map[string]model.Invoice, error) {
 	return table.GetMany(ctx, s.t, uuids, func(u string) keys.Key { return keys.Invoice(accountID, u) },
-		func(it invoiceItem) string { return it.UUID }, func(it invoiceItem) model.Invoice { return it.invoice(accountID) })
+		func(it InvoiceItem) string { return it.UUID }, func(it InvoiceItem) model.Invoice { return it.Invoice(accountID) })
 }
 
 // PutInvoices writes invoices, each with a condition that it is new or already the
@@ -172,7 +172,7 @@ func (s *Store) GetInvoices(ctx context.Context, accountID string, uuids []strin
 // parallel). The result has one error per invoice (nil, ErrOwnedElsewhere or a
 // failure); a retry rewrites the same keys, so it never duplicates.
 func (s *Store) PutInvoices(ctx context.Context, invs []model.Invoice) []error {
-	return putAllOwned(ctx, s, invs, func(inv model.Invoice) (any, string) { return newInvoiceItem(inv), inv.CustomerUUID })
+	return putAllOwned(ctx, s, invs, func(inv model.Invoice) (any, string) { return NewInvoiceItem(inv), inv.CustomerUUID })
 }
 
 // putAllOwned writes records (invoices, subscriptions) in parallel, each if it is new

@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -17,9 +17,9 @@ const eventPageRequests = 4
 // eventShardRequests is each shard's part of eventPageRequests.
 const eventShardRequests = (eventPageRequests + keys.ListingShards - 1) / keys.ListingShards
 
-func eventListing(accountID string) (table.ShardedListing, func(subscriptionEventItem) model.SubscriptionEvent) {
+func eventListing(accountID string) (table.ShardedListing, func(SubscriptionEventItem) model.SubscriptionEvent) {
 	return table.ShardedIndex(keys.GSI1, keys.SubscriptionEventsShards(accountID), true, nil),
-		func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) }
+		func(it SubscriptionEventItem) model.SubscriptionEvent { return it.Event(accountID) }
 }
 
 // ListSubscriptionEvents reads one page of the account's subscription events in id

@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"cmp"
@@ -18,8 +18,8 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-// subscriptionItem is one subscription generated from line items (Import-API view).
-type subscriptionItem struct {
+// SubscriptionItem is one subscription generated from line items (Import-API view).
+type SubscriptionItem struct {
 	PK                        string      `dynamodbav:"PK"`
 	SK                        string      `dynamodbav:"SK"`
 	ET                        string      `dynamodbav:"et"`
@@ -35,19 +35,19 @@ type subscriptionItem struct {
 	UpdatedAt                 time.Time   `dynamodbav:"ua"`
 }
 
-func newSubscriptionItem(sub model.Subscription) subscriptionItem {
+func NewSubscriptionItem(sub model.Subscription) SubscriptionItem {
 	k := keys.Subscription(sub.AccountID, sub.UUID)
 	dates := sub.CancellationDates
 	if dates == nil {
 		dates = []time.Time{}
 	}
-	return subscriptionItem{PK: k.PK, SK: k.SK, ET: keys.TypeSubscription, UUID: sub.UUID,
+	return SubscriptionItem{PK: k.PK, SK: k.SK, ET: keys.TypeSubscription, UUID: sub.UUID,
 		DataSourceUUID: sub.DataSourceUUID, CustomerUUID: sub.CustomerUUID, ExternalID: sub.ExternalID,
 		SubscriptionSetExternalID: sub.SubscriptionSetExternalID, PlanUUID: sub.PlanUUID,
 		LatestStart: sub.LatestStart, CancellationDates: dates, CreatedAt: sub.CreatedAt, UpdatedAt: sub.UpdatedAt}
 }
 
-func (it subscriptionItem) subscription(accountID string) model.Subscription {
+func (it SubscriptionItem) Subscription(accountID string) model.Subscription {
 	return model.Subscription{AccountID: accountID, UUID: it.UUID, DataSourceUUID: it.DataSourceUUID,
 		CustomerUUID: it.CustomerUUID, ExternalID: it.ExternalID, SubscriptionSetExternalID: it.SubscriptionSetExternalID,
 		PlanUUID: it.PlanUUID, LatestStart: it.LatestStart, CancellationDates: it.CancellationDates,
@@ -57,20 +57,20 @@ func (it subscriptionItem) subscription(accountID string) model.Subscription {
 // GetSubscription reads a subscription by uuid.
 func (s *Store) GetSubscription(ctx context.Context, accountID, subUUID string) (model.Subscription, error) {
 	return table.GetOne(ctx, s.t, keys.Subscription(accountID, subUUID),
-		func(it subscriptionItem) model.Subscription { return it.subscription(accountID) })
+		func(it SubscriptionItem) model.Subscription { return it.Subscription(accountID) })
 }
 
 // GetSubscriptions reads subscriptions by uuid; missing ones are absent from the map.
 func (s *Store) GetSubscriptions(ctx context.Context, accountID string, uuids []string) (map[string]model.Subscription, error) {
 	return table.GetMany(ctx, s.t, uuids, func(u string) keys.Key { return keys.Subscription(accountID, u) },
-		func(it subscriptionItem) string { return it.UUID }, func(it subscriptionItem) model.Subscription { return it.subscription(accountID) })
+		func(it SubscriptionItem) string { return it.UUID }, func(it SubscriptionItem) model.Subscription { return it.Subscription(accountID) })
 }
 
 // PutSubscriptions writes subscriptions that are new or already the customer's (the
 // condition keeps a subscription external id unique in its data source); one error
 // per subscription, ErrOwnedElsewhere for a clash.
 func (s *Store) PutSubscriptions(ctx context.Context, subs []model.Subscription) []error {
-	return putAllOwned(ctx, s, subs, func(sub model.Subscription) (any, string) { return newSubscriptionItem(sub), sub.CustomerUUID })
+	return putAllOwned(ctx, s, subs, func(sub model.Subscription) (any, string) { return NewSubscriptionItem(sub), sub.CustomerUUID })
 }
 
 // SetCancellationDates replaces a subscription's cancellation history.
@@ -96,11 +96,11 @@ func (s *Store) SetCancellationDates(ctx context.Context, sub model.Subscription
 	if err != nil {
 		return model.Subscription{}, table.NotFoundOnCondition(err)
 	}
-	var it subscriptionItem
+	var it SubscriptionItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
 		return model.Subscription{}, err
 	}
-	return it.subscription(sub.AccountID), nil
+	return it.Subscription(sub.AccountID), nil
 }
 
 // DeleteSubscriptionItem removes a subscription if it still belongs to the customer.

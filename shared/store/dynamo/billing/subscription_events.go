@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
-// subscriptionEventItem is one subscription event. Its id is derived from what
+// SubscriptionEventItem is one subscription event. Its id is derived from what
 // identifies it (model.EventIDFor), so the key itself makes a replay overwrite it.
 // GSI1 lists the account's events for GET /v1/subscription_events.
-type subscriptionEventItem struct {
+type SubscriptionEventItem struct {
 	PK             string            `dynamodbav:"PK"`
 	SK             string            `dynamodbav:"SK"`
 	ET             string            `dynamodbav:"et"`
@@ -31,15 +31,15 @@ type subscriptionEventItem struct {
 	UpdatedAt      time.Time         `dynamodbav:"ua"`
 }
 
-func newSubscriptionEventItem(accountID string, e model.SubscriptionEvent) subscriptionEventItem {
+func NewSubscriptionEventItem(accountID string, e model.SubscriptionEvent) SubscriptionEventItem {
 	k := keys.SubscriptionEvent(accountID, strconv.FormatInt(e.ID, 10))
-	return subscriptionEventItem{PK: k.PK, SK: k.SK, ET: keys.TypeSubscriptionEvent,
+	return SubscriptionEventItem{PK: k.PK, SK: k.SK, ET: keys.TypeSubscriptionEvent,
 		GSI1PK: keys.SubscriptionEvents(accountID, e.ID), GSI1SK: keys.SubscriptionEventOrder(e.ID),
 		ID: e.ID, DataSourceUUID: e.DataSourceUUID, CustomerUUID: e.CustomerUUID, Fields: e.EventFields,
 		Disabled: disabledOf(e.DisabledState), CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
-func (it subscriptionEventItem) event(accountID string) model.SubscriptionEvent {
+func (it SubscriptionEventItem) Event(accountID string) model.SubscriptionEvent {
 	return model.SubscriptionEvent{AccountID: accountID, ID: it.ID, DataSourceUUID: it.DataSourceUUID,
 		CustomerUUID: it.CustomerUUID, EventFields: it.Fields, DisabledState: it.Disabled.state(), CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 }
@@ -58,20 +58,20 @@ func (s *Store) GetSubscriptionEvents(ctx context.Context, accountID string, idL
 	if err != nil {
 		return nil, err
 	}
-	var items []subscriptionEventItem
+	var items []SubscriptionEventItem
 	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]model.SubscriptionEvent, len(items))
 	for _, it := range items {
-		out[it.ID] = it.event(accountID)
+		out[it.ID] = it.Event(accountID)
 	}
 	return out, nil
 }
 
 // GetSubscriptionEvent reads one event.
 func (s *Store) GetSubscriptionEvent(ctx context.Context, accountID string, id int64) (model.SubscriptionEvent, error) {
-	return table.GetOne(ctx, s.t, keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10)), func(it subscriptionEventItem) model.SubscriptionEvent { return it.event(accountID) })
+	return table.GetOne(ctx, s.t, keys.SubscriptionEvent(accountID, strconv.FormatInt(id, 10)), func(it SubscriptionEventItem) model.SubscriptionEvent { return it.Event(accountID) })
 }
 
 // PutSubscriptionEvents writes events with BatchWriteItem (25 per request); their
@@ -79,7 +79,7 @@ func (s *Store) GetSubscriptionEvent(ctx context.Context, accountID string, id i
 func (s *Store) PutSubscriptionEvents(ctx context.Context, accountID string, events []model.SubscriptionEvent) error {
 	var reqs []types.WriteRequest
 	for _, e := range events {
-		av, err := attributevalue.MarshalMap(newSubscriptionEventItem(accountID, e))
+		av, err := attributevalue.MarshalMap(NewSubscriptionEventItem(accountID, e))
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"context"
@@ -144,13 +144,13 @@ func (s *Store) plansByRef(ctx context.Context, accountID string, refs []model.P
 	if err != nil {
 		return nil, err
 	}
-	var items []planItem
+	var items []PlanItem
 	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
 		return nil, err
 	}
 	out := make(map[string]model.Plan, len(items))
 	for _, it := range items {
-		out[it.UUID] = it.plan()
+		out[it.UUID] = it.Plan()
 	}
 	return out, nil
 }

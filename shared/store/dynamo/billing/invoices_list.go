@@ -1,4 +1,4 @@
-package dynamo
+package billing
 
 import (
 	"cmp"
@@ -68,7 +68,7 @@ type invoicePage struct {
 func (s *Store) invoicesByExternalID(ctx context.Context, accountID string, f store.InvoiceFilter, limit int, after *invoicePosition) (invoicePage, error) {
 	sources := []string{f.DataSourceUUID}
 	if f.DataSourceUUID == "" {
-		all, err := s.ListDataSources(ctx, accountID)
+		all, err := s.dataSources.ListDataSources(ctx, accountID)
 		if err != nil {
 			return invoicePage{}, err
 		}
@@ -250,17 +250,17 @@ func (w *invoiceWalk) candidates(ctx context.Context, refs []customerRef, trim *
 		return nil, err
 	}
 	w.requests += (len(keyList) + 99) / 100
-	var items []billingIndexItem
+	var items []BillingIndexItem
 	if err := attributevalue.UnmarshalListOfMaps(raw, &items); err != nil {
 		return nil, err
 	}
-	byPK := make(map[string]billingIndexItem, len(items))
+	byPK := make(map[string]BillingIndexItem, len(items))
 	for _, it := range items {
 		byPK[it.PK] = it
 	}
 	var out []invoicePosition
 	for _, r := range refs {
-		idx := byPK[keys.BillingIndex(w.accountID, r.uuid).PK].index(w.accountID, r.uuid)
+		idx := byPK[keys.BillingIndex(w.accountID, r.uuid).PK].Index(w.accountID, r.uuid)
 		w.indexed += len(idx.Invoices)
 		for _, u := range idx.SortedInvoiceUUIDs() {
 			at := invoicePosition{customerKey: r.key, customerUUID: r.uuid, date: idx.Invoices[u], uuid: u}
