@@ -1,4 +1,4 @@
-package dynamo_test
+package accounts_test
 
 import (
 	"context"

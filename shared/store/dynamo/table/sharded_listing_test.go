@@ -1,4 +1,4 @@
-package dynamo_test
+package table_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package dynamo_test
+package crm_test
 
 import (
 	"context"
