@@ -1,6 +1,8 @@
 // Package dynamo is the DynamoDB implementation of the storage contract (package
-// store): it maps domain types to items of the single table (keys come from package
-// keys) and back. Only the wiring builds it.
+// store): one store per aggregate (packages accounts, crm, billing, …), each mapping
+// its domain types to items of the single table (keys come from package keys) through
+// one shared handle (package table), composed into Store, which adds only the
+// operations that span aggregates. Only the wiring builds it.
 package dynamo
 
 import (
