@@ -15,6 +15,7 @@ import (
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/store/dynamo/billing"
 	"github.com/subsight/subsight/shared/store/dynamo/crm"
+	"github.com/subsight/subsight/shared/store/dynamo/plans"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -141,7 +142,7 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	planUUIDs := map[store.ExternalRef]string{}
 	for _, p := range q.Plans {
 		if raw, ok := found[keys.PlanExternalID(acc, p.DataSourceUUID, p.ExternalID)]; ok {
-			var res billing.PlanExternalIDItem
+			var res plans.PlanExternalIDItem
 			if err := attributevalue.UnmarshalMap(raw, &res); err != nil {
 				return st, err
 			}
@@ -198,7 +199,7 @@ func (s *Store) ReadImportState(ctx context.Context, q store.ImportStateQuery) (
 	}
 	for ref, planUUID := range planUUIDs {
 		if raw, ok := found[keys.Plan(acc, ref.DataSourceUUID, planUUID)]; ok {
-			var it billing.PlanItem
+			var it plans.PlanItem
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return st, err
 			}

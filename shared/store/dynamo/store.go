@@ -1,5 +1,5 @@
 // Package dynamo is the DynamoDB implementation of the storage contract (package
-// store): one store per aggregate (packages accounts, crm, billing, …), each mapping
+// store): one store per aggregate (packages accounts, crm, plans, billing, …), each mapping
 // its domain types to items of the single table (keys come from package keys) through
 // one shared handle (package table), composed into Store, which adds only the
 // operations that span aggregates. Only the wiring builds it.
@@ -14,6 +14,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/accounts"
 	"github.com/subsight/subsight/shared/store/dynamo/billing"
 	"github.com/subsight/subsight/shared/store/dynamo/crm"
+	"github.com/subsight/subsight/shared/store/dynamo/plans"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -22,6 +23,7 @@ import (
 type Store struct {
 	*accountStore
 	*crmStore
+	*planStore
 	*billingStore
 	t *table.Table
 }
@@ -30,6 +32,7 @@ type Store struct {
 type (
 	accountStore = accounts.Store
 	crmStore     = crm.Store
+	planStore    = plans.Store
 	billingStore = billing.Store
 )
 
@@ -38,6 +41,6 @@ var _ store.Store = (*Store)(nil)
 // New returns a store on table.
 func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	t := table.New(db, tableName, now)
-	acc := accounts.New(t)
-	return &Store{accountStore: acc, crmStore: crm.New(t), billingStore: billing.New(t, acc), t: t}
+	acc, pl := accounts.New(t), plans.New(t)
+	return &Store{accountStore: acc, crmStore: crm.New(t), planStore: pl, billingStore: billing.New(t, acc, pl), t: t}
 }

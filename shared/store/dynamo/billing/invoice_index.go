@@ -68,7 +68,7 @@ func (s *Store) SaveBillingIndex(ctx context.Context, old, next store.BillingInd
 		if _, had := old.Plans[plan]; had {
 			continue
 		}
-		switch err := s.MarkPlanReferenced(ctx, next.AccountID, ds, plan); {
+		switch err := s.plans.MarkPlanReferenced(ctx, next.AccountID, ds, plan); {
 		case errors.Is(err, store.ErrNotFound):
 			s.undoReferences(ctx, next, added)
 			return store.ErrPlanGone
@@ -84,7 +84,7 @@ func (s *Store) SaveBillingIndex(ctx context.Context, old, next store.BillingInd
 	}
 	for plan, ds := range old.Plans {
 		if _, keeps := next.Plans[plan]; !keeps {
-			if err := s.ReleasePlanReference(ctx, next.AccountID, ds, plan); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := s.plans.ReleasePlanReference(ctx, next.AccountID, ds, plan); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 		}
@@ -123,6 +123,6 @@ func NewBillingIndexItem(idx store.BillingIndex, version int64) BillingIndexItem
 // (best effort: a failure leaves an extra reference, which is the safe side).
 func (s *Store) undoReferences(ctx context.Context, idx store.BillingIndex, plans []string) {
 	for _, plan := range plans {
-		_ = s.ReleasePlanReference(ctx, idx.AccountID, idx.Plans[plan], plan)
+		_ = s.plans.ReleasePlanReference(ctx, idx.AccountID, idx.Plans[plan], plan)
 	}
 }
