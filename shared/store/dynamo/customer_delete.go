@@ -63,7 +63,7 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 	if err := s.t.BatchDelete(ctx, doomed); err != nil {
 		return err
 	}
-	if err := s.eraseImportStatuses(ctx, c); err != nil {
+	if err := s.importStore.EraseImportStatuses(ctx, c); err != nil {
 		return err
 	}
 	items := []types.TransactWriteItem{{Delete: &types.Delete{TableName: s.t.Name(), Key: table.KeyAttrs(main)}}}

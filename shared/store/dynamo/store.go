@@ -1,5 +1,5 @@
 // Package dynamo is the DynamoDB implementation of the storage contract (package
-// store): one store per aggregate (packages accounts, crm, plans, billing, …), each mapping
+// store): one store per aggregate (packages accounts, crm, plans, billing, importstore, series), each mapping
 // its domain types to items of the single table (keys come from package keys) through
 // one shared handle (package table), composed into Store, which adds only the
 // operations that span aggregates. Only the wiring builds it.
@@ -14,7 +14,9 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/accounts"
 	"github.com/subsight/subsight/shared/store/dynamo/billing"
 	"github.com/subsight/subsight/shared/store/dynamo/crm"
+	"github.com/subsight/subsight/shared/store/dynamo/importstore"
 	"github.com/subsight/subsight/shared/store/dynamo/plans"
+	"github.com/subsight/subsight/shared/store/dynamo/series"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -25,6 +27,8 @@ type Store struct {
 	*crmStore
 	*planStore
 	*billingStore
+	*importStore
+	*seriesStore
 	t *table.Table
 }
 
@@ -34,6 +38,8 @@ type (
 	crmStore     = crm.Store
 	planStore    = plans.Store
 	billingStore = billing.Store
+	importStore  = importstore.Store
+	seriesStore  = series.Store
 )
 
 var _ store.Store = (*Store)(nil)
@@ -41,6 +47,7 @@ var _ store.Store = (*Store)(nil)
 // New returns a store on table.
 func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	t := table.New(db, tableName, now)
-	acc, pl := accounts.New(t), plans.New(t)
-	return &Store{accountStore: acc, crmStore: crm.New(t), planStore: pl, billingStore: billing.New(t, acc, pl), t: t}
+	acc, cus, pl := accounts.New(t), crm.New(t), plans.New(t)
+	return &Store{accountStore: acc, crmStore: cus, planStore: pl, billingStore: billing.New(t, acc, pl),
+		importStore: importstore.New(t, acc), seriesStore: series.New(t, acc, cus), t: t}
 }

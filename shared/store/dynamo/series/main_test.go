@@ -1,4 +1,4 @@
-package dynamo_test
+package series_test
 
 import (
 	"testing"

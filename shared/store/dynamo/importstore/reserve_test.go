@@ -1,4 +1,4 @@
-package dynamo_test
+package importstore_test
 
 import (
 	"context"

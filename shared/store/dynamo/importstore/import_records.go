@@ -1,4 +1,4 @@
-package dynamo
+package importstore
 
 import (
 	"context"
@@ -162,17 +162,17 @@ func (s *Store) ImportCustomerStatuses(ctx context.Context, accountID, importID 
 	return out, nil
 }
 
-// eraseImportStatuses replaces the status entries that name a deleted customer, one per
+// EraseImportStatuses replaces the status entries that name a deleted customer, one per
 // import of its data sources that carried it, by entries under an opaque stand-in
 // (keys.ErasedImportCustomerPrefix): the import keeps its count of customers done, and
 // so its status, while nothing in it names the customer any more. Each swap is one
 // transaction conditional on the named entry, so a repeat finds nothing left to swap.
-func (s *Store) eraseImportStatuses(ctx context.Context, c model.Customer) error {
+func (s *Store) EraseImportStatuses(ctx context.Context, c model.Customer) error {
 	for i, ds := range c.DataSourceUUIDs {
 		if i >= len(c.ExternalIDs) {
 			break
 		}
-		ids, err := s.ImportIDs(ctx, c.AccountID, ds)
+		ids, err := s.dataSources.ImportIDs(ctx, c.AccountID, ds)
 		if err != nil {
 			return err
 		}

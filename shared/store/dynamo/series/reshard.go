@@ -1,4 +1,4 @@
-package dynamo
+package series
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type ReshardCounts struct {
 // the service runs and when repeated: a second run moves nothing.
 func (s *Store) Reshard(ctx context.Context, accountID string) (ReshardCounts, error) {
 	var c ReshardCounts
-	sources, err := s.ListDataSources(ctx, accountID)
+	sources, err := s.accounts.ListDataSources(ctx, accountID)
 	if err != nil {
 		return c, err
 	}

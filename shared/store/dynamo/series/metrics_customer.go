@@ -1,4 +1,4 @@
-package dynamo
+package series
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func (s *Store) UpdateCustomerMetrics(ctx context.Context, accountID, customerUU
 		ExpressionAttributeValues: vals,
 	})
 	if err = table.Conflict(err); err == store.ErrConflict {
-		if _, gerr := s.GetCustomer(ctx, accountID, customerUUID); gerr == store.ErrNotFound {
+		if _, gerr := s.customers.GetCustomer(ctx, accountID, customerUUID); gerr == store.ErrNotFound {
 			return store.ErrNotFound
 		}
 	}

@@ -1,4 +1,4 @@
-package dynamo
+package series
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func (s *Store) Series() store.SeriesStorage { return SeriesStorage{store: s} }
 
 // GetAccount reads the account (its calendar).
 func (ss SeriesStorage) GetAccount(ctx context.Context, accountID string) (model.Account, error) {
-	return ss.store.GetAccount(ctx, accountID)
+	return ss.store.accounts.GetAccount(ctx, accountID)
 }
 
 // GetSeriesRecord reads a customer's record; a record with Exists false when there is

@@ -1,0 +1,9 @@
+package importstore_test
+
+import (
+	"testing"
+
+	"github.com/subsight/subsight/infra/testkit/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
