@@ -34,8 +34,8 @@ type ListQuery struct {
 	MaxRequests int
 }
 
-// PartitionAttr is the attribute that holds the partition q reads.
-func (q ListQuery) PartitionAttr() string {
+// partitionAttr is the attribute that holds the partition q reads.
+func (q ListQuery) partitionAttr() string {
 	if len(q.KeyNames) > 2 {
 		return q.KeyNames[2]
 	}
@@ -43,7 +43,7 @@ func (q ListQuery) PartitionAttr() string {
 }
 
 // partition is the partition key value q reads.
-func (q ListQuery) Partition() string {
+func (q ListQuery) partition() string {
 	sv, _ := q.In.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS)
 	if sv == nil {
 		return ""
@@ -177,12 +177,12 @@ func (t *Table) queryPage(ctx context.Context, q ListQuery, limit int, start map
 // and converted (T); keep, when not nil, filters the converted items.
 func ListPage[I, T any](ctx context.Context, t *Table, q ListQuery, limit int, start store.PageToken,
 	convert func(I) T, keep func(T) bool) (store.Page[T], error) {
-	StartKey, err := q.StartKey(start)
+	startKey, err := q.startKey(start)
 	if err != nil {
 		return store.Page[T]{}, err
 	}
 	test, kept := decodedFilter(convert, keep)
-	raw, err := t.queryPage(ctx, q, limit, StartKey, test)
+	raw, err := t.queryPage(ctx, q, limit, startKey, test)
 	if err != nil {
 		return store.Page[T]{}, err
 	}

@@ -28,13 +28,13 @@ func TokenOf(key map[string]types.AttributeValue) (store.PageToken, error) {
 	return t, nil
 }
 
-// StartKey is the ExclusiveStartKey that a token of listing q stands for: nil for the
+// startKey is the ExclusiveStartKey that a token of listing q stands for: nil for the
 // first page, ErrInvalidToken when the token is not a position of q's partition.
-func (q ListQuery) StartKey(t store.PageToken) (map[string]types.AttributeValue, error) {
+func (q ListQuery) startKey(t store.PageToken) (map[string]types.AttributeValue, error) {
 	if t == nil {
 		return nil, nil
 	}
-	if len(t) != len(q.KeyNames) || t[q.PartitionAttr()] != q.Partition() {
+	if len(t) != len(q.KeyNames) || t[q.partitionAttr()] != q.partition() {
 		return nil, store.ErrInvalidToken
 	}
 	key := make(map[string]types.AttributeValue, len(t))
