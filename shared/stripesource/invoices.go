@@ -107,7 +107,9 @@ func lineItem(l *stripe.InvoiceLineItem, currency string, cat Catalog) (model.Im
 		TaxAmountInCents:      cents(taxInclusive+taxExclusive, currency),
 		Description:           l.Description,
 	}}
-	if l.Period != nil {
+	// An invoice item's period is often one instant, which an import refuses: then the
+	// line has none.
+	if l.Period != nil && l.Period.End > l.Period.Start {
 		li.ServicePeriodStart, li.ServicePeriodEnd = unix(l.Period.Start), unix(l.Period.End)
 	}
 	sub, item, proration := subscriptionOf(l, cat)
