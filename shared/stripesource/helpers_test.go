@@ -218,6 +218,9 @@ func engineInput(recs Records, currency string, now time.Time) engine.Input {
 		if e.SubscriptionSetExternalID != nil {
 			out.SubscriptionSetExternalID = *e.SubscriptionSetExternalID
 		}
+		if e.EventOrder != nil {
+			out.EventOrder = int(*e.EventOrder)
+		}
 		in.Events = append(in.Events, out)
 	}
 	return in

@@ -12,10 +12,11 @@ import (
 // per subscription item (each item is a subscription of its own, the Stripe subscription
 // their set): subscription_cancelled at ended_at once it ended; while it is only
 // scheduled (cancel_at_period_end or cancel_at), subscription_cancellation_scheduled
-// effective at cancel_at, else at the item's period end; and, when the change at at
-// cleared a cancellation that was scheduled (wasScheduled, from the event's previous
-// attributes), its retraction. Their external ids derive from the item and the dates, so
-// a redelivered event writes the same events again.
+// effective at cancel_at, else at the item's period end. wasScheduled says that the change
+// at at altered a cancellation scheduled before it (the event's previous attributes name
+// cancel_at_period_end true or a cancel_at): that one is retracted at at, and a
+// cancellation still scheduled is scheduled again just after. External ids derive from
+// the item and the dates, so a redelivered event writes the same events again.
 func Cancellations(s *stripe.Subscription, wasScheduled bool, at time.Time) []model.ImportEvent {
 	if s.Items == nil {
 		return nil
@@ -30,12 +31,20 @@ func Cancellations(s *stripe.Subscription, wasScheduled bool, at time.Time) []mo
 			if effective == 0 {
 				effective = it.CurrentPeriodEnd
 			}
+			if effective == 0 {
+				continue // no date to schedule it at
+			}
 			decided := *firstSet(s.CanceledAt, effective)
+			if wasScheduled {
+				// A retraction withdraws the latest scheduled cancellation decided at or
+				// before its own date: the new one is dated a second later to stay.
+				out = append(out, retraction(s, it.ID, at))
+				decided = at.UTC().Add(time.Second)
+			}
 			out = append(out, event(s, it.ID, model.EventCancellationScheduled, decided, *unix(effective),
 				it.ID+":cancellation_scheduled:"+strconv.FormatInt(effective, 10)))
 		case wasScheduled:
-			out = append(out, event(s, it.ID, model.EventScheduledCancellationRetract, at.UTC(), at.UTC(),
-				it.ID+":cancellation_retracted:"+strconv.FormatInt(at.Unix(), 10)))
+			out = append(out, retraction(s, it.ID, at))
 		}
 	}
 	return out
@@ -51,6 +60,11 @@ func ItemEnded(s *stripe.Subscription, itemID string, at time.Time) model.Import
 	}
 	return event(s, itemID, model.EventSubscriptionCancelled, decided, at.UTC(),
 		itemID+":cancelled:"+strconv.FormatInt(at.Unix(), 10))
+}
+
+func retraction(s *stripe.Subscription, itemID string, at time.Time) model.ImportEvent {
+	return event(s, itemID, model.EventScheduledCancellationRetract, at.UTC(), at.UTC(),
+		itemID+":cancellation_retracted:"+strconv.FormatInt(at.Unix(), 10))
 }
 
 func event(s *stripe.Subscription, itemID, kind string, decided, effective time.Time, externalID string) model.ImportEvent {
