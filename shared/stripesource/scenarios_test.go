@@ -32,6 +32,12 @@ func TestScenariosMRR(t *testing.T) {
 	immediate.Status, immediate.CanceledAt, immediate.EndedAt = stripe.SubscriptionStatusCanceled, day("2026-03-15"), day("2026-03-15")
 	refund := &stripe.Refund{ID: "re_1", Amount: 120000, Currency: "usd", Status: stripe.RefundStatusSucceeded, Created: day("2026-03-15")}
 	refunded, _ := Refund(refund, "in_1")
+	partial := *refund
+	partial.Amount = 95000
+	partlyRefunded, _ := Refund(&partial, "in_1")
+	unpaidCancel := subscription("sub_1", "si_1")
+	unpaidCancel.Status, unpaidCancel.CanceledAt, unpaidCancel.EndedAt = stripe.SubscriptionStatusCanceled, day("2026-04-22"), day("2026-04-22")
+	unpaidCancel.CancellationDetails = &stripe.SubscriptionCancellationDetails{Reason: stripe.SubscriptionCancellationDetailsReasonPaymentFailed}
 	failing := openInvoice("in_4", "2026-04-01", subLine("il_4", "sub_1", "si_1", "price_m", 5000, 1, "2026-04-01", "2026-05-01"))
 	failing.AttemptCount = 1
 	firstFailure := FailedPayment(failing, at("2026-04-01"))
@@ -52,6 +58,8 @@ func TestScenariosMRR(t *testing.T) {
 		currency  string
 		invoices  []*stripe.Invoice
 		extra     Records
+		settings  func(*engine.Settings)
+		rates     engine.RateTable
 		checks    []mrrCheck
 		movements int // -1: not checked
 	}{
@@ -145,6 +153,37 @@ func TestScenariosMRR(t *testing.T) {
 		{name: "18 renewal marked uncollectible", invoices: append(monthlyFrom("2026-01-01", 5, 5000),
 			withStatus(openInvoice("in_6", "2026-06-01", subLine("il_6", "sub_1", "si_1", "price_m", 5000, 1, "2026-06-01", "2026-07-01")), stripe.InvoiceStatusUncollectible)),
 			checks: []mrrCheck{{"2026-05-15", 5000}, {"2026-06-15", 5000}}, movements: 1},
+		{name: "11 downgrade at renewal", invoices: []*stripe.Invoice{
+			paidInvoice("in_1", "2026-04-01", subLine("il_1", "sub_1", "si_1", "price_m2", 15000, 1, "2026-04-01", "2026-05-01")),
+			paidInvoice("in_2", "2026-05-01", subLine("il_2", "sub_1", "si_1", "price_m", 5000, 1, "2026-05-01", "2026-06-01"))},
+			checks: []mrrCheck{{"2026-04-15", 15000}, {"2026-05-15", 5000}}, movements: 2},
+		{name: "13 churn at the end of the final service period", invoices: []*stripe.Invoice{
+			paidInvoice("in_1", "2026-01-01", subLine("il_1", "sub_1", "si_1", "price_year", 120000, 1, "2026-01-01", "2027-01-01"))},
+			extra:    Records{ImportPayload: withTransactions(payloadOfEvents(Cancellations(immediate, false, time.Time{})), refunded)},
+			settings: func(s *engine.Settings) { s.ChurnRecognition = engine.ChurnAtPeriodEnd },
+			checks:   []mrrCheck{{"2026-03-20", 10000}, {"2026-12-31", 10000}, {"2027-01-01", 0}}, movements: 2},
+		{name: "13 full refund with refund_full_only", invoices: []*stripe.Invoice{
+			paidInvoice("in_1", "2026-01-01", subLine("il_1", "sub_1", "si_1", "price_year", 120000, 1, "2026-01-01", "2027-01-01"))},
+			extra:    Records{ImportPayload: withTransactions(payloadOfEvents(Cancellations(immediate, false, time.Time{})), refunded)},
+			settings: func(s *engine.Settings) { s.RefundHandling = engine.RefundFullOnly },
+			checks:   []mrrCheck{{"2026-01-15", 0}, {"2026-02-15", 0}}, movements: 0},
+		{name: "13 partial refund with refund_full_only", invoices: []*stripe.Invoice{
+			paidInvoice("in_1", "2026-01-01", subLine("il_1", "sub_1", "si_1", "price_year", 120000, 1, "2026-01-01", "2027-01-01"))},
+			extra:    Records{ImportPayload: withTransactions(payloadOfEvents(Cancellations(immediate, false, time.Time{})), partlyRefunded)},
+			settings: func(s *engine.Settings) { s.RefundHandling = engine.RefundFullOnly },
+			checks:   []mrrCheck{{"2026-02-15", 10000}, {"2026-03-15", 0}}, movements: 2},
+		{name: "14 retries exhausted, Stripe cancels", invoices: append(monthlyFrom("2026-01-01", 3, 5000), failing),
+			extra:  Records{ImportPayload: withTransactions(payloadOfEvents(Cancellations(unpaidCancel, false, time.Time{})), firstFailure)},
+			checks: []mrrCheck{{"2026-04-10", 5000}, {"2026-04-22", 0}}, movements: 2},
+		{name: "17 EUR customer, USD account", invoices: []*stripe.Invoice{
+			paidInvoice("in_1", "2017-05-01", inCurrency(subLine("il_1", "sub_1", "si_1", "price_m", 10000, 1, "2017-05-01", "2017-06-01"), "eur"))},
+			rates:  engine.RateTable{"2017-05-01/EUR": 1.09086},
+			checks: []mrrCheck{{"2017-05-15", 10908}}, movements: 1},
+		{name: "20 paused, Stripe voids the renewals", invoices: append(monthlyFrom("2026-03-01", 1, 5000),
+			withStatus(openInvoice("in_4", "2026-04-01", subLine("il_4", "sub_1", "si_1", "price_m", 5000, 1, "2026-04-01", "2026-05-01")), stripe.InvoiceStatusVoid),
+			withStatus(openInvoice("in_5", "2026-05-01", subLine("il_5", "sub_1", "si_1", "price_m", 5000, 1, "2026-05-01", "2026-06-01")), stripe.InvoiceStatusVoid),
+			paidInvoice("in_6", "2026-06-01", subLine("il_6", "sub_1", "si_1", "price_m", 5000, 1, "2026-06-01", "2026-07-01"))),
+			checks: []mrrCheck{{"2026-03-15", 5000}, {"2026-04-15", 5000}, {"2026-05-15", 5000}, {"2026-06-15", 5000}}, movements: 1},
 		{name: "zero-decimal currency: ¥1,000 a month", currency: "JPY", invoices: []*stripe.Invoice{
 			paidInvoice("in_1", "2026-01-01", inCurrency(subLine("il_1", "sub_1", "si_1", "price_m", 1000, 1, "2026-01-01", "2026-02-01"), "jpy"))},
 			checks: []mrrCheck{{"2026-01-15", 100000}}, movements: 1},
@@ -156,7 +195,14 @@ func TestScenariosMRR(t *testing.T) {
 				currency = "USD"
 			}
 			recs := mapAll(t, cat, tc.invoices, tc.extra)
-			res := engine.Compute(engineInput(recs, currency, at("2028-06-01")))
+			in := engineInput(recs, currency, at("2028-06-01"))
+			if tc.settings != nil {
+				tc.settings(&in.Settings)
+			}
+			if tc.rates != nil {
+				in.Rates = tc.rates
+			}
+			res := engine.Compute(in)
 			if len(res.InvalidInvoices) > 0 {
 				t.Fatalf("invalid invoices: %+v", res.InvalidInvoices)
 			}
