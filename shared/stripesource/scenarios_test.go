@@ -61,11 +61,12 @@ func TestScenariosMRR(t *testing.T) {
 		settings  func(*engine.Settings)
 		rates     engine.RateTable
 		checks    []mrrCheck
-		movements int // -1: not checked
+		movements int   // -1: not checked
+		quantity  int64 // the subscription's quantity at the end; 0: not checked
 	}{
 		{name: "1 monthly $50 x 3 seats", invoices: []*stripe.Invoice{
 			paidInvoice("in_1", "2026-01-10", subLine("il_1", "sub_1", "si_1", "price_m", 15000, 3, "2026-01-10", "2026-02-10"))},
-			checks: []mrrCheck{{"2026-01-09", 0}, {"2026-01-10", 15000}, {"2026-01-31", 15000}}, movements: 1},
+			checks: []mrrCheck{{"2026-01-09", 0}, {"2026-01-10", 15000}, {"2026-01-31", 15000}}, movements: 1, quantity: 3},
 		{name: "2 annual $1,200 renewed at the same price", invoices: []*stripe.Invoice{
 			paidInvoice("in_1", "2026-01-01", subLine("il_1", "sub_1", "si_1", "price_year", 120000, 1, "2026-01-01", "2027-01-01")),
 			paidInvoice("in_2", "2027-01-01", subLine("il_2", "sub_1", "si_1", "price_year", 120000, 1, "2027-01-01", "2028-01-01"))},
@@ -129,7 +130,7 @@ func TestScenariosMRR(t *testing.T) {
 				prorationLine(subLine("il_2a", "sub_1", "si_1", "price_m", -7500, 3, "2026-04-16", "2026-05-01")),
 				prorationLine(subLine("il_2b", "sub_1", "si_1", "price_m", 12500, 5, "2026-04-16", "2026-05-01"))),
 			paidInvoice("in_3", "2026-05-01", subLine("il_3", "sub_1", "si_1", "price_m", 25000, 5, "2026-05-01", "2026-06-01"))},
-			checks: []mrrCheck{{"2026-04-10", 15000}, {"2026-04-20", 25000}, {"2026-05-15", 25000}}, movements: 2},
+			checks: []mrrCheck{{"2026-04-10", 15000}, {"2026-04-20", 25000}, {"2026-05-15", 25000}}, movements: 2, quantity: 5},
 		{name: "12 cancel at period end, ended", invoices: monthlyFrom("2026-03-01", 1, 5000),
 			extra:  Records{ImportPayload: payloadOfEvents(Cancellations(cancelled, false, time.Time{}))},
 			checks: []mrrCheck{{"2026-03-20", 5000}, {"2026-04-01", 0}}, movements: 2},
@@ -210,6 +211,9 @@ func TestScenariosMRR(t *testing.T) {
 				if got := mrrAt(res, at(c.on).Add(12*time.Hour)); got != c.mrr {
 					t.Errorf("MRR on %s = %d, want %d (timeline %+v)", c.on, got, c.mrr, res.MRRTimeline)
 				}
+			}
+			if tc.quantity != 0 && (len(res.Subscriptions) != 1 || res.Subscriptions[0].Quantity != tc.quantity) {
+				t.Errorf("subscriptions %+v, want one of quantity %d", res.Subscriptions, tc.quantity)
 			}
 			if tc.movements >= 0 && len(res.Movements) != tc.movements {
 				t.Errorf("%d movements, want %d: %+v", len(res.Movements), tc.movements, res.Movements)
