@@ -3,7 +3,8 @@
 // invoices with their line items and transactions, subscription events, plus the invoice
 // statuses an import cannot set. It also verifies a webhook's Stripe-Signature header.
 //
-// It is pure: it stores, fetches and serves nothing, imports no AWS package and reads no
-// clock of its own. The rules it follows, with the Stripe fields each reads and the import
-// fields it writes, are in docs/stripe.md, "Mapping rules".
+// It is pure: it stores, fetches and serves nothing and imports no AWS package; the
+// signature check reads the clock it is given (time.Now without one). The rules it
+// follows, with the Stripe fields each reads and the import fields it writes, are in
+// docs/stripe.md, "Mapping rules".
 package stripesource
