@@ -11,10 +11,10 @@ import (
 
 func TestLineItemFields(t *testing.T) {
 	const excl, incl = stripe.InvoiceLineItemTaxTaxBehaviorExclusive, stripe.InvoiceLineItemTaxTaxBehaviorInclusive
-	cat := catalog(monthly("price_m"), meteredPrice("price_usage"), oneOffPrice("price_setup"))
+	cat := catalog(meteredPrice("price_usage"), oneOffPrice("price_setup"))
 	sub := subscription("sub_1", "si_1", "si_2")
 	sub.Items.Data[0].Price = monthly("price_m")
-	cat.Subscriptions = map[string]*stripe.Subscription{"sub_1": sub}
+	cat.AddSubscription(sub)
 	pendingProration := itemLine("il_p", "price_m", -2500, "2026-04-16")
 	pendingProration.Period.End = day("2026-05-01")
 	pendingProration.Parent.InvoiceItemDetails.Proration, pendingProration.Parent.InvoiceItemDetails.Subscription = true, "sub_1"

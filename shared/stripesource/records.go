@@ -43,6 +43,26 @@ type Catalog struct {
 	Subscriptions map[string]*stripe.Subscription
 }
 
+// AddSubscription records s and the prices of its items (a subscription object carries
+// them whole).
+func (c *Catalog) AddSubscription(s *stripe.Subscription) {
+	if c.Subscriptions == nil {
+		c.Subscriptions = map[string]*stripe.Subscription{}
+	}
+	if c.Prices == nil {
+		c.Prices = map[string]*stripe.Price{}
+	}
+	c.Subscriptions[s.ID] = s
+	if s.Items == nil {
+		return
+	}
+	for _, it := range s.Items.Data {
+		if it.Price != nil && it.Price.ID != "" {
+			c.Prices[it.Price.ID] = it.Price
+		}
+	}
+}
+
 // ErrUnknownPrice: a line names a price the catalog lacks; the caller fetches it and maps
 // again.
 var ErrUnknownPrice = errors.New("stripesource: price not in catalog")
