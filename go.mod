@@ -15,6 +15,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/pb33f/libopenapi v0.41.8
 	github.com/pb33f/libopenapi-validator v0.16.2
+	github.com/stripe/stripe-go/v84 v84.4.1
 	gopkg.in/yaml.v3 v3.0.1
 )
 

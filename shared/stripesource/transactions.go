@@ -1,0 +1,69 @@
+package stripesource
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/stripe/stripe-go/v84"
+	"github.com/subsight/subsight/shared/model"
+)
+
+// Payment is the successful payment transaction of a paid invoice payment (its invoice
+// named by id or expanded); ok is false until it is paid.
+func Payment(p *stripe.InvoicePayment) (model.ImportTransaction, bool) {
+	if p.Invoice == nil {
+		return model.ImportTransaction{}, false
+	}
+	return payment(p, p.Invoice.ID, currencyCode(string(p.Currency)))
+}
+
+func payment(p *stripe.InvoicePayment, invoiceID, currency string) (model.ImportTransaction, bool) {
+	if p.Status != "paid" {
+		return model.ImportTransaction{}, false
+	}
+	if p.Currency != "" {
+		currency = currencyCode(string(p.Currency))
+	}
+	at := firstSet(p.Created)
+	if p.StatusTransitions != nil {
+		at = firstSet(p.StatusTransitions.PaidAt, p.Created)
+	}
+	if at == nil {
+		return model.ImportTransaction{}, false
+	}
+	amount := cents(p.AmountPaid, currency)
+	return model.ImportTransaction{InvoiceExternalID: invoiceID, TransactionFields: model.TransactionFields{
+		ExternalID: p.ID, Type: "payment", Result: "successful", Date: *at, AmountInCents: &amount}}, true
+}
+
+// FailedPayment is the failed payment transaction of an invoice.payment_failed event
+// created at at: one per attempt (Stripe counts them in attempt_count), for the amount
+// still due.
+func FailedPayment(inv *stripe.Invoice, at time.Time) model.ImportTransaction {
+	currency := currencyCode(string(inv.Currency))
+	amount := cents(inv.AmountRemaining, currency)
+	return model.ImportTransaction{InvoiceExternalID: inv.ID, TransactionFields: model.TransactionFields{
+		ExternalID: inv.ID + ":failed:" + strconv.FormatInt(inv.AttemptCount, 10),
+		Type:       "payment", Result: "failed", Date: at.UTC(), AmountInCents: &amount}}
+}
+
+// Refund is the refund transaction of a Stripe refund of a payment of the invoice
+// invoiceID (a refund names a charge or payment intent, not an invoice: the caller finds
+// the invoice through its invoice payment). ok is false while the refund is pending.
+func Refund(r *stripe.Refund, invoiceID string) (model.ImportTransaction, bool) {
+	var result string
+	switch r.Status {
+	case stripe.RefundStatusSucceeded:
+		result = "successful"
+	case stripe.RefundStatusFailed:
+		result = "failed"
+	default:
+		return model.ImportTransaction{}, false
+	}
+	if r.Created == 0 {
+		return model.ImportTransaction{}, false
+	}
+	amount := cents(r.Amount, currencyCode(string(r.Currency)))
+	return model.ImportTransaction{InvoiceExternalID: invoiceID, TransactionFields: model.TransactionFields{
+		ExternalID: r.ID, Type: "refund", Result: result, Date: *unix(r.Created), AmountInCents: &amount}}, true
+}
