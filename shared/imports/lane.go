@@ -72,11 +72,7 @@ func (p *Pipeline) queueLane(ctx context.Context, rec model.Import, imp store.La
 	if err := p.Store.AddLaneImport(ctx, rec, imp); err != nil {
 		return err
 	}
-	feed, err := p.feedMessage(rec.AccountID)
-	if err != nil {
-		return err
-	}
-	return p.Lanes.Feeds.Send(ctx, feed)
+	return p.sendFeed(ctx, rec.AccountID)
 }
 
 func chunkKey(prefix string, c int) string { return prefix + strconv.Itoa(c) + ".json" }
@@ -110,10 +106,13 @@ func (p *Pipeline) Feed(ctx context.Context, accountID string) error {
 				return err
 			}
 			if err := p.Store.AdvanceLane(ctx, accountID, imp, next); err != nil {
-				if errors.Is(err, store.ErrConflict) {
-					return nil // another delivery of this feed moved the lane on: it goes on
+				if !errors.Is(err, store.ErrConflict) {
+					return err
 				}
-				return err
+				// The lane moved on: another delivery of this feed, or this very write
+				// on an attempt whose answer was lost. Stopping here would leave nobody
+				// feeding in the second case; the next feed reads where the lane stands.
+				return p.sendFeed(ctx, accountID)
 			}
 			budget -= int64(next - imp.Next)
 			imp.Next = next
@@ -126,6 +125,11 @@ func (p *Pipeline) Feed(ctx context.Context, accountID string) error {
 	if !remaining {
 		return nil
 	}
+	return p.sendFeed(ctx, accountID)
+}
+
+// sendFeed sends the account's next feed message.
+func (p *Pipeline) sendFeed(ctx context.Context, accountID string) error {
 	feed, err := p.feedMessage(accountID)
 	if err != nil {
 		return err

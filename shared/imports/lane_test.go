@@ -13,6 +13,7 @@ import (
 
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/queue"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -170,5 +171,43 @@ func TestLaneTakesAnImportOnce(t *testing.T) {
 				t.Fatalf("lane imports %+v, before the retry %+v", after.Imports, before.Imports)
 			}
 		})
+	}
+}
+
+// lostAdvance applies the lane's advances but answers the first one with a conflict,
+// as the retry of a transaction whose answer was lost does.
+type lostAdvance struct {
+	imports.Storage
+	lost bool
+}
+
+func (s *lostAdvance) AdvanceLane(ctx context.Context, accountID string, imp store.LaneImport, next int) error {
+	if err := s.Storage.AdvanceLane(ctx, accountID, imp, next); err != nil || s.lost {
+		return err
+	}
+	s.lost = true
+	return store.ErrConflict
+}
+
+// feedsSent counts the feed messages a pipeline sends.
+type feedsSent struct{ n int }
+
+func (f *feedsSent) Send(context.Context, queue.Message) error        { f.n++; return nil }
+func (f *feedsSent) SendBatch(context.Context, []queue.Message) error { return nil }
+
+func TestLaneGoesOnWhenItsAdvanceAnswersAConflict(t *testing.T) {
+	f := setup(t)
+	f.withWindow(4)
+	feeds := &feedsSent{}
+	f.p.Lanes.Feeds = feeds
+	f.accept(t, payload("lost", 23, 1, 1000))
+	feeds.n = 0 // the intake's own feed message
+	f.p.Store = &lostAdvance{Storage: f.p.Store}
+	f.feed(t)
+	if n := f.queued(t); n != 4 {
+		t.Fatalf("import queue holds %d, want 4", n)
+	}
+	if feeds.n != 1 {
+		t.Fatalf("%d feed messages sent after the conflicting advance, want 1: nobody would feed the lane", feeds.n)
 	}
 }
