@@ -32,7 +32,7 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 	}
 	// The partition also holds what other areas keep per customer (notes, invoices,
 	// subscriptions), so it can exceed one Query page.
-	p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
+	partition, err := s.t.QueryAll(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression: aws.String("PK = :pk"),
 		ProjectionExpression:   aws.String("PK, SK"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -40,24 +40,21 @@ func (s *Store) DeleteCustomer(ctx context.Context, c model.Customer) error {
 		},
 		ConsistentRead: aws.Bool(true),
 	})
+	if err != nil {
+		return err
+	}
 	main := keys.Customer(c.AccountID, c.UUID)
-	for p.HasMorePages() {
-		res, err := p.NextPage(ctx)
-		if err != nil {
-			return err
+	for _, k := range partition {
+		sk, _ := k[keys.SK].(*types.AttributeValueMemberS)
+		if sk == nil || sk.Value != main.SK {
+			doomed = append(doomed, k)
 		}
-		for _, k := range res.Items {
-			sk, _ := k[keys.SK].(*types.AttributeValueMemberS)
-			if sk == nil || sk.Value != main.SK {
-				doomed = append(doomed, k)
-			}
-			if sk == nil {
-				continue
-			}
-			// A note's, opportunity's or task's locator lives outside the partition.
-			if loc, ok := keys.RecordLocatorOf(c.AccountID, sk.Value); ok {
-				doomed = append(doomed, table.KeyAttrs(loc))
-			}
+		if sk == nil {
+			continue
+		}
+		// A note's, opportunity's or task's locator lives outside the partition.
+		if loc, ok := keys.RecordLocatorOf(c.AccountID, sk.Value); ok {
+			doomed = append(doomed, table.KeyAttrs(loc))
 		}
 	}
 	if err := s.t.BatchDelete(ctx, doomed); err != nil {

@@ -46,23 +46,22 @@ func (s *Store) FXRatesBetween(ctx context.Context, accountID, currency, from, t
 		},
 	}
 	out := map[string]float64{}
-	p := dynamodb.NewQueryPaginator(s.t, in)
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
+	err := s.t.QueryPages(ctx, in, func(page []map[string]types.AttributeValue) error {
 		var items []fxRateItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
+		if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
+			return err
 		}
 		for _, it := range items {
 			v, err := strconv.ParseFloat(it.Rate, 64)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			out[it.SK] = v
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -45,25 +45,24 @@ func (s *Store) DueMetricsWakes(ctx context.Context, since, until time.Time) ([]
 	var out []store.MetricsWake
 	end := keys.MetricsWakeOrder(until, "\xff", "")
 	for h := since.UTC().Truncate(time.Hour); !h.After(until); h = h.Add(time.Hour) {
-		p := dynamodb.NewQueryPaginator(s.t, &dynamodb.QueryInput{
+		err := s.t.QueryPages(ctx, &dynamodb.QueryInput{
 			IndexName:              aws.String(keys.GSI2),
 			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK <= :end"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":pk": table.SAttr(keys.MetricsWakeBucket(h)), ":end": table.SAttr(end),
 			},
-		})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return nil, err
-			}
+		}, func(page []map[string]types.AttributeValue) error {
 			var items []metricsWakeItem
-			if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-				return nil, err
+			if err := attributevalue.UnmarshalListOfMaps(page, &items); err != nil {
+				return err
 			}
 			for _, it := range items {
 				out = append(out, it.MetricsWake)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
