@@ -2,6 +2,9 @@ package stripesync_test
 
 import (
 	"context"
+	"encoding/json"
+	"sort"
+	"strings"
 	"errors"
 	"fmt"
 	"net/http"
@@ -111,12 +114,11 @@ func (h *history) monthly(from string, n int, price string, amount int64) {
 
 // deliver applies events as the webhook queue delivers them: one at a time, an event
 // that waits for another (ErrNotYet) goes to the back of the queue.
-func deliver(t *testing.T, s *stripesync.Sync, conn model.StripeConnection, events []stripe.Event) {
-	t.Helper()
+func deliver(s *stripesync.Sync, conn model.StripeConnection, events []stripe.Event) error {
 	queue := append([]stripe.Event(nil), events...)
 	for attempts := 0; len(queue) > 0; attempts++ {
 		if attempts > 10*len(events) {
-			t.Fatalf("events still waiting: %d", len(queue))
+			return fmt.Errorf("events still waiting: %d", len(queue))
 		}
 		ev := queue[0]
 		queue = queue[1:]
@@ -125,9 +127,10 @@ func deliver(t *testing.T, s *stripesync.Sync, conn model.StripeConnection, even
 		case errors.Is(err, stripesync.ErrNotYet):
 			queue = append(queue, ev)
 		case err != nil:
-			t.Fatalf("%s %s: %v", ev.ID, ev.Type, err)
+			return fmt.Errorf("%s %s: %w", ev.ID, ev.Type, err)
 		}
 	}
+	return nil
 }
 
 // drain runs the recomputations the events asked for.
@@ -174,4 +177,65 @@ func customer(t *testing.T, env *testenv.Env, conn model.StripeConnection, id st
 		t.Fatal(err)
 	}
 	return c
+}
+
+// projection is what the events stored for cus_1, without the account's own ids: its
+// customer fields and its invoices with their lines and transactions, by Stripe id.
+func projection(t *testing.T, env *testenv.Env, conn model.StripeConnection, events []stripe.Event) string {
+	t.Helper()
+	c := customer(t, env, conn, "cus_1")
+	type line struct {
+		ID, Type, Sub, Set string
+		Amount, Quantity   int64
+		Prorated           bool
+		From, To           *time.Time
+	}
+	type tx struct {
+		ID, Type, Result string
+		Amount           *int64
+		Date             time.Time
+	}
+	type inv struct {
+		ID, Status, Currency string
+		Date                 time.Time
+		Lines                []line
+		Transactions         []tx
+	}
+	out := struct {
+		Name, Email, Country string
+		Tags                 []string
+		Lead, Trial          *time.Time
+		Invoices             []inv
+	}{Name: c.Name, Email: c.Email, Country: c.Country, Tags: c.Tags, Lead: c.LeadCreatedAt, Trial: c.FreeTrialStartedAt}
+	seen := map[string]bool{}
+	var ids []string
+	for _, ev := range events {
+		if strings.HasPrefix(string(ev.Type), "invoice.") {
+			var o struct{ ID string }
+			if err := json.Unmarshal(ev.Data.Raw, &o); err == nil && !seen[o.ID] {
+				seen[o.ID] = true
+				ids = append(ids, o.ID)
+			}
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		stored := invoice(t, env, conn, id)
+		i := inv{ID: id, Status: stored.Status, Currency: stored.Currency, Date: stored.Date.UTC()}
+		for _, li := range stored.LineItems {
+			i.Lines = append(i.Lines, line{ID: li.ExternalID, Type: li.Type, Sub: li.SubscriptionExternalID, Set: li.SubscriptionSetExternalID,
+				Amount: li.AmountInCents, Quantity: li.Quantity, Prorated: li.Prorated, From: li.ServicePeriodStart, To: li.ServicePeriodEnd})
+		}
+		sort.Slice(i.Lines, func(a, b int) bool { return i.Lines[a].ID < i.Lines[b].ID })
+		for _, tr := range stored.Transactions {
+			i.Transactions = append(i.Transactions, tx{ID: tr.ExternalID, Type: tr.Type, Result: tr.Result, Amount: tr.AmountInCents, Date: tr.Date.UTC()})
+		}
+		sort.Slice(i.Transactions, func(a, b int) bool { return i.Transactions[a].ID < i.Transactions[b].ID })
+		out.Invoices = append(out.Invoices, i)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -44,7 +44,7 @@ func (a *applying) invoice(ctx context.Context, ev stripe.Event) error {
 	next := st
 	var recs stripesource.Records
 	if !stale(st, ev.Created, rank) {
-		r, err := a.mapInvoice(ctx, &inv, &next)
+		r, complete, err := a.mapInvoice(ctx, &inv, &next)
 		if errors.Is(err, ErrNotYet) {
 			if err := a.save(ctx, st, next); err != nil {
 				return err
@@ -55,8 +55,14 @@ func (a *applying) invoice(ctx context.Context, ev stripe.Event) error {
 			return err
 		}
 		recs = r
-		next = applied(next, ev.Created, rank)
-		next.Customer, next.Misses = customerID, 0
+		next.Customer = customerID
+		if complete {
+			// Without a price, the snapshot stays unapplied: the invoice's next event
+			// maps it again, and its lines, keyed by their Stripe ids, become
+			// subscription lines.
+			next = applied(next, ev.Created, rank)
+			next.Misses = 0
+		}
 	}
 	if ev.Type == stripe.EventTypeInvoicePaymentFailed {
 		recs.Transactions = append(recs.Transactions, stripesource.FailedPayment(&inv, time.Unix(ev.Created, 0)))
@@ -78,21 +84,22 @@ func (a *applying) invoice(ctx context.Context, ev stripe.Event) error {
 
 // mapInvoice maps an invoice with every line and the catalog its lines need; a price
 // still unknown is ErrNotYet (counted in st.Misses) until maxMisses, then its lines
-// are one_time.
-func (a *applying) mapInvoice(ctx context.Context, inv *stripe.Invoice, st *store.StripeObject) (stripesource.Records, error) {
+// are one_time and complete is false.
+func (a *applying) mapInvoice(ctx context.Context, inv *stripe.Invoice, st *store.StripeObject) (recs stripesource.Records, complete bool, err error) {
 	lines, err := a.lines(ctx, inv)
 	if err != nil {
-		return stripesource.Records{}, err
+		return recs, false, err
 	}
 	cat, err := a.catalog(ctx, lines)
 	if err != nil {
-		return stripesource.Records{}, err
+		return recs, false, err
 	}
-	recs, err := stripesource.Invoice(inv, lines, cat)
+	recs, err = stripesource.Invoice(inv, lines, cat)
+	complete = err == nil
 	if errors.Is(err, stripesource.ErrUnknownPrice) {
 		if st.Misses < maxMisses {
 			st.Misses++
-			return recs, fmt.Errorf("%w: %v", ErrNotYet, err)
+			return recs, false, fmt.Errorf("%w: %v", ErrNotYet, err)
 		}
 		slog.WarnContext(ctx, "stripe invoice applied with lines of unknown prices as one_time", "account_id", a.conn.AccountID,
 			"data_source_uuid", a.conn.DataSourceUUID, "invoice", inv.ID, "reason", err.Error())
@@ -100,11 +107,11 @@ func (a *applying) mapInvoice(ctx context.Context, inv *stripe.Invoice, st *stor
 		recs, err = stripesource.Invoice(inv, lines, cat)
 	}
 	if err != nil {
-		return recs, dropped("%v", err)
+		return recs, false, dropped("%v", err)
 	}
 	// The catalog's prices have their plans: they were applied when the prices joined it.
 	recs.Plans = nil
-	return recs, nil
+	return recs, complete, nil
 }
 
 // lines are every line of the invoice: the event holds the first page, the reader the

@@ -2,8 +2,11 @@ package stripesync_test
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/stripe/stripe-go/v84"
 
@@ -184,36 +187,70 @@ func scenarios() []scenario {
 
 // TestScenariosMRR applies each scenario's events, built with stripe-go's types, to an
 // account of its own, runs the recomputations they asked for, and reads the MRR from the
-// Metrics API.
+// Metrics API. Some scenarios are also delivered in other orders (reversed, shuffled),
+// each to an account of its own: every order ends in the same stored records and MRR.
 func TestScenariosMRR(t *testing.T) {
 	env := newEnv(t)
 	s := newSync(env.Deps)
-	list := scenarios()
-	conns := make([]model.StripeConnection, len(list))
-	for i, sc := range list {
-		conns[i] = connect(t, env, sc.name)
-		if len(sc.rates) > 0 {
-			if err := env.Deps.Store.PutFXRates(context.Background(), conns[i].AccountID, sc.rates); err != nil {
+	type run struct {
+		sc     scenario
+		order  string
+		conn   model.StripeConnection
+		events []stripe.Event
+	}
+	var runs []*run
+	reordered := map[string]bool{"9 upgrade mid-cycle, prorations on the next invoice": true, "12 cancellation at period end": true,
+		"13 immediate cancellation with a full refund": true, "14 failed renewal, then paid": true}
+	for _, sc := range scenarios() {
+		var h history
+		sc.build(&h)
+		runs = append(runs, &run{sc: sc, order: "as created", events: h.events})
+		if !reordered[sc.name] {
+			continue
+		}
+		reversed := slices.Clone(h.events)
+		slices.Reverse(reversed)
+		runs = append(runs, &run{sc: sc, order: "reversed", events: reversed})
+		shuffled := slices.Clone(h.events)
+		rand.New(rand.NewPCG(uint64(len(runs)), 7)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		runs = append(runs, &run{sc: sc, order: "shuffled", events: shuffled})
+	}
+	for _, r := range runs {
+		r.conn = connect(t, env, r.sc.name+" "+r.order)
+		if len(r.sc.rates) > 0 {
+			if err := env.Deps.Store.PutFXRates(context.Background(), r.conn.AccountID, r.sc.rates); err != nil {
 				t.Fatal(err)
 			}
 		}
-		var h history
-		sc.build(&h)
-		deliver(t, s, conns[i], h.events)
+	}
+	// Accounts apart: their events are applied at once, as the queue's groups are.
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Go(func() { errs[i] = deliver(s, r.conn, r.events) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
 	}
 	drain(t, env)
-	for i, sc := range list {
-		t.Run(sc.name, func(t *testing.T) {
-			for _, c := range sc.checks {
-				if got := mrrOn(t, env, conns[i].AccountID, c.on); got != c.mrr {
+	first := map[string]string{}
+	for _, r := range runs {
+		t.Run(r.sc.name+", "+r.order, func(t *testing.T) {
+			for _, c := range r.sc.checks {
+				if got := mrrOn(t, env, r.conn.AccountID, c.on); got != c.mrr {
 					t.Errorf("MRR on %s = %d, want %d", c.on, got, c.mrr)
 				}
 			}
-			if sc.verify != nil {
-				sc.verify(t, env, conns[i])
+			if r.sc.verify != nil {
+				r.sc.verify(t, env, r.conn)
+			}
+			p := projection(t, env, r.conn, r.events)
+			if want, ok := first[r.sc.name]; ok && p != want {
+				t.Errorf("stored records differ from the events applied in order:\n got %s\nwant %s", p, want)
+			} else if !ok {
+				first[r.sc.name] = p
 			}
 		})
 	}
 }
-
-var _ = time.Second
