@@ -3,11 +3,11 @@ package stripesync_test
 import (
 	"context"
 	"encoding/json"
-	"sort"
-	"strings"
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
