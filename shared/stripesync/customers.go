@@ -41,6 +41,28 @@ func (a *applying) customer(ctx context.Context, ev stripe.Event) error {
 	return a.save(ctx, st, applied(st, ev.Created, 0))
 }
 
+// deletes: a customer deleted in Stripe is removed (the "delete" setting, with a
+// purger to do it).
+func (a *applying) deletes() bool {
+	return a.conn.Settings.DeletedCustomers == "delete" && a.Purger != nil
+}
+
+// gone: the customer was deleted in Stripe and removed; its later events are ignored.
+func (a *applying) gone(st store.StripeObject) bool { return st.Deleted && a.deletes() }
+
+// removed: the customer was deleted in Stripe and removed (read only under the
+// "delete" setting).
+func (a *applying) removed(ctx context.Context, customerID string) (bool, error) {
+	if !a.deletes() {
+		return false, nil
+	}
+	objs, err := a.objects(ctx, customerID)
+	if err != nil {
+		return false, err
+	}
+	return a.gone(objs[customerID]), nil
+}
+
 // trialOf is a stand-in for the subscriptions whose earliest trial start st keeps.
 func trialOf(st store.StripeObject) []*stripe.Subscription {
 	if st.TrialStart == 0 {
@@ -53,8 +75,9 @@ func trialOf(st store.StripeObject) []*stripe.Subscription {
 // keep_anonymised (the default) the customer stays with its history: its live
 // subscriptions of this data source are cancelled at the deletion, its name, company,
 // e-mail and address are removed, and it is tagged DeletedCustomerTag; later events of
-// the customer never restore them. "delete" is handled the same way until the
-// customer's removal is wired in (docs/stripe.md).
+// the customer never restore them. With delete, the customer's records of this data
+// source go (and the customer with them unless another source holds it), as in the
+// data source's purge, and later events of the customer are ignored.
 func (a *applying) customerDeleted(ctx context.Context, ev stripe.Event) error {
 	var c stripe.Customer
 	if err := stripesource.Object(ev, &c); err != nil {
@@ -71,6 +94,17 @@ func (a *applying) customerDeleted(ctx context.Context, ev stripe.Event) error {
 		// Never applied: nothing to keep; later events of it are ignored.
 	case err != nil:
 		return err
+	case a.deletes():
+		cust, err := a.Store.GetCustomer(ctx, a.conn.AccountID, uuid)
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.Purger.PurgeCustomerSource(ctx, cust, a.conn.DataSourceUUID, a.importID); err != nil {
+			return err
+		}
 	default:
 		if err := a.cancelLive(ctx, c.ID, uuid, time.Unix(ev.Created, 0).UTC()); err != nil {
 			return err

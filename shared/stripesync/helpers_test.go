@@ -42,7 +42,7 @@ func newEnv(t *testing.T) *testenv.Env {
 
 // newSync is a Sync on deps, without a Stripe reader.
 func newSync(d *app.Deps) *stripesync.Sync {
-	return stripesync.New(stripesync.Config{Pipeline: d.Imports, Store: d.Store, Jobs: d.Jobs, Now: d.Now})
+	return stripesync.New(stripesync.Config{Pipeline: d.Imports, Store: d.Store, Jobs: d.Jobs, Now: d.Now, Purger: d.Workers()})
 }
 
 // connect is a Stripe connection of a new account's new data source.

@@ -36,9 +36,12 @@ func (a *applying) invoice(ctx context.Context, ev stripe.Event) error {
 		return nil
 	}
 	customerID := inv.Customer.ID
-	objs, err := a.objects(ctx, inv.ID)
+	objs, err := a.objects(ctx, inv.ID, customerID)
 	if err != nil {
 		return err
+	}
+	if a.gone(objs[customerID]) {
+		return nil
 	}
 	st := objs[inv.ID]
 	next := st
@@ -221,6 +224,9 @@ func (a *applying) invoicePayment(ctx context.Context, ev stripe.Event) error {
 	if customerID == "" {
 		return a.miss(ctx, objs[p.ID], "invoice payment %s: invoice %s not applied", p.ID, p.Invoice.ID)
 	}
+	if gone, err := a.removed(ctx, customerID); err != nil || gone {
+		return err
+	}
 	if err := a.apply(ctx, customerID, stripesource.Records{ImportPayload: model.ImportPayload{Transactions: []model.ImportTransaction{tx}}}); err != nil {
 		return err
 	}
@@ -358,6 +364,9 @@ func (a *applying) applyRefund(ctx context.Context, r *stripe.Refund, created in
 	}
 	if customerID == "" {
 		return a.miss(ctx, st, "refund %s: no applied invoice paid by %s %s", r.ID, pi, ch)
+	}
+	if gone, err := a.removed(ctx, customerID); err != nil || gone {
+		return err
 	}
 	tx, ok := stripesource.Refund(r, invoiceID)
 	if ok {

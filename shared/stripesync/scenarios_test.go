@@ -27,6 +27,8 @@ type scenario struct {
 	name   string
 	build  func(h *history)
 	rates  []store.FXRate
+	// settings are the connection's (model.DefaultStripeSettings without).
+	settings *model.StripeSettings
 	checks []mrrCheck
 	// verify checks the stored records further.
 	verify func(t *testing.T, env *testenv.Env, conn model.StripeConnection)
@@ -166,23 +168,36 @@ func scenarios() []scenario {
 				stripetest.InCurrency(line("il_1", "sub_1", "si_1", "price_eur", 10000, 1, "2026-05-01", "2026-06-01"), "eur")))
 		}, rates: []store.FXRate{{Day: "2026-05-01", Currency: "EUR", Rate: "1.09086"}},
 			checks: []mrrCheck{{"2026-05-15", 10908}}},
-		{name: "19 customer deleted in Stripe, kept anonymised", build: func(h *history) {
-			s := h.subscribe("2026-01-01", []*stripe.Price{priceM})
-			h.monthly("2026-01-01", 3, "price_m", 5000)
-			h.add(stripe.EventTypeCustomerDeleted, "2026-04-10", &stripe.Customer{ID: "cus_1", Deleted: true}, nil)
-			ended := *s
-			ended.Status = stripe.SubscriptionStatusCanceled
-			ended.CanceledAt = h.events[len(h.events)-1].Created
-			ended.EndedAt = ended.CanceledAt
-			h.add(stripe.EventTypeCustomerSubscriptionDeleted, "2026-04-10", &ended, nil)
-		}, checks: []mrrCheck{{"2026-03-15", 5000}, {"2026-04-11", 0}},
+		{name: "19 customer deleted in Stripe, kept anonymised", build: deletedCustomer,
+			checks: []mrrCheck{{"2026-03-15", 5000}, {"2026-04-11", 0}},
 			verify: func(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
 				c := customer(t, env, conn, "cus_1")
 				if c.Name != "" || c.Email != "" || c.Country != "" || c.City != "" || len(c.Tags) != 1 || c.Tags[0] != stripesync.DeletedCustomerTag {
 					t.Errorf("customer %+v", c)
 				}
 			}},
+		{name: "19 customer deleted in Stripe, deleted", build: deletedCustomer, settings: &model.StripeSettings{DeletedCustomers: "delete", MeteredUsage: "exclude"},
+			checks: []mrrCheck{{"2026-03-15", 0}, {"2026-04-11", 0}},
+			verify: func(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
+				_, err := env.Deps.Store.CustomerUUIDByExternalID(context.Background(), conn.AccountID, conn.DataSourceUUID, "cus_1")
+				if !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("customer still there: %v", err)
+				}
+			}},
 	}
+}
+
+// deletedCustomer: a $50 monthly subscriber since January, deleted in Stripe on April
+// 10th, which ends its subscription at that instant.
+func deletedCustomer(h *history) {
+	s := h.subscribe("2026-01-01", []*stripe.Price{priceM})
+	h.monthly("2026-01-01", 3, "price_m", 5000)
+	h.add(stripe.EventTypeCustomerDeleted, "2026-04-10", &stripe.Customer{ID: "cus_1", Deleted: true}, nil)
+	ended := *s
+	ended.Status = stripe.SubscriptionStatusCanceled
+	ended.CanceledAt = h.events[len(h.events)-1].Created
+	ended.EndedAt = ended.CanceledAt
+	h.add(stripe.EventTypeCustomerSubscriptionDeleted, "2026-04-10", &ended, nil)
 }
 
 // TestScenariosMRR applies each scenario's events, built with stripe-go's types, to an
@@ -217,6 +232,9 @@ func TestScenariosMRR(t *testing.T) {
 	}
 	for _, r := range runs {
 		r.conn = connect(t, env, r.sc.name+" "+r.order)
+		if r.sc.settings != nil {
+			r.conn.Settings = *r.sc.settings
+		}
 		if len(r.sc.rates) > 0 {
 			if err := env.Deps.Store.PutFXRates(context.Background(), r.conn.AccountID, r.sc.rates); err != nil {
 				t.Fatal(err)
@@ -244,6 +262,9 @@ func TestScenariosMRR(t *testing.T) {
 			}
 			if r.sc.verify != nil {
 				r.sc.verify(t, env, r.conn)
+			}
+			if !reordered[r.sc.name] {
+				return
 			}
 			p := projection(t, env, r.conn, r.events)
 			if want, ok := first[r.sc.name]; ok && p != want {

@@ -54,6 +54,9 @@ func (a *applying) subscription(ctx context.Context, ev stripe.Event) error {
 		return err
 	}
 	sub, cus := objs[s.ID], objs[customerID]
+	if a.gone(cus) {
+		return nil
+	}
 	recs := stripesource.Records{ImportPayload: model.ImportPayload{Events: events}}
 	nextCus := cus
 	if s.TrialStart != 0 && (cus.TrialStart == 0 || s.TrialStart < cus.TrialStart) && !cus.Deleted {

@@ -65,6 +65,16 @@ type Config struct {
 	// Readers is optional: without it (or for a connection without an API key) what an
 	// event does not carry is waited for in other events (docs/stripe.md).
 	Readers Readers
+	// Purger removes a customer deleted in Stripe from the data source when the
+	// connection's settings say "delete" (workers.Deps); without it such a customer is
+	// kept anonymised.
+	Purger Purger
+}
+
+// Purger removes a customer's records of a data source, and the customer with them
+// when it has no other source, asking for its recomputation.
+type Purger interface {
+	PurgeCustomerSource(ctx context.Context, c model.Customer, dsUUID, reason string) error
 }
 
 // Sync applies Stripe events and backfilled records.
