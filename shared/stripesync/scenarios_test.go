@@ -24,12 +24,12 @@ type mrrCheck struct {
 
 // scenario is a Stripe account's history and the MRR ChartMogul shows for it.
 type scenario struct {
-	name   string
-	build  func(h *history)
-	rates  []store.FXRate
+	name  string
+	build func(h *history)
+	rates []store.FXRate
 	// settings are the connection's (model.DefaultStripeSettings without).
 	settings *model.StripeSettings
-	checks []mrrCheck
+	checks   []mrrCheck
 	// verify checks the stored records further.
 	verify func(t *testing.T, env *testenv.Env, conn model.StripeConnection)
 }
