@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/subsight/subsight/infra/testkit/testenv"
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/app"
+	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/stripesource/stripetest"
 	"github.com/subsight/subsight/shared/stripesync"
@@ -131,6 +135,40 @@ func deliver(s *stripesync.Sync, conn model.StripeConnection, events []stripe.Ev
 		}
 	}
 	return nil
+}
+
+// coalescing keeps the recomputations the events ask for, one per customer, until
+// flush sends them: the test then runs each customer's once, not once per event.
+type coalescing struct {
+	to    jobs.Sender
+	mu    sync.Mutex
+	asked map[string]jobs.Message
+}
+
+func (c *coalescing) Send(_ context.Context, m jobs.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked[m.AccountID+"/"+m.CustomerUUID] = m
+	return nil
+}
+
+func (c *coalescing) SendBatch(ctx context.Context, ms []jobs.Message) error {
+	for _, m := range ms {
+		if err := c.Send(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *coalescing) flush(t *testing.T) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.to.SendBatch(context.Background(), slices.Collect(maps.Values(c.asked))); err != nil {
+		t.Fatal(err)
+	}
+	c.asked = map[string]jobs.Message{}
 }
 
 // drain runs the recomputations the events asked for.

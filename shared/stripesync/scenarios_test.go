@@ -11,6 +11,7 @@ import (
 	"github.com/stripe/stripe-go/v84"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/stripesource/stripetest"
@@ -206,7 +207,9 @@ func deletedCustomer(h *history) {
 // each to an account of its own: every order ends in the same stored records and MRR.
 func TestScenariosMRR(t *testing.T) {
 	env := newEnv(t)
+	recomputes := &coalescing{to: env.Deps.Jobs, asked: map[string]jobs.Message{}}
 	s := newSync(env.Deps)
+	s.Jobs = recomputes
 	type run struct {
 		sc     scenario
 		order  string
@@ -251,6 +254,7 @@ func TestScenariosMRR(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
+	recomputes.flush(t)
 	drain(t, env)
 	first := map[string]string{}
 	for _, r := range runs {
