@@ -30,7 +30,9 @@ func (r *fakeReader) InvoiceLines(context.Context, string) ([]*stripe.InvoiceLin
 	return nil, errors.New("not served")
 }
 
-func (r *fakeReader) InvoiceOfPayment(context.Context, string, string) (string, error) { return "", nil }
+func (r *fakeReader) InvoiceOfPayment(context.Context, string, string) (string, error) {
+	return "", nil
+}
 
 // TestEventsWaitingForOthers: an invoice whose price no event brought yet waits three
 // deliveries, is then applied with a one_time line, and becomes a subscription line
