@@ -18,9 +18,10 @@ import (
 // DeletedCustomerTag marks a customer deleted in Stripe and kept anonymised.
 const DeletedCustomerTag = "deleted_customer_in_stripe"
 
-// customer applies customer.created and .updated: the customer's fields, unless an
-// event of a later snapshot was applied, or the customer was deleted in Stripe. The
-// trial start the customer's subscriptions gave is kept (it is its lead date).
+// customer applies customer.created and .updated: the customer's fields; only its dates
+// when an event of a later snapshot was applied or the customer was deleted in Stripe
+// and kept anonymised (of one removed, nothing). The trial start the customer's
+// subscriptions gave is kept (it is its lead date).
 func (a *applying) customer(ctx context.Context, ev stripe.Event) error {
 	var c stripe.Customer
 	if err := stripesource.Object(ev, &c); err != nil {
@@ -31,10 +32,15 @@ func (a *applying) customer(ctx context.Context, ev stripe.Event) error {
 		return err
 	}
 	st := objs[c.ID]
-	if stale(st, ev.Created, 0) || st.Deleted {
+	if a.gone(st) {
 		return nil
 	}
 	rec := stripesource.Customer(&c, trialOf(st))
+	if stale(st, ev.Created, 0) || st.Deleted {
+		// An older snapshot, or a customer kept anonymised: only its dates, which no
+		// snapshot changes (its creation, its subscriptions' trial start).
+		rec = model.ImportCustomer{ExternalID: rec.ExternalID, LeadCreatedAt: rec.LeadCreatedAt, FreeTrialStartedAt: rec.FreeTrialStartedAt}
+	}
 	if err := a.apply(ctx, c.ID, stripesource.Records{ImportPayload: model.ImportPayload{Customers: []model.ImportCustomer{rec}}}); err != nil {
 		return err
 	}
@@ -109,14 +115,8 @@ func (a *applying) customerDeleted(ctx context.Context, ev stripe.Event) error {
 		if err := a.cancelLive(ctx, c.ID, uuid, time.Unix(ev.Created, 0).UTC()); err != nil {
 			return err
 		}
-		changed, err := a.anonymise(ctx, uuid)
-		if err != nil {
+		if err := a.anonymise(ctx, uuid); err != nil {
 			return err
-		}
-		if changed {
-			if err := a.Jobs.Send(ctx, jobs.Recompute(a.conn.AccountID, uuid, a.importID)); err != nil {
-				return err
-			}
 		}
 	}
 	next := applied(st, ev.Created, 0)
@@ -173,12 +173,36 @@ func (a *applying) cancelLive(ctx context.Context, customerID, uuid string, at t
 	return a.apply(ctx, customerID, stripesource.Records{ImportPayload: model.ImportPayload{Events: events}})
 }
 
+// stayAnonymised anonymises a customer deleted in Stripe (keep_anonymised) that an
+// event applied after the deletion created (its records arrived late).
+func (a *applying) stayAnonymised(ctx context.Context, st store.StripeObject) error {
+	if !st.Deleted || a.deletes() {
+		return nil
+	}
+	uuid, err := a.Store.CustomerUUIDByExternalID(ctx, a.conn.AccountID, a.conn.DataSourceUUID, st.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return a.anonymise(ctx, uuid)
+}
+
 // anonymiseAttempts bounds the re-reads when the customer changes meanwhile.
 const anonymiseAttempts = 3
 
-// anonymise removes the customer's personal fields and tags it; changed: it did (the
-// customer is then recomputed: its country and tags show in the metrics' filters).
-func (a *applying) anonymise(ctx context.Context, uuid string) (bool, error) {
+// anonymise removes the customer's personal fields and tags it; when that changed it,
+// the customer is recomputed (its country and tags show in the metrics' filters).
+func (a *applying) anonymise(ctx context.Context, uuid string) error {
+	changed, err := a.strip(ctx, uuid)
+	if err != nil || !changed {
+		return err
+	}
+	return a.Jobs.Send(ctx, jobs.Recompute(a.conn.AccountID, uuid, a.importID+":anonymised"))
+}
+
+func (a *applying) strip(ctx context.Context, uuid string) (bool, error) {
 	for range anonymiseAttempts {
 		c, err := a.Store.GetCustomer(ctx, a.conn.AccountID, uuid)
 		if errors.Is(err, store.ErrNotFound) {

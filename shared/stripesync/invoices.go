@@ -74,6 +74,9 @@ func (a *applying) invoice(ctx context.Context, ev stripe.Event) error {
 		if err := a.apply(ctx, customerID, recs); err != nil {
 			return err
 		}
+		if err := a.stayAnonymised(ctx, objs[customerID]); err != nil {
+			return err
+		}
 	}
 	if inv.Payments != nil {
 		for _, p := range inv.Payments.Data {

@@ -218,7 +218,8 @@ func TestScenariosMRR(t *testing.T) {
 	}
 	var runs []*run
 	reordered := map[string]bool{"9 upgrade mid-cycle, prorations on the next invoice": true, "12 cancellation at period end": true,
-		"13 immediate cancellation with a full refund": true, "14 failed renewal, then paid": true}
+		"13 immediate cancellation with a full refund": true, "14 failed renewal, then paid": true,
+		"19 customer deleted in Stripe, kept anonymised": true}
 	for _, sc := range scenarios() {
 		var h history
 		sc.build(&h)

@@ -67,6 +67,9 @@ func (a *applying) subscription(ctx context.Context, ev stripe.Event) error {
 	if err := a.apply(ctx, customerID, recs); err != nil {
 		return err
 	}
+	if err := a.stayAnonymised(ctx, cus); err != nil {
+		return err
+	}
 	nextSub := sub
 	nextSub.Customer = customerID
 	nextSub.Items = maps.Clone(sub.Items)
