@@ -91,10 +91,10 @@ func New(c Config) *Sync { return &Sync{Config: c, sources: map[string]source{}}
 // for three days and lists events for thirty.
 const EventMarkerTTL = 30 * 24 * time.Hour
 
-// ErrNotYet is a retryable refusal: the event needs a record that another event of the
-// same customer brings (its invoice, a payment, a price). The queue delivers the event
-// again later; the Stripe objects of one customer share a FIFO group, so the record's
-// event is applied first when it was sent first.
+// ErrNotYet is a retryable refusal: the event needs a record that another event brings
+// (its invoice, a payment, a price); deliver it again later. Each object counts these
+// deliveries: after maxMisses the event is applied without the record (an invoice's
+// lines of unknown prices as one_time) or dropped (docs/stripe.md, "Applying events").
 var ErrNotYet = errors.New("stripesync: waiting for another event")
 
 // ApplyEvent applies one verified event of conn's Stripe account. nil: applied, already
