@@ -1,0 +1,20 @@
+package store
+
+import (
+	"context"
+
+	"github.com/subsight/subsight/shared/model"
+)
+
+// StripeConnections are the data sources' links to Stripe accounts. A connection is
+// found by its data source's uuid alone: the webhook endpoint, which carries no API key,
+// learns the account from it.
+type StripeConnections interface {
+	// PutStripeConnection creates or replaces the connection of c's data source.
+	PutStripeConnection(ctx context.Context, c model.StripeConnection) error
+	// GetStripeConnection reads the connection of a data source (ErrNotFound if none).
+	GetStripeConnection(ctx context.Context, dsUUID string) (model.StripeConnection, error)
+	// DeleteStripeConnection removes the connection of the account's data source
+	// (idempotent).
+	DeleteStripeConnection(ctx context.Context, accountID, dsUUID string) error
+}
