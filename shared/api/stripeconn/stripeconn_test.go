@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/secrets"
 	"github.com/subsight/subsight/shared/secrets/kmssealer"
+	"github.com/subsight/subsight/shared/store"
 )
 
 const (
@@ -30,14 +32,6 @@ func connection(t *testing.T, d *api.Deps, op, accountID, dsUUID string, body an
 	t.Helper()
 	return apitest.Do(t, d, op, apigwtest.Call{PathParams: map[string]string{"data_source_uuid": dsUUID},
 		Body: body, AccountID: accountID, Host: host})
-}
-
-func errorParam(body map[string]any) any {
-	details, _ := body["error_details"].([]any)
-	if len(details) == 0 {
-		return nil
-	}
-	return details[0].(map[string]any)["param"]
 }
 
 // TestConnectionLifecycle: connect, read, replace (the key kept, then removed),
@@ -217,6 +211,24 @@ func TestOtherDataSources(t *testing.T) {
 	after, err := env.Deps.Store.GetStripeConnection(ctx, dsA.UUID)
 	if err != nil || !bytes.Equal(after.SealedWebhookSecret, before.SealedWebhookSecret) || !after.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Fatalf("A's connection changed: %v", err)
+	}
+}
+
+// TestDeletedDataSourceDisconnects: DELETE of the data source removes its connection at
+// once, before the purge runs, so no delivery is taken for it any more.
+func TestDeletedDataSourceDisconnects(t *testing.T) {
+	env := testenv.New(t)
+	acc := env.NewAccount(t, "Stripe user")
+	ds := env.NewDataSource(t, acc.ID, "Stripe")
+	if status, body := connection(t, env.API, "PutStripeConnection", acc.ID, ds.UUID, map[string]any{"webhook_secret": webhookSecret}); status != http.StatusOK {
+		t.Fatalf("PUT: %d %v", status, body)
+	}
+	if status, body := apitest.Do(t, env.API, "DeleteDataSource", apigwtest.Call{PathParams: map[string]string{"uuid": ds.UUID},
+		AccountID: acc.ID}); status != http.StatusNoContent {
+		t.Fatalf("DELETE data source: %d %v", status, body)
+	}
+	if _, err := env.Deps.Store.GetStripeConnection(context.Background(), ds.UUID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the deleted source's connection: %v, want ErrNotFound", err)
 	}
 }
 
