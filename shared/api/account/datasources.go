@@ -99,8 +99,8 @@ func GetDataSource(d *api.Deps) apigw.Endpoint {
 	}}
 }
 
-// DeleteDataSource is DELETE /v1/data_sources/{uuid}: the source disappears at once and
-// its data is purged by the jobs worker.
+// DeleteDataSource is DELETE /v1/data_sources/{uuid}: the source disappears at once,
+// with its Stripe connection, and its data is purged by the jobs worker.
 func DeleteDataSource(d *api.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("uuid")
@@ -115,6 +115,11 @@ func DeleteDataSource(d *api.Deps) apigw.Endpoint {
 			if err := storage(d).MarkDataSourceDeleting(ctx, r.AccountID, uuid); err != nil {
 				return apigw.Response{}, err
 			}
+		}
+		// Its Stripe connection goes now, not at the purge: no delivery is taken for a
+		// source that is being deleted.
+		if err := storage(d).DeleteStripeConnection(ctx, r.AccountID, uuid); err != nil {
+			return apigw.Response{}, err
 		}
 		if err := d.Jobs.Send(ctx, jobs.Purge(r.AccountID, uuid)); err != nil {
 			return apigw.Response{}, err

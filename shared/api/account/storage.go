@@ -12,6 +12,8 @@ type Storage interface {
 	store.Accounts
 	store.DataSources
 	store.Imports
+	// StripeConnections: a deleted data source stops taking Stripe's deliveries at once.
+	store.StripeConnections
 }
 
 // storage is the store as these operations see it.
