@@ -1,0 +1,122 @@
+package stripebackfill_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stripe/stripe-go/v84"
+
+	"github.com/subsight/subsight/infra/testkit/stripemock"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/stripebackfill"
+)
+
+// fixturePrice is the price of stripe-mock's subscription item fixture (and of its
+// price fixture, whose listed copies get ids of their own).
+const fixturePrice = "price_1PgafmB7WZ01zgkW6dKueIc5"
+
+// issued makes stripe-mock's fixtures a history the reader reads all of: invoices paid
+// (the fixture is a draft, which is never read further), with more lines and payments
+// than they carry (has_more, so both are paged from their own listings), lines of a
+// subscription item, paid payments, refunded charges and succeeded refunds. More says
+// whether invoices claim more lines and payments than they carry.
+func issued(more bool) func(string, map[string]any) {
+	return func(path string, o map[string]any) {
+		switch {
+		case path == "/v1/invoices":
+			o["status"] = "paid"
+			o["lines"].(map[string]any)["has_more"] = more
+			o["payments"].(map[string]any)["has_more"] = more
+		case strings.HasSuffix(path, "/lines"):
+			o["parent"] = map[string]any{"type": "subscription_item_details", "subscription_item_details": map[string]any{
+				"subscription": "sub_1", "subscription_item": "si_1", "proration": false}}
+			o["pricing"] = map[string]any{"type": "price_details", "price_details": map[string]any{"price": fixturePrice, "product": "prod_1"}}
+			o["period"] = map[string]any{"start": 1767225600, "end": 1769904000}
+		case path == "/v1/invoice_payments":
+			o["status"], o["currency"], o["amount_paid"] = "paid", "usd", 1000
+			o["payment"] = map[string]any{"type": "payment_intent", "payment_intent": "pi_1"}
+			o["status_transitions"] = map[string]any{"paid_at": 1767225600}
+		case path == "/v1/charges" && more:
+			o["amount_refunded"], o["payment_intent"] = 500, "pi_1"
+		case path == "/v1/refunds":
+			o["status"], o["amount"], o["currency"], o["created"] = "succeeded", 500, "usd", 1767312000
+		}
+	}
+}
+
+func noWait(context.Context, time.Duration) error { return nil }
+
+// TestReaderFollowsEveryList: with lists of three objects read two at a time, every
+// list (prices, customers, subscriptions, invoices, lines, payments, charges, refunds)
+// is followed to its end, each request is one stripe-mock takes (it refuses malformed
+// ones), and what was read is mapped.
+func TestReaderFollowsEveryList(t *testing.T) {
+	mock := stripemock.ForTest(t)
+	pager := stripemock.NewPager(t, mock.URL, 3, issued(true))
+	r := stripebackfill.NewReader(stripemock.Key, stripebackfill.Options{APIBase: pager.URL(), PageSize: 2,
+		CustomersPerPage: 2, Sleep: noWait})
+	ctx := context.Background()
+
+	prices, err := r.Prices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prices) != 3 {
+		t.Errorf("prices = %d, want 3", len(prices))
+	}
+	var customers []*stripe.Customer
+	after := ""
+	for pages := 0; ; pages++ {
+		page, more, err := r.Customers(ctx, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		customers = append(customers, page...)
+		if !more {
+			break
+		}
+		after = page[len(page)-1].ID
+		if pages > 3 {
+			t.Fatal("the customers listing does not end")
+		}
+	}
+	if len(customers) != 3 {
+		t.Fatalf("customers = %d, want 3", len(customers))
+	}
+	before := pager.Total()
+	recs, n, err := r.Customer(ctx, customers[0], prices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := model.StripeBackfillCounts{Customers: 1, Subscriptions: 3, Invoices: 3, LineItems: 9, InvoicePayments: 9, Refunds: 9}
+	if n != want {
+		t.Errorf("counts = %+v, want %+v", n, want)
+	}
+	if len(recs.Customers) != 1 || recs.Customers[0].ExternalID != customers[0].ID {
+		t.Errorf("customers = %+v", recs.Customers)
+	}
+	if len(recs.Invoices) != 3 || len(recs.LineItems) != 9 || len(recs.Transactions) != 18 {
+		t.Errorf("invoices %d, lines %d, transactions %d; want 3, 9, 18", len(recs.Invoices), len(recs.LineItems), len(recs.Transactions))
+	}
+	if len(recs.Plans) != 1 || recs.Plans[0].ExternalID != fixturePrice {
+		t.Errorf("plans = %+v, want the subscription items' price", recs.Plans)
+	}
+	for _, li := range recs.LineItems {
+		if li.Type != "subscription" || li.PlanExternalID != fixturePrice {
+			t.Errorf("line %s: type %s plan %s", li.ExternalID, li.Type, li.PlanExternalID)
+		}
+	}
+	// Each list of three takes two pages: subscriptions, invoices, charges, and per
+	// invoice its lines and payments, per charge its refunds.
+	if got, want := pager.Total()-before, 2+2+3*(2+2)+2+3*2; got != want {
+		t.Errorf("requests for one customer = %d, want %d: %v", got, want, pager.Requests())
+	}
+	if got := r.Requests(); got != int64(pager.Total()) {
+		t.Errorf("reader counted %d requests, the mock received %d", got, pager.Total())
+	}
+	if refused := pager.Refused(); len(refused) > 0 {
+		t.Errorf("stripe-mock refused: %v", refused)
+	}
+}
