@@ -302,6 +302,9 @@ func (r *Reader) mapInvoice(ctx context.Context, inv *stripe.Invoice, lines []*s
 			return recs, err
 		}
 		id := err.Error()[strings.LastIndex(err.Error(), ": ")+2:]
+		if id == "" || strings.Contains(id, "/") {
+			return stripesource.Records{}, fmt.Errorf("stripebackfill: invoice %s: a subscription line without a price", inv.ID)
+		}
 		price, err := r.client.V1Prices.Retrieve(ctx, id, nil)
 		if err != nil {
 			return stripesource.Records{}, fmt.Errorf("stripebackfill: price %s of %s: %w", id, inv.ID, err)

@@ -27,23 +27,39 @@ func issued(more bool) func(string, map[string]any) {
 		switch {
 		case path == "/v1/invoices":
 			o["status"] = "paid"
-			o["lines"].(map[string]any)["has_more"] = more
-			o["payments"].(map[string]any)["has_more"] = more
+			lines, payments := o["lines"].(map[string]any), o["payments"].(map[string]any)
+			lines["has_more"], payments["has_more"] = more, more
+			for _, l := range lines["data"].([]any) {
+				subscriptionLine(l.(map[string]any))
+			}
+			for _, p := range payments["data"].([]any) {
+				paidPayment(p.(map[string]any))
+			}
 		case strings.HasSuffix(path, "/lines"):
-			o["parent"] = map[string]any{"type": "subscription_item_details", "subscription_item_details": map[string]any{
-				"subscription": "sub_1", "subscription_item": "si_1", "proration": false}}
-			o["pricing"] = map[string]any{"type": "price_details", "price_details": map[string]any{"price": fixturePrice, "product": "prod_1"}}
-			o["period"] = map[string]any{"start": 1767225600, "end": 1769904000}
+			subscriptionLine(o)
 		case path == "/v1/invoice_payments":
-			o["status"], o["currency"], o["amount_paid"] = "paid", "usd", 1000
-			o["payment"] = map[string]any{"type": "payment_intent", "payment_intent": "pi_1"}
-			o["status_transitions"] = map[string]any{"paid_at": 1767225600}
+			paidPayment(o)
 		case path == "/v1/charges" && more:
 			o["amount_refunded"], o["payment_intent"] = 500, "pi_1"
 		case path == "/v1/refunds":
 			o["status"], o["amount"], o["currency"], o["created"] = "succeeded", 500, "usd", 1767312000
 		}
 	}
+}
+
+// subscriptionLine makes a line one of a subscription item, at the subscription items'
+// price (stripe-mock's line has both kinds of parent and no price).
+func subscriptionLine(o map[string]any) {
+	o["parent"] = map[string]any{"type": "subscription_item_details", "subscription_item_details": map[string]any{
+		"subscription": "sub_1", "subscription_item": "si_1", "proration": false}}
+	o["pricing"] = map[string]any{"type": "price_details", "price_details": map[string]any{"price": fixturePrice, "product": "prod_1"}}
+	o["period"] = map[string]any{"start": 1767225600, "end": 1769904000}
+}
+
+func paidPayment(o map[string]any) {
+	o["status"], o["currency"], o["amount_paid"] = "paid", "usd", 1000
+	o["payment"] = map[string]any{"type": "payment_intent", "payment_intent": "pi_1"}
+	o["status_transitions"] = map[string]any{"paid_at": 1767225600}
 }
 
 func noWait(context.Context, time.Duration) error { return nil }
