@@ -136,3 +136,52 @@ func TestReaderFollowsEveryList(t *testing.T) {
 		t.Errorf("stripe-mock refused: %v", refused)
 	}
 }
+
+// BenchmarkRequestsPerCustomer reads, on stripe-mock, customers with a year of monthly
+// invoices (one subscription, twelve paid invoices whose lines and payments come with
+// them, twelve charges of which one was refunded) the way a step reads them, and reports
+// the requests each customer costs and the customers a second that Stripe's read rate
+// allows at the backfill's 20 requests a second and at Stripe's 25 (docs/benchmarks.md).
+func BenchmarkRequestsPerCustomer(b *testing.B) {
+	mock := stripemock.ForTest(b)
+	const customers = 40
+	patch := issued(false)
+	pager := stripemock.NewPager(b, mock.URL, 1, func(path string, o map[string]any) {
+		patch(path, o)
+		if path == "/v1/charges" && strings.HasSuffix(o["id"].(string), "_0") {
+			o["amount_refunded"], o["payment_intent"] = 500, "pi_1"
+		}
+	})
+	pager.Sizes = map[string]int{"/v1/customers": customers, "/v1/prices": 5, "/v1/invoices": 12, "/v1/charges": 12}
+	ctx := context.Background()
+	var perCustomer float64
+	for b.Loop() {
+		before := pager.Total()
+		r := stripebackfill.NewReader(stripemock.Key, stripebackfill.Options{APIBase: pager.URL(), Sleep: noWait})
+		prices, err := r.Prices(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		after, more, read := "", true, 0
+		for more {
+			var page []*stripe.Customer
+			if page, more, err = r.Customers(ctx, after); err != nil {
+				b.Fatal(err)
+			}
+			for _, c := range page {
+				if _, _, err := r.Customer(ctx, c, prices); err != nil {
+					b.Fatal(err)
+				}
+			}
+			read += len(page)
+			after = page[len(page)-1].ID
+		}
+		perCustomer = float64(pager.Total()-before) / float64(read)
+	}
+	b.ReportMetric(perCustomer, "requests/customer")
+	b.ReportMetric(stripebackfill.DefaultRate/perCustomer, "customers/s@20rps")
+	b.ReportMetric(25/perCustomer, "customers/s@25rps")
+	if refused := pager.Refused(); len(refused) > 0 {
+		b.Errorf("stripe-mock refused: %v", refused)
+	}
+}

@@ -20,8 +20,9 @@ import (
 // pages of the request's limit, with has_more and starting_after as Stripe's. Patch may
 // change each object served (give an invoice a status, a charge a refund).
 type Pager struct {
-	// Items is how many objects every list holds.
+	// Items is how many objects every list holds, unless Sizes names its path.
 	Items int
+	Sizes map[string]int
 	// Patch, when set, edits each object of a list served at path.
 	Patch func(path string, obj map[string]any)
 
@@ -123,7 +124,11 @@ func (p *Pager) page(r *http.Request, body []byte) ([]byte, bool) {
 		}
 		start = n + 1
 	}
-	end := min(start+limit, p.Items)
+	items := p.Items
+	if n, ok := p.Sizes[r.URL.Path]; ok {
+		items = n
+	}
+	end := min(start+limit, items)
 	page := []any{}
 	for n := start; n < end; n++ {
 		obj := clone(fixture)
@@ -133,7 +138,7 @@ func (p *Pager) page(r *http.Request, body []byte) ([]byte, bool) {
 		}
 		page = append(page, obj)
 	}
-	list["data"], list["has_more"] = page, end < p.Items
+	list["data"], list["has_more"] = page, end < items
 	out, err := json.Marshal(list)
 	return out, err == nil
 }
