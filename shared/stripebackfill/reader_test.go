@@ -185,3 +185,28 @@ func BenchmarkRequestsPerCustomer(b *testing.B) {
 		b.Errorf("stripe-mock refused: %v", refused)
 	}
 }
+
+// TestSingleReads: the reads the live sync makes of what an event does not carry, each
+// a request stripe-mock takes.
+func TestSingleReads(t *testing.T) {
+	mock := stripemock.ForTest(t)
+	pager := stripemock.NewPager(t, mock.URL, 3, nil)
+	r := stripebackfill.NewReader(stripemock.Key, stripebackfill.Options{APIBase: pager.URL(), PageSize: 2, Sleep: noWait})
+	ctx := context.Background()
+	if p, err := r.Price(ctx, fixturePrice); err != nil || p.ID == "" || p.Recurring == nil {
+		t.Errorf("price: %+v %v", p, err)
+	}
+	if lines, err := r.InvoiceLines(ctx, "in_1"); err != nil || len(lines) != 3 {
+		t.Errorf("lines: %d %v, want 3 over two pages", len(lines), err)
+	}
+	if inv, err := r.InvoiceOfPayment(ctx, "pi_1", ""); err != nil || inv == "" {
+		t.Errorf("invoice of a payment intent: %q %v", inv, err)
+	}
+	// stripe-mock's charge has no payment intent: no invoice to find.
+	if inv, err := r.InvoiceOfPayment(ctx, "", "ch_1"); err != nil || inv != "" {
+		t.Errorf("invoice of a charge without payment intent: %q %v", inv, err)
+	}
+	if refused := pager.Refused(); len(refused) > 0 {
+		t.Errorf("stripe-mock refused: %v", refused)
+	}
+}

@@ -98,14 +98,13 @@ func (r *Runner) Step(ctx context.Context, job jobs.Message) (more bool, err err
 	if err != nil {
 		return false, err
 	}
-	if len(conn.SealedAPIKey) == 0 {
+	reader, err := Open(ctx, r.Sealer, conn, r.Options)
+	if err != nil {
+		return false, err
+	}
+	if reader == nil {
 		return false, r.fail(ctx, b, "The Stripe connection has no API key; add a restricted key with read access and start the backfill again.")
 	}
-	key, err := r.Sealer.Open(ctx, conn.SealedAPIKey, secrets.Binding{AccountID: conn.AccountID, DataSourceUUID: conn.DataSourceUUID})
-	if err != nil {
-		return false, fmt.Errorf("stripebackfill: open the API key: %w", err)
-	}
-	reader := NewReader(string(key), r.Options)
 	more, err = r.step(ctx, &b, conn, reader)
 	if err == nil {
 		return more, nil
