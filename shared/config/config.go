@@ -38,6 +38,9 @@ type Config struct {
 	// (STRIPE_BACKFILL_RATE; 0 is the reader's default, docs/stripe.md "Backfill").
 	StripeAPIBase      string
 	StripeBackfillRate float64
+	// SecretsKeyID is the KMS key that seals the data sources' secrets (a Stripe
+	// webhook secret and API key): SECRETS_KEY_ID, the template's SecretsKey.
+	SecretsKeyID string
 }
 
 // FromEnv reads the configuration from the process environment, as Lambda sets it.
@@ -57,6 +60,7 @@ func FromLookup(lookup func(string) string) (Config, error) {
 		CursorSecret:       lookup("CURSOR_SECRET"),
 		AppURL:             lookup("APP_URL"),
 		StripeAPIBase:      lookup("STRIPE_API_BASE"),
+		SecretsKeyID:       lookup("SECRETS_KEY_ID"),
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("config: TABLE_NAME is not set")

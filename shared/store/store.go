@@ -55,4 +55,5 @@ type Store interface {
 	ActivitiesExports
 	DeadLetters
 	StripeBackfills
+	StripeConnections
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/plans"
 	"github.com/subsight/subsight/shared/store/dynamo/series"
 	"github.com/subsight/subsight/shared/store/dynamo/stripebackfills"
+	"github.com/subsight/subsight/shared/store/dynamo/stripeconn"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -31,6 +32,7 @@ type Store struct {
 	*importStore
 	*seriesStore
 	*stripeBackfillStore
+	*stripeStore
 	t *table.Table
 }
 
@@ -43,6 +45,7 @@ type (
 	importStore         = importstore.Store
 	seriesStore         = series.Store
 	stripeBackfillStore = stripebackfills.Store
+	stripeStore         = stripeconn.Store
 )
 
 var _ store.Store = (*Store)(nil)
@@ -53,5 +56,5 @@ func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	acc, cus, pl := accounts.New(t), crm.New(t), plans.New(t)
 	return &Store{accountStore: acc, crmStore: cus, planStore: pl, billingStore: billing.New(t, acc, pl),
 		importStore: importstore.New(t, acc), seriesStore: series.New(t, acc, cus),
-		stripeBackfillStore: stripebackfills.New(t), t: t}
+		stripeBackfillStore: stripebackfills.New(t), stripeStore: stripeconn.New(t), t: t}
 }
