@@ -113,9 +113,8 @@ type family struct {
 }
 
 // families are the operations' families, in the template's order.
-var families = []family{{"Account", accountOperations}, {"Customers", customerOperations}, {"Crm", crmOperations},
-	{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations},
-	{"Stripe", stripeBackfillOperations}}
+var families = []family{{"Account", slices.Concat(accountOperations, stripeConnectionOperations, stripeBackfillOperations)}, {"Customers", customerOperations}, {"Crm", crmOperations},
+	{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}}
 
 // Function is one Lambda function of the template. Exactly one constructor is set;
 // it says how main.go starts the function (lambdaapp.API, Public, Worker, Scheduled
