@@ -6,6 +6,7 @@ package backfill
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,6 +20,12 @@ import (
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/timefmt"
 )
+
+// busy is the 409 of a backfill asked for while others run: the request is right, and
+// right again later (a uniqueness clash, ChartMogul's 422, would not be).
+func busy(msg string) *apperr.Error {
+	return &apperr.Error{Status: http.StatusConflict, Param: "data_source_uuid", Message: msg}
+}
 
 func errNotConnected() *apperr.Error {
 	return apperr.NotFound("data_source_uuid", "The data source is not connected to Stripe")
@@ -60,7 +67,7 @@ func StartStripeBackfill(d *api.Deps) apigw.Endpoint {
 			Status: model.BackfillQueued, RequestedAt: now, UpdatedAt: now}
 		err = storage(d).StartStripeBackfill(ctx, b)
 		if errors.Is(err, store.ErrConflict) {
-			return apigw.Response{}, apperr.Conflict("data_source_uuid", "A backfill of this data source is already queued or running.")
+			return apigw.Response{}, busy("A backfill of this data source is already queued or running.")
 		}
 		if err != nil {
 			return apigw.Response{}, err
@@ -90,7 +97,7 @@ func underAccountLimit(ctx context.Context, d *api.Deps, accountID, dsUUID strin
 	if err != nil {
 		return err
 	}
-	busy := 0
+	running := 0
 	for _, ds := range sources {
 		if ds.UUID == dsUUID {
 			continue
@@ -103,11 +110,11 @@ func underAccountLimit(ctx context.Context, d *api.Deps, accountID, dsUUID strin
 			return err
 		}
 		if !b.Finished() {
-			busy++
+			running++
 		}
 	}
-	if busy >= MaxBackfillsPerAccount {
-		return apperr.Conflict("data_source_uuid", "The account has %d Stripe backfills queued or running; start this one when one of them is done.", busy)
+	if running >= MaxBackfillsPerAccount {
+		return busy(fmt.Sprintf("The account has %d Stripe backfills queued or running; start this one when one of them is done.", running))
 	}
 	return nil
 }
