@@ -81,9 +81,6 @@ func (r *Runner) clock() time.Time {
 // missing) fail the backfill; other failures are returned for the message's redelivery,
 // with the progress noting them.
 func (r *Runner) Step(ctx context.Context, job jobs.Message) (more bool, err error) {
-	if r.Applier == nil {
-		return false, errors.New("stripebackfill: no applier is wired")
-	}
 	b, err := r.Store.GetStripeBackfill(ctx, job.AccountID, job.DataSourceUUID)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
@@ -100,6 +97,9 @@ func (r *Runner) Step(ctx context.Context, job jobs.Message) (more bool, err err
 	}
 	if err != nil {
 		return false, err
+	}
+	if r.Applier == nil {
+		return false, errors.New("stripebackfill: no applier is wired")
 	}
 	reader, err := Open(ctx, r.Sealer, conn, r.Options)
 	if err != nil {
