@@ -2,6 +2,7 @@ package stripebackfill_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,15 +31,21 @@ func issued(more bool) func(string, map[string]any) {
 			lines, payments := o["lines"].(map[string]any), o["payments"].(map[string]any)
 			lines["has_more"], payments["has_more"] = more, more
 			for _, l := range lines["data"].([]any) {
-				subscriptionLine(l.(map[string]any))
+				subscriptionLine(l.(map[string]any), o["id"].(string))
 			}
 			for _, p := range payments["data"].([]any) {
-				paidPayment(p.(map[string]any))
+				paidPayment(p.(map[string]any), o["id"].(string))
 			}
 		case strings.HasSuffix(path, "/lines"):
-			subscriptionLine(o)
+			subscriptionLine(o, strings.Split(path, "/")[3])
 		case path == "/v1/invoice_payments":
-			paidPayment(o)
+			paidPayment(o, "")
+		case path == "/v1/subscriptions":
+			// Each subscription's items are its own (the fixture's are one item).
+			for _, it := range o["items"].(map[string]any)["data"].([]any) {
+				it := it.(map[string]any)
+				it["id"] = fmt.Sprintf("%v_%v", it["id"], o["id"])
+			}
 		case path == "/v1/charges" && more:
 			o["amount_refunded"], o["payment_intent"] = 500, "pi_1"
 		case path == "/v1/refunds":
@@ -47,16 +54,21 @@ func issued(more bool) func(string, map[string]any) {
 	}
 }
 
-// subscriptionLine makes a line one of a subscription item, at the subscription items'
-// price (stripe-mock's line has both kinds of parent and no price).
-func subscriptionLine(o map[string]any) {
+// subscriptionLine makes a line one of the invoice's subscription item (ids of its own),
+// at the subscription items' price (stripe-mock's line has both kinds of parent and no
+// price).
+func subscriptionLine(o map[string]any, invoice string) {
+	o["id"] = fmt.Sprintf("%v_%s", o["id"], invoice) // a line is one invoice's
 	o["parent"] = map[string]any{"type": "subscription_item_details", "subscription_item_details": map[string]any{
-		"subscription": "sub_1", "subscription_item": "si_1", "proration": false}}
+		"subscription": "sub_" + invoice, "subscription_item": "si_" + invoice, "proration": false}}
 	o["pricing"] = map[string]any{"type": "price_details", "price_details": map[string]any{"price": fixturePrice, "product": "prod_1"}}
 	o["period"] = map[string]any{"start": 1767225600, "end": 1769904000}
 }
 
-func paidPayment(o map[string]any) {
+func paidPayment(o map[string]any, invoice string) {
+	if invoice != "" {
+		o["id"] = fmt.Sprintf("%v_%s", o["id"], invoice) // a payment is one invoice's
+	}
 	o["status"], o["currency"], o["amount_paid"] = "paid", "usd", 1000
 	o["payment"] = map[string]any{"type": "payment_intent", "payment_intent": "pi_1"}
 	o["status_transitions"] = map[string]any{"paid_at": 1767225600}

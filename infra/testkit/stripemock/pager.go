@@ -16,8 +16,9 @@ import (
 
 // Pager stands in front of stripe-mock: every request goes to stripe-mock as it came
 // (which refuses a malformed one), and a list it answers is made a list of Items
-// objects (the fixture's, each with an id of its own: "<fixture id>_<n>") served in
-// pages of the request's limit, with has_more and starting_after as Stripe's. Patch may
+// objects (the fixture's, each with an id of its own: "<fixture id>_<n>", and in a list
+// filtered by customer "<fixture id>_<customer>_<n>", the object that customer's) served
+// in pages of the request's limit, with has_more and starting_after as Stripe's. Patch may
 // change each object served (give an invoice a status, a charge a refund).
 type Pager struct {
 	// Items is how many objects every list holds, unless Sizes names its path.
@@ -129,10 +130,18 @@ func (p *Pager) page(r *http.Request, body []byte) ([]byte, bool) {
 		items = n
 	}
 	end := min(start+limit, items)
+	// A list of one customer's objects holds that customer's, with ids of their own.
+	customer := q.Get("customer")
 	page := []any{}
 	for n := start; n < end; n++ {
 		obj := clone(fixture)
 		obj["id"] = fmt.Sprintf("%v_%d", fixture["id"], n)
+		if customer != "" {
+			obj["id"] = fmt.Sprintf("%v_%s_%d", fixture["id"], customer, n)
+			if _, ok := obj["customer"]; ok {
+				obj["customer"] = customer
+			}
+		}
 		if p.Patch != nil {
 			p.Patch(r.URL.Path, obj)
 		}
