@@ -81,6 +81,13 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := .bin/staticcheck
 STATICCHECK_STAMP   := .bin/.stamp-staticcheck-$(STATICCHECK_VERSION)
 
+# stripe-mock, Stripe's mock of its API generated from its OpenAPI document, pinned and built
+# from the Go module proxy into .bin/ like the tools above: the Stripe backfill's tests send
+# their requests to it (infra/testkit/stripemock).
+STRIPE_MOCK_VERSION := v0.203.0
+STRIPE_MOCK         := .bin/stripe-mock
+STRIPE_MOCK_STAMP   := .bin/.stamp-stripe-mock-$(STRIPE_MOCK_VERSION)
+
 # Production binaries: Lambda provided.al2023 on arm64 (template.yaml's Architecture
 # parameter). LAMBDA_ARCH=x86_64 builds the same functions for x86_64 into bin-x86_64/, for
 # `sam local` on an x86_64 machine and the Lambda-parity tests (infra/testkit/rie).
@@ -108,7 +115,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-layout lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie \
+.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-layout lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie stripe-mock \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -194,6 +201,13 @@ $(STATICCHECK_STAMP):
 	GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	touch $@
 
+stripe-mock: $(STRIPE_MOCK_STAMP)
+
+$(STRIPE_MOCK_STAMP):
+	rm -f .bin/.stamp-stripe-mock-*
+	GOBIN=$(CURDIR)/.bin $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
+	touch $@
+
 $(RIE_STAMP):
 	rm -f .bin/.stamp-rie-*
 	GOBIN=$(CURDIR)/.bin $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
@@ -257,8 +271,8 @@ test: venv
 # (infra/testkit/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
 # A package may take longer than go test's default 10 minutes on a loaded host (infra/local
 # runs whole stacks, the fault-injection import among them): 30.
-go-test: venv rie $(DASHBOARD_STAMP)
-	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) $(GO) test -count=1 -timeout 30m ./...
+go-test: venv rie stripe-mock $(DASHBOARD_STAMP)
+	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) STRIPE_MOCK=$(CURDIR)/$(STRIPE_MOCK) $(GO) test -count=1 -timeout 30m ./...
 
 # Go native fuzzing, a short run of each target (the seed corpora in testdata/fuzz also run
 # in go-test): the body decoder, the cursor decoder, the json_imports validation.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -114,6 +115,10 @@ func optionsFromEnv() (options, error) {
 	if emulatorHost != "" && net.ParseIP(emulatorHost) == nil {
 		return options{}, fmt.Errorf("LOCAL_EMULATOR_HOST %q is not an IP address", emulatorHost)
 	}
+	stripeAPI := os.Getenv("LOCAL_STRIPE_API_BASE")
+	if u, err := url.Parse(stripeAPI); stripeAPI != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return options{}, fmt.Errorf("LOCAL_STRIPE_API_BASE %q is not an http(s) URL such as http://127.0.0.1:12111", stripeAPI)
+	}
 	var motoLog io.Writer
 	if os.Getenv("LOCAL_MOTO_LOG") != "" {
 		motoLog = os.Stderr
@@ -130,5 +135,6 @@ func optionsFromEnv() (options, error) {
 		emulatorHost:  emulatorHost,
 		setProcessEnv: true,
 		stackFile:     stackFile,
+		stripeAPIBase: stripeAPI,
 	}, nil
 }

@@ -55,6 +55,9 @@ type options struct {
 	setProcessEnv bool
 	// stackFile is where stack.json goes; "" writes none.
 	stackFile string
+	// stripeAPIBase is the Stripe API the backfills read (LOCAL_STRIPE_API_BASE, e.g. a
+	// stripe-mock); "" leaves the template's, Stripe's own.
+	stripeAPIBase string
 	// demoLimits are the demo account's limits (zero fields: the production
 	// defaults, which `make run` keeps); the tests and benchmarks that drive the demo
 	// account faster than 40 requests a second raise them here.
@@ -183,6 +186,9 @@ func newStack(ctx context.Context, o options) (_ *stack, err error) {
 	}
 	if s.functionEnv, err = functionsEnv(tpl, s.resources.Resolver(tpl, o.cursorSecret)); err != nil {
 		return nil, err
+	}
+	if o.stripeAPIBase != "" {
+		s.functionEnv["STRIPE_API_BASE"] = o.stripeAPIBase
 	}
 	s.env = maps.Clone(s.functionEnv)
 	maps.Copy(s.env, emulator.Env(s.moto.URL, awsCfg.Region))

@@ -39,6 +39,7 @@ type Storage interface {
 	store.ActivitiesExports
 	store.SeriesStore
 	store.StripeConnections
+	store.StripeBackfills
 }
 
 // Downloads signs download URLs of the bucket's objects (an activities export's file;

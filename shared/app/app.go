@@ -23,6 +23,7 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/secrets/kmssealer"
 	"github.com/subsight/subsight/shared/store/dynamo"
+	"github.com/subsight/subsight/shared/stripebackfill"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -111,5 +112,7 @@ func (d *Deps) Workers() *workers.Deps {
 	c := d.Config
 	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
 		Files: d.Files, Secrets: d.Secrets, Now: d.Now, Throttled: awsclients.Throttled,
+		StripeBackfill: &stripebackfill.Runner{Store: d.Store, Sealer: d.Secrets, Now: d.Now,
+			Options: stripebackfill.Options{APIBase: c.StripeAPIBase, Rate: c.StripeBackfillRate}},
 		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL)}
 }

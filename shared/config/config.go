@@ -32,6 +32,12 @@ type Config struct {
 	CursorSecret       string
 	// AppURL is the base of the links to the web app (customer "chartmogul-url").
 	AppURL string
+	// StripeAPIBase is the base URL of Stripe's API that backfills read (STRIPE_API_BASE;
+	// "" is Stripe's own; the tests and the local stack give stripe-mock's);
+	// StripeBackfillRate the most requests a second one connection's backfill sends
+	// (STRIPE_BACKFILL_RATE; 0 is the reader's default, docs/stripe.md "Backfill").
+	StripeAPIBase      string
+	StripeBackfillRate float64
 	// SecretsKeyID is the KMS key that seals the data sources' secrets (a Stripe
 	// webhook secret and API key): SECRETS_KEY_ID, the template's SecretsKey.
 	SecretsKeyID string
@@ -53,6 +59,7 @@ func FromLookup(lookup func(string) string) (Config, error) {
 		SeriesFoldQueueURL: lookup("SERIES_FOLD_QUEUE_URL"),
 		CursorSecret:       lookup("CURSOR_SECRET"),
 		AppURL:             lookup("APP_URL"),
+		StripeAPIBase:      lookup("STRIPE_API_BASE"),
 		SecretsKeyID:       lookup("SECRETS_KEY_ID"),
 	}
 	if c.TableName == "" {
@@ -68,6 +75,13 @@ func FromLookup(lookup func(string) string) (Config, error) {
 			return c, fmt.Errorf("config: IMPORT_LANE_WINDOW must be a positive integer, not %q", w)
 		}
 		c.ImportWindow = n
+	}
+	if r := lookup("STRIPE_BACKFILL_RATE"); r != "" {
+		n, err := strconv.ParseFloat(r, 64)
+		if err != nil || n <= 0 || n > 100 {
+			return c, fmt.Errorf("config: STRIPE_BACKFILL_RATE must be a number of requests a second in (0, 100], not %q", r)
+		}
+		c.StripeBackfillRate = n
 	}
 	if c.AppURL == "" {
 		c.AppURL = "https://app.subsight.dev"

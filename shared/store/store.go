@@ -54,5 +54,6 @@ type Store interface {
 	Activities
 	ActivitiesExports
 	DeadLetters
+	StripeBackfills
 	StripeConnections
 }

@@ -68,6 +68,8 @@ type Deps struct {
 	// ExportPageSize is how many activities one read of an export takes (0: 200);
 	// tests make a small export take several pages.
 	ExportPageSize int
+	// StripeBackfill runs the Stripe backfills' steps (nil: their jobs fail).
+	StripeBackfill StripeBackfiller
 	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
 	// time.Now): tests make time pass with it.
 	DeadlineClock func() time.Time
@@ -111,6 +113,9 @@ func Jobs(d *Deps) sqsworker.Handler {
 			noteDeadLetter(ctx, d.Store, job.AccountID, msg, cause, d.Now())
 			if err == nil && job.Type == jobs.ExportActivities {
 				failExport(ctx, d, job)
+			}
+			if err == nil && job.Type == jobs.BackfillStripe && d.StripeBackfill != nil {
+				d.StripeBackfill.Fail(ctx, job, cause)
 			}
 		}}
 	return dropGone(d.Store, b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
@@ -212,6 +217,8 @@ func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 	case jobs.ExportActivities:
 		return continued(ctx, d, job, exportActivities(ctx, d, job))
+	case jobs.BackfillStripe:
+		return continued(ctx, d, job, backfillStripe(ctx, d, job))
 	default:
 		return fmt.Errorf("jobs: unknown job type %q", job.Type)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/importstore"
 	"github.com/subsight/subsight/shared/store/dynamo/plans"
 	"github.com/subsight/subsight/shared/store/dynamo/series"
+	"github.com/subsight/subsight/shared/store/dynamo/stripebackfills"
 	"github.com/subsight/subsight/shared/store/dynamo/stripeconn"
 	"github.com/subsight/subsight/shared/store/dynamo/stripestate"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
@@ -31,6 +32,7 @@ type Store struct {
 	*billingStore
 	*importStore
 	*seriesStore
+	*stripeBackfillStore
 	*stripeStore
 	*stripeStateStore
 	t *table.Table
@@ -38,13 +40,14 @@ type Store struct {
 
 // The aggregates' stores, named apart so that Store embeds them all.
 type (
-	accountStore = accounts.Store
-	crmStore     = crm.Store
-	planStore    = plans.Store
-	billingStore = billing.Store
-	importStore  = importstore.Store
-	seriesStore  = series.Store
-	stripeStore  = stripeconn.Store
+	accountStore        = accounts.Store
+	crmStore            = crm.Store
+	planStore           = plans.Store
+	billingStore        = billing.Store
+	importStore         = importstore.Store
+	seriesStore         = series.Store
+	stripeBackfillStore = stripebackfills.Store
+	stripeStore         = stripeconn.Store
 	// stripeStateStore is what the Stripe source keeps between events.
 	stripeStateStore = stripestate.Store
 )
@@ -60,5 +63,5 @@ func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	acc, cus, pl := accounts.New(t), crm.New(t), plans.New(t)
 	return &Store{accountStore: acc, crmStore: cus, planStore: pl, billingStore: billing.New(t, acc, pl),
 		importStore: importstore.New(t, acc), seriesStore: series.New(t, acc, cus),
-		stripeStore: stripeconn.New(t), stripeStateStore: stripestate.New(t), t: t}
+		stripeBackfillStore: stripebackfills.New(t), stripeStore: stripeconn.New(t), stripeStateStore: stripestate.New(t), t: t}
 }
