@@ -289,6 +289,14 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 	authorizers := map[string]auth.AuthorizerHandler{}
 	public := map[string]apigw.LambdaHandler{}
 	for _, r := range tpl.Routes() {
+		if build, ok := routes.StripeWebhooks[r.Function]; ok && r.Authorizer == "" {
+			if public[r.Function] == nil {
+				public[r.Function] = apigw.WrapPublic(build(d.StripeWebhooks()))
+			}
+			rt.routes = append(rt.routes, &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"),
+				handler: public[r.Function], timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second})
+			continue
+		}
 		if r.Authorizer == "" {
 			rte, err := publicRoute(tpl, r, o.public, public)
 			if err != nil {

@@ -106,6 +106,7 @@ func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 func (d *Deps) Workers() *workers.Deps {
 	c := d.Config
 	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
-		Files: d.Files, Now: d.Now, Throttled: awsclients.Throttled,
-		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL)}
+		Files: d.Files, Now: d.Now, Throttled: awsclients.Throttled, Stripe: d.StripeWebhooks(),
+		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL,
+			c.StripeEventQueueURL)}
 }

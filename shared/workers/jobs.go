@@ -22,6 +22,7 @@ import (
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/stripewebhook"
 )
 
 // Storage is the part of the store the workers use: what the recomputation uses,
@@ -66,6 +67,8 @@ type Deps struct {
 	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
 	// time.Now): tests make time pass with it.
 	DeadlineClock func() time.Time
+	// Stripe is what the Stripe events worker uses (StripeEvents).
+	Stripe *stripewebhook.Deps
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer

@@ -1,0 +1,15 @@
+package app
+
+import (
+	"github.com/subsight/subsight/shared/fifo"
+	"github.com/subsight/subsight/shared/stripewebhook"
+)
+
+// StripeWebhooks is what the Stripe webhook endpoint and the Stripe events worker use:
+// the connections in the store, the sealer of their secrets, the bucket (events under
+// stripe/) and the Stripe events queue. Its Applier is the sync.
+func (d *Deps) StripeWebhooks() *stripewebhook.Deps {
+	conns, _ := any(d.Store).(stripewebhook.Connections)
+	return &stripewebhook.Deps{Connections: conns, Events: d.Files,
+		Queue: fifo.New(d.Clients.SQS, d.Config.StripeEventQueueURL, "STRIPE_EVENT_QUEUE_URL"), Now: d.Now}
+}
