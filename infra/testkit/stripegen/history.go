@@ -1,6 +1,7 @@
 package stripegen
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -171,6 +172,8 @@ type sub struct {
 	from, to      time.Time // the current period
 	status        stripe.SubscriptionStatus
 	seq           int
+	// payAfter is how long after an invoice is issued Stripe collects it (0: an hour).
+	payAfter time.Duration
 }
 
 func (s *sub) next(t time.Time) time.Time {
@@ -336,7 +339,7 @@ func (s *sub) finalizedAndPaid(at time.Time, reason stripe.InvoiceBillingReason,
 		Lines:    &stripe.InvoiceLineItemList{Data: lines},
 		Payments: &stripe.InvoicePaymentList{}}
 	s.h.add(at, stripe.EventTypeInvoiceFinalized, s.cus, copyInvoice(inv), nil)
-	paid := at.Add(time.Hour)
+	paid := at.Add(cmp.Or(s.payAfter, time.Hour))
 	if outcome != paidAtOnce {
 		inv.AttemptCount = 1
 		s.h.add(paid, stripe.EventTypeInvoicePaymentFailed, s.cus, copyInvoice(inv), nil)
@@ -365,3 +368,29 @@ func copyInvoice(inv *stripe.Invoice) *stripe.Invoice {
 	c.StatusTransitions = &st
 	return &c
 }
+
+// Signup is one new customer's first events at at: its creation, a subscription on
+// price (active at once, no trial), its first invoice finalized and paid a second
+// later. Event ids start with evt_<id>_. The freshness measure sends them.
+func Signup(id string, at time.Time, p *stripe.Price) []Delivery {
+	at = at.UTC().Truncate(time.Second)
+	h := &history{start: at, end: at.Add(time.Hour), prefix: id}
+	cusID := "cus_" + id
+	h.add(at, stripe.EventTypeCustomerCreated, cusID, &stripe.Customer{ID: cusID, Object: "customer", Created: at.Unix(),
+		Email: "signup" + id + "@example.com", Name: "Signup " + id, Currency: "usd"}, nil)
+	s := &sub{h: h, cus: cusID, id: "sub_" + id, item: "si_" + id, price: p, created: at}
+	s.start(false)
+	s.payAfter = time.Second // the measure waits for nothing but the service
+	s.finalizedAndPaid(at, stripe.InvoiceBillingReasonSubscriptionCreate,
+		[]*stripe.InvoiceLineItem{s.line("0", p.UnitAmount, s.from, s.to, false)}, paidAtOnce)
+	out := make([]Delivery, len(h.pending))
+	for i, p := range h.pending {
+		out[i] = p.Delivery
+		out[i].ID = fmt.Sprintf("evt_%s_%d", id, i)
+		out[i].Payload, _ = Event(out[i].ID, p.Type, p.Created, p.object, p.previous)
+	}
+	return out
+}
+
+// Prices are the generated catalog's prices (monthly and annual, Basic and Pro).
+func Prices() []*stripe.Price { return slices.Clone(prices) }

@@ -110,3 +110,25 @@ func TestHistoryDecodesVerifiesAndMaps(t *testing.T) {
 	}
 	t.Logf("%d events: %v", len(events), types)
 }
+
+func TestSignup(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	got := Signup("f1", at, Prices()[0])
+	want := []stripe.EventType{stripe.EventTypeCustomerCreated, stripe.EventTypeCustomerSubscriptionCreated,
+		stripe.EventTypeInvoiceFinalized, stripe.EventTypeInvoicePaid}
+	if len(got) != len(want) {
+		t.Fatalf("%d events", len(got))
+	}
+	v := stripesource.Verifier{Now: func() time.Time { return at }}
+	for i, d := range got {
+		ev, err := v.Verify(d.Payload, Sign(d.Payload, "whsec_x", at), "whsec_x")
+		if err != nil || ev.Type != want[i] || d.Customer != "cus_f1" {
+			t.Fatalf("event %d: %v %s %s", i, err, ev.Type, d.Customer)
+		}
+	}
+	var inv stripe.Invoice
+	ev, _ := v.Verify(got[3].Payload, Sign(got[3].Payload, "k", at), "k")
+	if err := stripesource.Object(ev, &inv); err != nil || inv.StatusTransitions.PaidAt != at.Unix()+1 || inv.AmountPaid != 2900 {
+		t.Errorf("paid invoice %v %+v", err, inv.StatusTransitions)
+	}
+}
