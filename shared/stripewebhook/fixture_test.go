@@ -59,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // connect connects a data source of the account with secret.
-func (f *fixture) connect(t *testing.T, accountID, dsUUID, secret string) {
+func (f *fixture) connect(t testing.TB, accountID, dsUUID, secret string) {
 	t.Helper()
 	sealed, err := bindingSealer{}.Seal(context.Background(), []byte(secret), secrets.Binding{AccountID: accountID, DataSourceUUID: dsUUID})
 	if err != nil {
