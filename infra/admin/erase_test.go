@@ -26,6 +26,7 @@ import (
 	"github.com/subsight/subsight/shared/apigw/apigwtest"
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/blobs"
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -72,6 +73,11 @@ func populate(t *testing.T, te *testenv.Env, accountID string) {
 	now := te.Deps.Now().UTC()
 	month := func(m int) string { return now.AddDate(0, m, 0).Format("2006-01-02") }
 	ds := te.NewDataSource(t, accountID, "Billing")
+	// A Stripe connection is a global item (found by the data source's uuid alone).
+	if err := d.Store.PutStripeConnection(ctx, model.StripeConnection{AccountID: accountID, DataSourceUUID: ds.UUID,
+		SealedWebhookSecret: []byte("sealed"), Settings: model.DefaultStripeSettings(), ConnectedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
 	route := "/v1/data_sources/{data_source_uuid}/json_imports"
 	call(jsonimports.CreateJSONImport, "POST", route, map[string]string{"data_source_uuid": ds.UUID}, accountImport("first", month), http.StatusOK)
 	te.DrainWorkers(t)

@@ -9,6 +9,7 @@ import (
 	"github.com/subsight/subsight/shared/cursor"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/secrets"
 	"github.com/subsight/subsight/shared/store"
 )
 
@@ -37,6 +38,7 @@ type Storage interface {
 	store.Activities
 	store.ActivitiesExports
 	store.SeriesStore
+	store.StripeConnections
 }
 
 // Downloads signs download URLs of the bucket's objects (an activities export's file;
@@ -56,6 +58,8 @@ type Deps struct {
 	Files Downloads
 	// AppURL is the base URL of the web app (a customer's chartmogul_url).
 	AppURL string
+	// Secrets seal the data sources' secrets (on KMS: kmssealer.Sealer).
+	Secrets secrets.Sealer
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 

@@ -21,6 +21,7 @@ import (
 	"github.com/subsight/subsight/shared/fifo"
 	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
+	"github.com/subsight/subsight/shared/secrets/kmssealer"
 	"github.com/subsight/subsight/shared/store/dynamo"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -39,6 +40,8 @@ type Deps struct {
 	Imports    *imports.Pipeline
 	// Files is the bucket (the pipeline's parts are under imports/, exports under exports/).
 	Files *blobs.Store
+	// Secrets seal and open the data sources' secrets under the stack's KMS key.
+	Secrets *kmssealer.Sealer
 	// Now is the clock of every component.
 	Now func() time.Time
 }
@@ -88,6 +91,7 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 		Folds:      jobs.NewQueue(fifo.New(clients.SQS, cfg.SeriesFoldQueueURL, "SERIES_FOLD_QUEUE_URL")),
 		Imports:    pipeline,
 		Files:      files,
+		Secrets:    kmssealer.New(clients.Config, cfg.SecretsKeyID),
 		Now:        now,
 	}
 }
@@ -95,7 +99,7 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 // API is what the HTTP operations use.
 func (d *Deps) API() *api.Deps {
 	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files,
-		AppURL: d.Config.AppURL, Now: d.Now}
+		AppURL: d.Config.AppURL, Secrets: d.Secrets, Now: d.Now}
 }
 
 // Gate is the limit of every account's requests per second in front of the HTTP
@@ -106,7 +110,7 @@ func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 func (d *Deps) Workers() *workers.Deps {
 	c := d.Config
 	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
-		Files: d.Files, Now: d.Now, Throttled: awsclients.Throttled, Stripe: d.StripeWebhooks(),
+		Files: d.Files, Secrets: d.Secrets, Now: d.Now, Throttled: awsclients.Throttled, Stripe: d.StripeWebhooks(),
 		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL,
 			c.StripeEventQueueURL)}
 }

@@ -9,7 +9,6 @@ import (
 // the connections in the store, the sealer of their secrets, the bucket (events under
 // stripe/) and the Stripe events queue. Its Applier is the sync.
 func (d *Deps) StripeWebhooks() *stripewebhook.Deps {
-	conns, _ := any(d.Store).(stripewebhook.Connections)
-	return &stripewebhook.Deps{Connections: conns, Events: d.Files,
+	return &stripewebhook.Deps{Connections: d.Store, Sealer: d.Secrets, Events: d.Files,
 		Queue: fifo.New(d.Clients.SQS, d.Config.StripeEventQueueURL, "STRIPE_EVENT_QUEUE_URL"), Now: d.Now}
 }

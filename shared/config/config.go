@@ -34,6 +34,9 @@ type Config struct {
 	CursorSecret        string
 	// AppURL is the base of the links to the web app (customer "chartmogul-url").
 	AppURL string
+	// SecretsKeyID is the KMS key that seals the data sources' secrets (a Stripe
+	// webhook secret and API key): SECRETS_KEY_ID, the template's SecretsKey.
+	SecretsKeyID string
 }
 
 // FromEnv reads the configuration from the process environment, as Lambda sets it.
@@ -53,6 +56,7 @@ func FromLookup(lookup func(string) string) (Config, error) {
 		StripeEventQueueURL: lookup("STRIPE_EVENT_QUEUE_URL"),
 		CursorSecret:        lookup("CURSOR_SECRET"),
 		AppURL:              lookup("APP_URL"),
+		SecretsKeyID:        lookup("SECRETS_KEY_ID"),
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("config: TABLE_NAME is not set")

@@ -5,8 +5,13 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-// sendStripeEvents sends to the Stripe events queue.
-var sendStripeEvents = Access{{Name: "SendStripeEvents", Resources: []string{"StripeEventQueue"}, Actions: []string{"sqs:SendMessage"}}}
+// sendStripeEvents sends to the Stripe events queue; openSecrets decrypts the data
+// sources' sealed secrets (the stack's SecretsKey, each opening bound to its account
+// and data source by the encryption context).
+var (
+	sendStripeEvents = Access{{Name: "SendStripeEvents", Resources: []string{"StripeEventQueue"}, Actions: []string{"sqs:SendMessage"}}}
+	openSecrets      = Access{{Name: "OpenSecrets", Resources: []string{"SecretsKey"}, Actions: []string{"kms:Decrypt"}}}
+)
 
 // stripeWebhookFunctions receive a Stripe data source's webhook deliveries and apply
 // them (docs/stripe.md, "Receiving webhooks").
@@ -20,7 +25,7 @@ var stripeWebhookFunctions = []Function{
 	// vCPU, so a 4 MB event stays near a second.
 	{Name: "ReceiveStripeWebhook", Family: "Webhooks", StripeWebhook: stripewebhook.Receiver,
 		Routes: []Route{post("/stripe/webhooks/{data_source_uuid}")}, Throttle: "StripeWebhook",
-		Access: access(table("GetItem"), objects("stripe/", "PutObject"), sendStripeEvents)},
+		Access: access(table("GetItem"), openSecrets, objects("stripe/", "PutObject"), sendStripeEvents)},
 	// The Stripe events worker applies each event through the sync, one Stripe
 	// customer's events in order. Ten batches of ten at once: the webhook route's
 	// throttle (StripeWebhookThrottleRate, 100 a second) is what it must keep up with,

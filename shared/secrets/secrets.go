@@ -4,7 +4,10 @@
 // open.
 package secrets
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Binding is what a sealed value belongs to; opening it under another binding fails.
 type Binding struct {
@@ -17,3 +20,7 @@ type Sealer interface {
 	Seal(ctx context.Context, plaintext []byte, b Binding) ([]byte, error)
 	Open(ctx context.Context, sealed []byte, b Binding) ([]byte, error)
 }
+
+// ErrNotOpened is the error of Open for a sealed value that does not open under the
+// binding: tampered, sealed for another account or data source, or under another key.
+var ErrNotOpened = errors.New("secrets: the sealed value does not open under this binding")

@@ -54,4 +54,5 @@ type Store interface {
 	Activities
 	ActivitiesExports
 	DeadLetters
+	StripeConnections
 }

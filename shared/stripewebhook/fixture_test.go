@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,12 +35,12 @@ const route = "/stripe/webhooks/{data_source_uuid}"
 // now is the tests' clock: signatures are made and checked at it.
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// fixture is a webhook intake on the emulator's bucket and Stripe events queue, with
-// the connections of its data sources in memory.
+// fixture is a webhook intake on the emulator: the connections in the table, their
+// secrets sealed with the stack's KMS key, the bucket and the Stripe events queue.
 type fixture struct {
 	env   *testenv.Env
 	deps  *stripewebhook.Deps
-	conns *connections
+	conns *countingConnections
 	sent  *recordingQueue
 	queue string
 }
@@ -51,22 +52,34 @@ func newFixture(t *testing.T) *fixture {
 	if q.URL == "" {
 		t.Fatal("template.yaml provisions no StripeEventQueue")
 	}
-	f := &fixture{env: env, conns: &connections{byDS: map[string]model.StripeConnection{}}, queue: q.URL}
+	f := &fixture{env: env, conns: &countingConnections{next: env.Deps.Store}, queue: q.URL}
 	f.sent = &recordingQueue{next: fifo.New(env.Deps.Clients.SQS, q.URL, "STRIPE_EVENT_QUEUE_URL")}
-	f.deps = &stripewebhook.Deps{Connections: f.conns, Sealer: bindingSealer{}, Events: env.Deps.Files, Queue: f.sent,
-		Now: func() time.Time { return now }}
+	f.deps = env.Deps.StripeWebhooks()
+	f.deps.Connections, f.deps.Queue, f.deps.Now = f.conns, f.sent, func() time.Time { return now }
 	return f
 }
 
-// connect connects a data source of the account with secret.
+// connect connects a data source of the account with secret, as the connection
+// endpoint stores it.
 func (f *fixture) connect(t testing.TB, accountID, dsUUID, secret string) {
 	t.Helper()
-	sealed, err := bindingSealer{}.Seal(context.Background(), []byte(secret), secrets.Binding{AccountID: accountID, DataSourceUUID: dsUUID})
+	ctx := context.Background()
+	sealed, err := f.deps.Sealer.Seal(ctx, []byte(secret), secrets.Binding{AccountID: accountID, DataSourceUUID: dsUUID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.conns.put(model.StripeConnection{AccountID: accountID, DataSourceUUID: dsUUID, SealedWebhookSecret: sealed,
-		Settings: model.DefaultStripeSettings(), ConnectedAt: now, UpdatedAt: now})
+	if err := f.env.Deps.Store.PutStripeConnection(ctx, model.StripeConnection{AccountID: accountID, DataSourceUUID: dsUUID,
+		SealedWebhookSecret: sealed, Settings: model.DefaultStripeSettings(), ConnectedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// disconnect removes a data source's connection.
+func (f *fixture) disconnect(t testing.TB, accountID, dsUUID string) {
+	t.Helper()
+	if err := f.env.Deps.Store.DeleteStripeConnection(context.Background(), accountID, dsUUID); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // post delivers body to the data source's webhook URL with the signature header (none
@@ -148,25 +161,22 @@ func signedEvent(t *testing.T, id string, typ stripe.EventType, obj any, secret 
 	return body, stripegen.Sign(body, secret, now)
 }
 
-// connections are data sources' Stripe connections in memory (store.StripeConnections'
-// reading side).
-type connections struct {
-	mu    sync.Mutex
-	byDS  map[string]model.StripeConnection
-	reads int
+// countingConnections counts the reads of the connections.
+type countingConnections struct {
+	next  stripewebhook.Connections
+	reads atomic.Int64
 }
 
-func (c *connections) put(conn model.StripeConnection) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.byDS[conn.DataSourceUUID] = conn
+func (c *countingConnections) GetStripeConnection(ctx context.Context, dsUUID string) (model.StripeConnection, error) {
+	c.reads.Add(1)
+	return c.next.GetStripeConnection(ctx, dsUUID)
 }
 
-func (c *connections) GetStripeConnection(_ context.Context, dsUUID string) (model.StripeConnection, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.reads++
-	conn, ok := c.byDS[dsUUID]
+// memConnections are connections in memory, for the benchmark.
+type memConnections map[string]model.StripeConnection
+
+func (c memConnections) GetStripeConnection(_ context.Context, dsUUID string) (model.StripeConnection, error) {
+	conn, ok := c[dsUUID]
 	if !ok {
 		return model.StripeConnection{}, store.ErrNotFound
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/queue"
+	"github.com/subsight/subsight/shared/secrets"
 	"github.com/subsight/subsight/shared/stripewebhook"
 )
 
@@ -40,11 +41,10 @@ func BenchmarkReceive(b *testing.B) {
 	}{{"invoice.paid", paid}, {"1MB", big}} {
 		b.Run(c.name, func(b *testing.B) {
 			acc, ds := model.NewAccountID(), ids.New(ids.DataSource)
-			conns := &connections{byDS: map[string]model.StripeConnection{}}
+			sealed, _ := bindingSealer{}.Seal(context.Background(), []byte(secretA), secrets.Binding{AccountID: acc, DataSourceUUID: ds})
+			conns := memConnections{ds: {AccountID: acc, DataSourceUUID: ds, SealedWebhookSecret: sealed}}
 			d := &stripewebhook.Deps{Connections: conns, Sealer: bindingSealer{}, Events: memEvents{}, Queue: memQueue{},
 				Now: func() time.Time { return now }}
-			f := &fixture{conns: conns}
-			f.connect(b, acc, ds, secretA)
 			sig := stripegen.Sign(c.body, secretA, now)
 			b.SetBytes(int64(len(c.body)))
 			b.ResetTimer()

@@ -100,8 +100,8 @@ func TestRefusedDeliveriesStoreNothing(t *testing.T) {
 		t.Errorf("queued %v", sent)
 	}
 	// A path that cannot be a data source and a request without a signature cost no read.
-	if f.conns.reads != len(tests)-4 {
-		t.Errorf("%d connection reads for %d refusals (4 refused before any read)", f.conns.reads, len(tests))
+	if f.conns.reads.Load() != int64(len(tests)-4) {
+		t.Errorf("%d connection reads for %d refusals (4 refused before any read)", f.conns.reads.Load(), len(tests))
 	}
 }
 

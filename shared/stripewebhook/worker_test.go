@@ -42,7 +42,7 @@ func TestWorkerAppliesEachCustomersEventsInOrder(t *testing.T) {
 			t.Fatalf("%s: %d %s", d.id, status, resp)
 		}
 	}
-	delete(f.conns.byDS, gone) // disconnected after its event was queued
+	f.disconnect(t, acc.ID, gone) // disconnected after its event was queued
 
 	applier := &recordingApplier{failIDs: map[string]bool{"evt_3": true}}
 	w := f.env.Workers

@@ -20,16 +20,19 @@ import (
 	"github.com/subsight/subsight/shared/logsafe"
 	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/recompute"
+	"github.com/subsight/subsight/shared/secrets"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/stripewebhook"
 )
 
 // Storage is the part of the store the workers use: what the recomputation uses,
-// the data sources a purge removes, and the account series.
+// the data sources a purge removes (with their Stripe connections), and the account
+// series.
 type Storage interface {
 	recompute.Storage
 	store.DataSources
+	store.StripeConnections
 	store.SeriesStore
 	store.Activities
 	store.ActivitiesExports
@@ -54,6 +57,8 @@ type Deps struct {
 	Imports    *imports.Pipeline
 	// Files are the activities exports' files.
 	Files Files
+	// Secrets open the data sources' secrets (on KMS: kmssealer.Sealer).
+	Secrets secrets.Sealer
 	// Redeliver brings throttled messages back within seconds (nil: after the queues'
 	// visibility timeout).
 	Redeliver sqsworker.Redeliverer

@@ -43,6 +43,12 @@ func TestPurgeDataSourceIsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, d := range []model.DataSource{ds, keep} {
+		if err := env.Deps.Store.PutStripeConnection(ctx, model.StripeConnection{AccountID: acc.ID, DataSourceUUID: d.UUID,
+			SealedWebhookSecret: []byte("sealed"), Settings: model.DefaultStripeSettings()}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	handler := workers.Jobs(env.Workers)
 	job := jobs.Purge(acc.ID, ds.UUID)
 	for attempt := range 2 { // the second delivery finds nothing left to do
@@ -60,8 +66,14 @@ func TestPurgeDataSourceIsIdempotent(t *testing.T) {
 	if err != nil || len(out.Items) != 0 {
 		t.Fatalf("imported items survived: %v %d", err, len(out.Items))
 	}
+	if _, err := env.Deps.Store.GetStripeConnection(ctx, ds.UUID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the Stripe connection survived the purge: %v", err)
+	}
 	if _, err := env.Deps.Store.GetDataSource(ctx, acc.ID, keep.UUID); err != nil {
 		t.Fatalf("the other source was touched: %v", err)
+	}
+	if _, err := env.Deps.Store.GetStripeConnection(ctx, keep.UUID); err != nil {
+		t.Fatalf("the other source's Stripe connection was touched: %v", err)
 	}
 }
 

@@ -20,8 +20,7 @@ import (
 // transactions, subscriptions, subscription events), the customers that have no
 // other source (with their partitions: contacts, notes), the status items of its
 // imports, the items of its partitions (plans, imports, the shards of external-id
-// reservations),
-// then the source itself. Every step is idempotent, so a redelivery finishes an
+// reservations), with its Stripe connection first, then the source itself. Every step is idempotent, so a redelivery finishes an
 // interrupted purge. A purge that outgrows one invocation continues in steps (steps).
 func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 	ds, err := d.Store.GetDataSource(ctx, job.AccountID, job.DataSourceUUID)
@@ -29,6 +28,11 @@ func purgeDataSource(ctx context.Context, d *Deps, job jobs.Message) error {
 		return nil // already purged
 	}
 	if err != nil {
+		return err
+	}
+	// The Stripe connection goes first: webhook deliveries stop adding to a source
+	// being purged.
+	if err := d.Store.DeleteStripeConnection(ctx, job.AccountID, ds.UUID); err != nil {
 		return err
 	}
 	emptied, err := emptySource(ctx, d, ds, false, "purge:"+ds.UUID, job.Resume)

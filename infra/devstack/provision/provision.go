@@ -1,5 +1,5 @@
-// Package provision creates, in an emulator, the table, queues and bucket exactly as
-// template.yaml declares them, and says what their physical names are, so that the
+// Package provision creates, in an emulator, the table, queues, bucket and KMS keys
+// exactly as template.yaml declares them, and says what their physical names are, so that the
 // local stack and the tests run against the template's resources and nothing else.
 package provision
 
@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
+	kmstypes "github.com/aws/aws-sdk-go-v2/service/kms/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -54,6 +56,12 @@ type Resources struct {
 	Tables  map[string]string // LogicalId -> table name
 	Buckets map[string]string // LogicalId -> bucket name
 	Queues  map[string]Queue
+	Keys    map[string]Key // LogicalId -> KMS key
+}
+
+// Key is a provisioned KMS key: Ref gives its id, GetAtt Arn its ARN.
+type Key struct {
+	ID, ARN string
 }
 
 // PhysicalName is the local name of a resource: <prefix>-<logicalid lower case>.
@@ -76,7 +84,7 @@ func Provision(ctx context.Context, tpl *samtemplate.Template, cfg aws.Config, o
 		return nil, fmt.Errorf("provision: prefix %q must be lower case", opts.Prefix)
 	}
 	r := &Resources{Prefix: opts.Prefix, Region: opts.Region, Tables: map[string]string{},
-		Buckets: map[string]string{}, Queues: map[string]Queue{}}
+		Buckets: map[string]string{}, Queues: map[string]Queue{}, Keys: map[string]Key{}}
 	t0 := time.Now()
 
 	// Tables, buckets and the queue chain are independent; creating them side by side
@@ -107,6 +115,22 @@ func Provision(ctx context.Context, tpl *samtemplate.Template, cfg aws.Config, o
 			if err := createBucket(ctx, s3c, name, opts.Region); err != nil {
 				fail(fmt.Errorf("provision: bucket %s: %w", id, err))
 			}
+		})
+	}
+	kmsc := kms.NewFromConfig(cfg)
+	for id, typ := range tpl.Other {
+		if typ != samtemplate.TypeKey {
+			continue
+		}
+		wg.Go(func() {
+			k, err := createKey(ctx, kmsc, PhysicalName(opts.Prefix, id))
+			if err != nil {
+				fail(fmt.Errorf("provision: key %s: %w", id, err))
+				return
+			}
+			mu.Lock()
+			r.Keys[id] = k
+			mu.Unlock()
 		})
 	}
 	wg.Go(func() {
@@ -186,6 +210,36 @@ func createBucket(ctx context.Context, c *s3.Client, name, region string) error 
 	return err
 }
 
+// createKey creates a symmetric KMS key with the alias alias/<name>, or finds the one
+// that alias already names (a provisioning run again against a running emulator).
+func createKey(ctx context.Context, c *kms.Client, name string) (Key, error) {
+	alias := "alias/" + name
+	found := func() (Key, error) {
+		d, err := c.DescribeKey(ctx, &kms.DescribeKeyInput{KeyId: aws.String(alias)})
+		if err != nil {
+			return Key{}, err
+		}
+		return Key{ID: aws.ToString(d.KeyMetadata.KeyId), ARN: aws.ToString(d.KeyMetadata.Arn)}, nil
+	}
+	if k, err := found(); err == nil {
+		return k, nil
+	}
+	out, err := c.CreateKey(ctx, &kms.CreateKeyInput{Description: aws.String(name)})
+	if err != nil {
+		return Key{}, err
+	}
+	_, err = c.CreateAlias(ctx, &kms.CreateAliasInput{AliasName: aws.String(alias), TargetKeyId: out.KeyMetadata.KeyId})
+	var exists *kmstypes.AlreadyExistsException
+	if errors.As(err, &exists) {
+		// Another run created it meanwhile: use that one.
+		return found()
+	}
+	if err != nil {
+		return Key{}, err
+	}
+	return Key{ID: aws.ToString(out.KeyMetadata.KeyId), ARN: aws.ToString(out.KeyMetadata.Arn)}, nil
+}
+
 // QueueAttributes are the SQS attributes a queue declaration maps to; dlqARN is the
 // ARN of its dead-letter queue (unused without a redrive policy).
 func QueueAttributes(q *samtemplate.Queue, dlqARN string) map[string]string {
@@ -255,7 +309,7 @@ func createQueue(ctx context.Context, c *sqs.Client, name string, q *samtemplate
 }
 
 // Resolver says what the template's references stand for locally: Ref of a table or
-// bucket is its name, Ref of a queue its URL, GetAtt Arn its ARN; resources of other
+// bucket is its name, Ref of a queue its URL, Ref of a KMS key its id, GetAtt Arn its ARN; resources of other
 // types get placeholder names; secretsmanager dynamic references resolve to secret.
 func (r *Resources) Resolver(tpl *samtemplate.Template, secret string) *samtemplate.Resolver {
 	res := &samtemplate.Resolver{
@@ -289,6 +343,10 @@ func (r *Resources) Resolver(tpl *samtemplate.Template, secret string) *samtempl
 	}
 	for id := range tpl.Other {
 		res.Refs[id] = PhysicalName(r.Prefix, id)
+	}
+	for id, k := range r.Keys {
+		res.Refs[id] = k.ID
+		res.Attrs[id+".Arn"] = k.ARN
 	}
 	for id := range tpl.Functions {
 		res.Refs[id] = PhysicalName(r.Prefix, id)

@@ -34,6 +34,8 @@ const (
 	TypeTable    = "AWS::DynamoDB::Table"
 	TypeQueue    = "AWS::SQS::Queue"
 	TypeBucket   = "AWS::S3::Bucket"
+	// TypeKey is a KMS key, which the reader keeps in Other by its type.
+	TypeKey = "AWS::KMS::Key"
 )
 
 // Template is what the local stack reads of a template.

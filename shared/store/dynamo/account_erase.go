@@ -22,9 +22,14 @@ var _ store.AccountErasure = (*Store)(nil)
 const eraseScanSegments = 4
 
 // CloseAccount makes the account unusable before anything else of it is deleted: the
-// keys' lookup items, the rate item, then the account item (store.AccountErasure).
+// keys' lookup items, the data sources' Stripe connections (which admit webhook
+// deliveries), the rate item, then the account item (store.AccountErasure).
 func (s *Store) CloseAccount(ctx context.Context, accountID string) error {
 	ks, err := s.ListAPIKeys(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	sources, err := s.ListDataSources(ctx, accountID)
 	if err != nil {
 		return err
 	}
@@ -33,6 +38,9 @@ func (s *Store) CloseAccount(ctx context.Context, accountID string) error {
 		if k.Hash != "" {
 			gates = append(gates, table.KeyAttrs(keys.APIKeyByHash(k.Hash)))
 		}
+	}
+	for _, ds := range sources {
+		gates = append(gates, table.KeyAttrs(keys.StripeConnection(ds.UUID)))
 	}
 	gates = append(gates, table.KeyAttrs(keys.AccountRate(accountID)))
 	if err := s.t.BatchDelete(ctx, gates); err != nil {
@@ -43,7 +51,8 @@ func (s *Store) CloseAccount(ctx context.Context, accountID string) error {
 }
 
 // EraseAccountItems deletes every item whose partition key is the account's (the
-// account partition or one that begins with the account id and "#"): a parallel scan
+// account partition or one that begins with the account id and "#") and the
+// account's Stripe connections (global items that name the account): a parallel scan
 // of the whole table, projecting only the keys, each segment deleting what it finds
 // page by page. No index can list an account's partitions, and an erasure is rare
 // enough to pay a scan of the table for it (store.AccountErasure).
@@ -53,13 +62,16 @@ func (s *Store) EraseAccountItems(ctx context.Context, accountID string) (int, e
 	errs := make([]error, eraseScanSegments)
 	parallel.For(eraseScanSegments, eraseScanSegments, func(seg int) {
 		p := dynamodb.NewScanPaginator(s.t, &dynamodb.ScanInput{
-			Segment:              aws.Int32(int32(seg)),
-			TotalSegments:        aws.Int32(eraseScanSegments),
-			ProjectionExpression: aws.String("PK, SK"),
-			FilterExpression:     aws.String("PK = :account OR begins_with(PK, :prefix)"),
+			Segment:                  aws.Int32(int32(seg)),
+			TotalSegments:            aws.Int32(eraseScanSegments),
+			ProjectionExpression:     aws.String("PK, SK"),
+			FilterExpression:         aws.String("PK = :account OR begins_with(PK, :prefix) OR (#et = :conn AND account_id = :id)"),
+			ExpressionAttributeNames: map[string]string{"#et": keys.EntityType},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":account": &types.AttributeValueMemberS{Value: keys.AccountPartition(accountID)},
 				":prefix":  &types.AttributeValueMemberS{Value: keys.Partition(accountID)},
+				":conn":    &types.AttributeValueMemberS{Value: keys.TypeStripeConnection},
+				":id":      &types.AttributeValueMemberS{Value: accountID},
 			},
 			ConsistentRead: aws.Bool(true),
 		})

@@ -17,6 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/importstore"
 	"github.com/subsight/subsight/shared/store/dynamo/plans"
 	"github.com/subsight/subsight/shared/store/dynamo/series"
+	"github.com/subsight/subsight/shared/store/dynamo/stripeconn"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -29,6 +30,7 @@ type Store struct {
 	*billingStore
 	*importStore
 	*seriesStore
+	*stripeStore
 	t *table.Table
 }
 
@@ -40,6 +42,7 @@ type (
 	billingStore = billing.Store
 	importStore  = importstore.Store
 	seriesStore  = series.Store
+	stripeStore  = stripeconn.Store
 )
 
 var _ store.Store = (*Store)(nil)
@@ -49,5 +52,6 @@ func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	t := table.New(db, tableName, now)
 	acc, cus, pl := accounts.New(t), crm.New(t), plans.New(t)
 	return &Store{accountStore: acc, crmStore: cus, planStore: pl, billingStore: billing.New(t, acc, pl),
-		importStore: importstore.New(t, acc), seriesStore: series.New(t, acc, cus), t: t}
+		importStore: importstore.New(t, acc), seriesStore: series.New(t, acc, cus),
+		stripeStore: stripeconn.New(t), t: t}
 }

@@ -1,0 +1,96 @@
+// Package stripeconn stores the data sources' Stripe connections in the single table:
+// one item per connected data source, keyed by the data source's uuid alone (the
+// webhook endpoint finds it without an account) and holding the account id, which
+// every write and delete checks.
+package stripeconn
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/subsight/subsight/shared/keys"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/store/dynamo/table"
+)
+
+// Store reads and writes the Stripe connections.
+type Store struct {
+	t *table.Table
+}
+
+// New returns the Stripe connections' store on t.
+func New(t *table.Table) *Store { return &Store{t: t} }
+
+var _ store.StripeConnections = (*Store)(nil)
+
+type connectionItem struct {
+	PK                  string    `dynamodbav:"PK"`
+	SK                  string    `dynamodbav:"SK"`
+	ET                  string    `dynamodbav:"et"`
+	AccountID           string    `dynamodbav:"account_id"`
+	DataSourceUUID      string    `dynamodbav:"data_source_uuid"`
+	SealedWebhookSecret []byte    `dynamodbav:"webhook_secret"`
+	SealedAPIKey        []byte    `dynamodbav:"api_key,omitempty"`
+	APIKeyLast4         string    `dynamodbav:"api_key_last4,omitempty"`
+	DeletedCustomers    string    `dynamodbav:"deleted_customers"`
+	MeteredUsage        string    `dynamodbav:"metered_usage"`
+	ConnectedAt         time.Time `dynamodbav:"connected_at"`
+	UpdatedAt           time.Time `dynamodbav:"updated_at"`
+}
+
+func (it connectionItem) connection() model.StripeConnection {
+	return model.StripeConnection{AccountID: it.AccountID, DataSourceUUID: it.DataSourceUUID,
+		SealedWebhookSecret: it.SealedWebhookSecret, SealedAPIKey: it.SealedAPIKey, APIKeyLast4: it.APIKeyLast4,
+		Settings:    model.StripeSettings{DeletedCustomers: it.DeletedCustomers, MeteredUsage: it.MeteredUsage},
+		ConnectedAt: it.ConnectedAt, UpdatedAt: it.UpdatedAt}
+}
+
+// ownedBy is the condition of every write: the item is absent or the account's, so
+// an account can never replace or delete a connection it does not own, even holding
+// another account's data source uuid.
+const ownedBy = "attribute_not_exists(PK) OR account_id = :acc"
+
+// PutStripeConnection creates or replaces the connection of c's data source
+// (store.ErrNotFound when another account holds a connection under that uuid).
+func (s *Store) PutStripeConnection(ctx context.Context, c model.StripeConnection) error {
+	k := keys.StripeConnection(c.DataSourceUUID)
+	av, err := attributevalue.MarshalMap(connectionItem{PK: k.PK, SK: k.SK, ET: keys.TypeStripeConnection,
+		AccountID: c.AccountID, DataSourceUUID: c.DataSourceUUID,
+		SealedWebhookSecret: c.SealedWebhookSecret, SealedAPIKey: c.SealedAPIKey, APIKeyLast4: c.APIKeyLast4,
+		DeletedCustomers: c.Settings.DeletedCustomers, MeteredUsage: c.Settings.MeteredUsage,
+		ConnectedAt: c.ConnectedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()})
+	if err != nil {
+		return err
+	}
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av, ConditionExpression: aws.String(ownedBy),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(c.AccountID)}})
+	return table.NotFoundOnCondition(err)
+}
+
+// GetStripeConnection reads the connection of a data source, whichever account owns
+// it (one consistent read); the caller compares the account id where it has one.
+func (s *Store) GetStripeConnection(ctx context.Context, dsUUID string) (model.StripeConnection, error) {
+	return table.GetOne(ctx, s.t, keys.StripeConnection(dsUUID), connectionItem.connection)
+}
+
+// DeleteStripeConnection removes the account's connection of a data source; absent,
+// or another account's, it does nothing.
+func (s *Store) DeleteStripeConnection(ctx context.Context, accountID, dsUUID string) error {
+	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key:                       table.KeyAttrs(keys.StripeConnection(dsUUID)),
+		ConditionExpression:       aws.String(ownedBy),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(accountID)},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return err
+}

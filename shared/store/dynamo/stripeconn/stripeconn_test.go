@@ -1,0 +1,75 @@
+package stripeconn_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/store"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestStripeConnections: a connection is found by its data source's uuid alone, is
+// replaced by its own account, and can be neither replaced nor deleted by another.
+func TestStripeConnections(t *testing.T) {
+	env := testenv.New(t)
+	ctx := context.Background()
+	st := env.Deps.Store
+	a, b := env.NewAccount(t, "A"), env.NewAccount(t, "B")
+	ds := env.NewDataSource(t, a.ID, "Stripe")
+	at := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	conn := model.StripeConnection{AccountID: a.ID, DataSourceUUID: ds.UUID, SealedWebhookSecret: []byte{1, 2, 3},
+		SealedAPIKey: []byte{4, 5}, APIKeyLast4: "abcd", Settings: model.DefaultStripeSettings(), ConnectedAt: at, UpdatedAt: at}
+
+	if _, err := st.GetStripeConnection(ctx, ds.UUID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get before Put = %v, want ErrNotFound", err)
+	}
+	if err := st.PutStripeConnection(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	replaced := conn
+	replaced.SealedWebhookSecret, replaced.SealedAPIKey, replaced.APIKeyLast4 = []byte{9}, nil, ""
+	replaced.Settings.DeletedCustomers = "delete"
+	replaced.UpdatedAt = at.Add(time.Hour)
+	theirs := conn
+	theirs.AccountID, theirs.SealedWebhookSecret = b.ID, []byte{7}
+
+	steps := []struct {
+		name    string
+		do      func() error
+		wantErr error
+		want    model.StripeConnection
+	}{
+		{"read back", func() error { return nil }, nil, conn},
+		{"replaced by its account", func() error { return st.PutStripeConnection(ctx, replaced) }, nil, replaced},
+		{"another account cannot replace it", func() error { return st.PutStripeConnection(ctx, theirs) }, store.ErrNotFound, replaced},
+		{"another account cannot delete it", func() error { return st.DeleteStripeConnection(ctx, b.ID, ds.UUID) }, nil, replaced},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			if err := s.do(); !errors.Is(err, s.wantErr) {
+				t.Fatalf("got %v, want %v", err, s.wantErr)
+			}
+			got, err := st.GetStripeConnection(ctx, ds.UUID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, s.want) {
+				t.Fatalf("connection = %+v, want %+v", got, s.want)
+			}
+		})
+	}
+	for range 2 { // idempotent
+		if err := st.DeleteStripeConnection(ctx, a.ID, ds.UUID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.GetStripeConnection(ctx, ds.UUID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get after Delete = %v, want ErrNotFound", err)
+	}
+}
