@@ -56,9 +56,6 @@ func (d *Deps) ApplyBatch(ctx context.Context, msgs []events.SQSMessage) sqswork
 // An event of a data source disconnected since is dropped: its connection, and with
 // it the account's consent to the sync, is gone.
 func (d *Deps) apply(ctx context.Context, m Message) error {
-	if d.Applier == nil {
-		return ErrNoApplier
-	}
 	conn, err := d.Connections.GetStripeConnection(ctx, m.DataSourceUUID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && conn.AccountID != m.AccountID) {
 		slog.InfoContext(ctx, "stripe event of a disconnected data source dropped", "account_id", m.AccountID,
@@ -75,6 +72,9 @@ func (d *Deps) apply(ctx context.Context, m Message) error {
 	var ev stripe.Event
 	if err := json.Unmarshal(body, &ev); err != nil {
 		return fmt.Errorf("decode the event %s: %w", m.EventID, err)
+	}
+	if d.Applier == nil {
+		return ErrNoApplier
 	}
 	if err := d.Applier.ApplyEvent(ctx, conn, ev); err != nil {
 		return fmt.Errorf("apply the event %s (%s): %w", m.EventID, m.EventType, err)
