@@ -59,6 +59,10 @@ type Deps struct {
 	// Applier is the sync (nil: the worker fails every message, which then waits in
 	// the queue and its dead-letter queue).
 	Applier EventApplier
+	// Waiting tells the applier's refusals that wait for another event (an invoice's
+	// payment before the invoice): those messages come back within seconds instead of
+	// after the visibility timeout. nil: none.
+	Waiting func(error) bool
 	// Now is the clock the signatures' timestamps are checked against.
 	Now func() time.Time
 }

@@ -2,13 +2,16 @@ package stripewebhook_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stripe/stripe-go/v84"
 
 	"github.com/subsight/subsight/shared/ids"
+	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/stripewebhook"
 	"github.com/subsight/subsight/shared/workers"
 )
@@ -106,4 +109,51 @@ func eventOf(t *testing.T, body string) string {
 		t.Fatal(err)
 	}
 	return m.EventID
+}
+
+// errWaiting is an applier's refusal that waits for another event.
+var errWaiting = errors.New("waiting for the invoice")
+
+// waitingApplier refuses every event with errWaiting.
+type waitingApplier struct{}
+
+func (waitingApplier) ApplyEvent(context.Context, model.StripeConnection, stripe.Event) error {
+	return errWaiting
+}
+
+// redeliveries records what the worker asks to see again soon.
+type redeliveries struct{ msgs []events.SQSMessage }
+
+func (r *redeliveries) Redeliver(_ context.Context, msgs []events.SQSMessage, _ time.Duration) error {
+	r.msgs = append(r.msgs, msgs...)
+	return nil
+}
+
+// TestWorkerRedeliversWaitingEventsSoon: an event the sync cannot apply yet (it waits
+// for another event) is reported failed and comes back within seconds, not after the
+// queue's visibility timeout.
+func TestWorkerRedeliversWaitingEventsSoon(t *testing.T) {
+	f := newFixture(t)
+	acc := f.env.NewAccount(t, "Stripe waiting")
+	ds := ids.New(ids.DataSource)
+	f.connect(t, acc.ID, ds, secretA)
+	body, sig := signedEvent(t, "evt_wait", stripe.EventTypeInvoicePaymentPaid,
+		&stripe.InvoicePayment{ID: "inpay_w", Object: "invoice_payment", Invoice: &stripe.Invoice{ID: "in_w"}}, secretA)
+	if status, resp := f.post(t, ds, body, sig, false); status != 200 {
+		t.Fatalf("%d %s", status, resp)
+	}
+	f.deps.Applier = waitingApplier{}
+	f.deps.Waiting = func(err error) bool { return errors.Is(err, errWaiting) }
+	w := f.env.Workers
+	w.Stripe = f.deps
+	again := &redeliveries{}
+	w.Redeliver = again
+	batch := f.receive(t)
+	resp, err := workers.StripeEvents(w)(context.Background(), batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 1 || len(again.msgs) != 1 || again.msgs[0].MessageId != batch.Records[0].MessageId {
+		t.Errorf("failures %v, redelivered soon %d", resp.BatchItemFailures, len(again.msgs))
+	}
 }

@@ -14,11 +14,13 @@ import (
 // StripeEvents runs the Stripe events queue: each verified webhook event applied by the
 // sync, one Stripe customer's events in the order received (stripewebhook.Deps.ApplyBatch).
 // A failing event fails its customer's later events of the batch and comes back with
-// them; throttled ones wait for capacity (sqsworker.Backoff); one that fails on every
+// them, within seconds when it waits for another event (stripewebhook.Deps.Waiting);
+// throttled ones wait for capacity (sqsworker.Backoff); one that fails on every
 // receive reaches the dead-letter queue after the queue's maxReceiveCount, noted for
 // `admin dlq list`. A deleted account's events are dropped unrun (dropGone).
 func StripeEvents(d *Deps) sqsworker.Handler {
-	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver, Now: d.DeadlineClock,
+	b := sqsworker.Backoff{Throttled: d.Throttled, Soon: d.Stripe.Waiting, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver,
+		Now: d.DeadlineClock,
 		AccountOf: func(msg events.SQSMessage) string {
 			m, _ := stripewebhook.DecodeMessage(msg.Body)
 			return m.AccountID
