@@ -37,6 +37,7 @@ func ownerState(t *testing.T, env *testenv.Env, accountID string, ids map[string
 		{"ListInvoices", url.Values{"per_page": {"200"}}},
 		{"ListSubscriptionEvents", url.Values{"per_page": {"200"}}},
 		{"ListImportSubscriptions", nil},
+		{"GetStripeConnection", nil},
 	}
 	var b strings.Builder
 	for _, r := range reads {
@@ -64,7 +65,7 @@ func crossAccountBody(ids map[string]string) map[string]any {
 		"from": map[string]any{"customer_uuid": ids["customer_uuid"]}, "into": map[string]any{"customer_uuid": ids["customer_uuid"]},
 		"subscriptions":      []any{map[string]any{"uuid": ids["subscription_uuid"], "data_source_uuid": ids["data_source_uuid"]}},
 		"subscription_event": refs, "invoices": []any{refs}, "line_items": []any{refs}, "transactions": []any{refs},
-		"type_of_entity": "customer"}
+		"type_of_entity": "customer", "webhook_secret": "whsec_intruder", "api_key": "rk_intruder"}
 	for k, v := range refs {
 		body[k] = v
 	}
@@ -80,6 +81,11 @@ func TestCrossAccountOverEveryOperation(t *testing.T) {
 	owner, intruder := env.NewAccount(t, "Owner"), env.NewAccount(t, "Intruder")
 	ids := bodyFixture(t, env, owner.ID)
 	ids["email"] = "c@example.com"
+	if status, body := apitest.Do(t, env.API, "PutStripeConnection", apigwtest.Call{
+		PathParams: map[string]string{"data_source_uuid": ids["data_source_uuid"]},
+		Body:       map[string]any{"webhook_secret": "whsec_owner"}, AccountID: owner.ID}); status != http.StatusOK {
+		t.Fatalf("connect the owner's data source to Stripe: %d %v", status, body)
+	}
 	_, page := apitest.Do(t, env.API, "ListCustomers", apigwtest.Call{
 		Query: url.Values{"per_page": {"1"}}, AccountID: owner.ID})
 	cursor, _ := page["cursor"].(string)

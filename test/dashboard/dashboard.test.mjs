@@ -242,10 +242,12 @@ describe('dashboard in Chromium', () => {
     await until('activities', () => api.get('/v1/activities', { per_page: '200' }), (a) => a.entries.length === 11);
     browser = await launching;
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
-    // The one expected console error is the browser's note on the wrong key's 401.
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(`console: ${m.text()}`); });
+    // The expected console errors are the browser's notes on the wrong key's 401 and on the
+    // 404 that tells a data source not connected to Stripe.
+    const expectedError = (m) => /status of 401/.test(m.text()) || (/status of 404/.test(m.text()) && /\/stripe$/.test(m.location().url));
+    page.on('console', (m) => { if (m.type() === 'error' && !expectedError(m)) problems.push(`console: ${m.text()} (${m.location().url})`); });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('request', (r) => { if (r.url().includes(key)) problems.push(`the key in a URL: ${r.url()}`); });
+    page.on('request', (r) => { if (r.url().includes(key) || r.url().includes('browser0test')) problems.push(`a key or secret in a URL: ${r.url()}`); });
     console.log(`# seeded in ${Date.now() - t0} ms`);
   });
 
@@ -318,14 +320,14 @@ describe('dashboard in Chromium', () => {
     await page.reload();
     await page.waitForSelector('#movements-chart svg');
     const reached = [];
-    for (let i = 0; i < 45; i++) {
+    for (let i = 0; i < 50; i++) {
       await page.keyboard.press('Tab');
       reached.push(await page.evaluate(() => {
         const el = document.activeElement;
         return el.id ? '#' + el.id : `${el.tagName.toLowerCase()}:${el.textContent.trim()}`;
       }));
     }
-    for (const want of ['a:Skip to content', 'a:Overview', 'a:Activities', 'a:Customers', 'a:Imports', 'button:Last 12 months',
+    for (const want of ['a:Skip to content', 'a:Overview', 'a:Activities', 'a:Customers', 'a:Imports', 'a:Stripe', 'button:Last 12 months',
       '#f-start', '#f-end', '#f-interval', '#f-geo', '#f-apply']) {
       assert.ok(reached.includes(want), `Tab never reached ${want}: ${reached.join(' → ')}`);
     }
@@ -426,10 +428,43 @@ describe('dashboard in Chromium', () => {
     await shoot(page, 'import');
   });
 
+  test('connecting a data source to Stripe: the webhook URL, and the secrets never shown', async () => {
+    const secret = 'whsec_browser0test0secret';
+    const restricted = 'rk_test_browser0test0key42';
+    const path = `/v1/data_sources/${ds.uuid}/stripe`;
+    const expected = `${base}/stripe/webhooks/${ds.uuid}`;
+    await page.goto(base + `/#/stripe/${ds.uuid}`);
+    await page.waitForSelector('#stripe-form');
+    assert.equal(await page.textContent('#stripe-webhook-url'), expected, 'the URL to register, before connecting');
+    // A typo is named at its field, and nothing is sent.
+    await page.fill('#s-secret', 'sk_not_a_signing_secret');
+    await page.click('#stripe-form button[type=submit]');
+    await page.waitForSelector('#s-secret-error:not([hidden])');
+    assert.equal(await page.getAttribute('#s-secret', 'aria-invalid'), 'true');
+    await page.fill('#s-secret', secret);
+    await page.fill('#s-key', restricted);
+    await page.selectOption('#s-deleted', 'delete');
+    await page.click('#stripe-form button[type=submit]');
+    await page.waitForSelector('#stripe-disconnect');
+    const conn = await api.get(path);
+    assert.equal(conn.webhook_url, expected, 'the API\'s webhook URL is the one the page showed');
+    assert.equal(await page.textContent('#stripe-webhook-url'), conn.webhook_url);
+    assert.equal(await page.textContent('#stripe-key'), `…${conn.api_key_last4}`);
+    assert.equal(conn.api_key_last4, restricted.slice(-4));
+    assert.equal(conn.settings.deleted_customers, 'delete');
+    assert.deepEqual([await page.inputValue('#s-secret'), await page.inputValue('#s-key')], ['', ''], 'the fields are emptied');
+    const shown = await page.evaluate(() => document.documentElement.outerHTML + location.href);
+    assert.ok(!shown.includes('browser0test'), 'no secret in the page or its URL');
+    await shoot(page, 'stripe');
+    await page.click('#stripe-disconnect');
+    await page.waitForFunction(() => !document.querySelector('#stripe-disconnect'));
+    await assert.rejects(api.get(path), /404/, 'disconnected');
+  });
+
   test('forgetting the key clears it; nothing broke on the way', async () => {
     await page.click('#sign-out');
     await page.waitForSelector('#api-key');
     assert.equal(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
-    assert.deepEqual(problems, [], 'no CSP refusal, script error or key in a URL');
+    assert.deepEqual(problems, [], 'no CSP refusal, script error, or key or secret in a URL');
   });
 });

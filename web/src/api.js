@@ -23,15 +23,28 @@ export function errorMessage (status, body) {
   return `HTTP ${status}`;
 }
 
+// errorParam is the field an error names: family A's param, family B's first detail.
+export function errorParam (body) {
+  if (!body || typeof body !== 'object') return null;
+  if (typeof body.param === 'string') return body.param;
+  const detail = Array.isArray(body.error_details) ? body.error_details[0] : null;
+  return typeof detail?.param === 'string' ? detail.param : null;
+}
+
 export function createClient (apiKey, { base = '' } = {}) {
   const authorization = 'Basic ' + btoa(apiKey + ':');
 
-  async function get (path, query) {
+  // request sends one call; a body is sent as JSON. The answer's JSON, or null.
+  async function request (method, path, { query, body } = {}) {
     const qs = query ? new URLSearchParams(query).toString() : '';
+    const headers = { Authorization: authorization, Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res;
     try {
       res = await fetch(base + path + (qs ? '?' + qs : ''), {
-        headers: { Authorization: authorization, Accept: 'application/json' },
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
         credentials: 'omit',
         cache: 'no-store',
         referrerPolicy: 'no-referrer'
@@ -39,16 +52,20 @@ export function createClient (apiKey, { base = '' } = {}) {
     } catch (e) {
       throw new ApiError(0, 'The API could not be reached: ' + e.message);
     }
-    let body = null;
+    let parsed = null;
     const text = await res.text();
     try {
-      body = text ? JSON.parse(text) : null;
+      parsed = text ? JSON.parse(text) : null;
     } catch {
-      body = null;
+      parsed = null;
     }
-    if (!res.ok) throw new ApiError(res.status, errorMessage(res.status, body), body?.param ?? null);
-    return body;
+    if (!res.ok) throw new ApiError(res.status, errorMessage(res.status, parsed), errorParam(parsed));
+    return parsed;
   }
+
+  const get = (path, query) => request('GET', path, { query });
+  const put = (path, body) => request('PUT', path, { body });
+  const del = (path) => request('DELETE', path);
 
   // pages reads a cursor-paginated listing to its end (at most max pages).
   async function all (path, query, key, max = 20) {
@@ -63,5 +80,5 @@ export function createClient (apiKey, { base = '' } = {}) {
     return out;
   }
 
-  return { get, all };
+  return { get, put, del, all };
 }

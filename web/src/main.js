@@ -9,6 +9,7 @@ import { customersView } from './views/customers.js';
 import { customerView } from './views/customer.js';
 import { importsView } from './views/imports.js';
 import { overviewView } from './views/overview.js';
+import { stripeView } from './views/stripe.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -104,7 +105,8 @@ async function render () {
     '': () => overviewView(ctx, params),
     activities: () => activitiesView(ctx, params),
     customers: () => (parts[1] ? customerView(ctx, parts[1]) : customersView(ctx, params)),
-    imports: () => importsView(ctx, parts[1], parts[2])
+    imports: () => importsView(ctx, parts[1], parts[2]),
+    stripe: () => stripeView(ctx, parts[1])
   };
   const view = views[parts[0] ?? ''];
   for (const a of nav.querySelectorAll('a')) {

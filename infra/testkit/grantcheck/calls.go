@@ -31,6 +31,7 @@ func (c Call) String() string { return c.Action + " on " + c.Resource }
 type Names struct {
 	Tables, Buckets map[string]string // physical name -> LogicalId
 	Queues          map[string]string // queue name (the URL's last segment) -> LogicalId
+	Keys            map[string]string // KMS key id and ARN -> LogicalId
 }
 
 func (n Names) table(name string) string  { return orUnknown(n.Tables, name) }
@@ -51,7 +52,7 @@ func orUnknown(m map[string]string, name string) string {
 	return "?" + name
 }
 
-// Parse reads one request to DynamoDB, SQS or S3 (path style) into the IAM calls it
+// Parse reads one request to DynamoDB, SQS, KMS or S3 (path style) into the IAM calls it
 // needs: a transaction or batch of several resources and actions is several calls
 // (IAM checks PutItem, UpdateItem, DeleteItem and ConditionCheckItem inside
 // TransactWriteItems, GetItem inside TransactGetItems). A request it cannot read is
@@ -63,6 +64,8 @@ func Parse(r *http.Request, body []byte, n Names) ([]Call, error) {
 		return dynamoCalls(strings.TrimPrefix(target[strings.Index(target, "."):], "."), body, n)
 	case strings.HasPrefix(target, "AmazonSQS."):
 		return sqsCalls(strings.TrimPrefix(target, "AmazonSQS."), body, n)
+	case strings.HasPrefix(target, "TrentService."):
+		return kmsCalls(strings.TrimPrefix(target, "TrentService."), body, n)
 	case target == "":
 		return s3Calls(r, body, n)
 	}
@@ -181,9 +184,23 @@ func s3Calls(r *http.Request, body []byte, n Names) ([]Call, error) {
 	return nil, fmt.Errorf("s3: unknown object request %s %s", r.Method, r.URL)
 }
 
+// kmsCalls is a KMS request on the key it names (KeyId: its id or ARN). A Decrypt
+// without KeyId names no key in the request (KMS reads it from the ciphertext): it is
+// an error, as the service always pins the key.
+func kmsCalls(op string, body []byte, n Names) ([]Call, error) {
+	var req struct{ KeyId string }
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, fmt.Errorf("kms %s: %w", op, err)
+	}
+	if req.KeyId == "" {
+		return nil, fmt.Errorf("kms %s: no KeyId", op)
+	}
+	return []Call{{"kms:" + op, orUnknown(n.Keys, req.KeyId)}}, nil
+}
+
 // NamesOf are the names of one provisioned set of the template's resources.
 func NamesOf(res *provision.Resources) Names {
-	n := Names{Tables: map[string]string{}, Buckets: map[string]string{}, Queues: map[string]string{}}
+	n := Names{Tables: map[string]string{}, Buckets: map[string]string{}, Queues: map[string]string{}, Keys: map[string]string{}}
 	for id, name := range res.Tables {
 		n.Tables[name] = id
 	}
@@ -192,6 +209,9 @@ func NamesOf(res *provision.Resources) Names {
 	}
 	for id, q := range res.Queues {
 		n.Queues[path.Base(q.URL)] = id
+	}
+	for id, k := range res.Keys {
+		n.Keys[k.ID], n.Keys[k.ARN] = id, id
 	}
 	return n
 }

@@ -14,6 +14,7 @@ var testNames = Names{
 	Tables:  map[string]string{"t-1-table": "Table"},
 	Buckets: map[string]string{"t-1-importbucket": "ImportBucket"},
 	Queues:  map[string]string{"t-1-jobsqueue.fifo": "JobsQueue"},
+	Keys:    map[string]string{"0b6f2a4e-key": "SecretsKey"},
 }
 
 func TestParse(t *testing.T) {
@@ -40,6 +41,10 @@ func TestParse(t *testing.T) {
 			want: []Call{{"sqs:SendMessage", "JobsQueue"}}},
 		{name: "visibility batch", method: "POST", target: "AmazonSQS.ChangeMessageVisibilityBatch", body: `{"QueueUrl":"` + queue + `"}`,
 			want: []Call{{"sqs:ChangeMessageVisibility", "JobsQueue"}}},
+		{name: "encrypt under a key", method: "POST", target: "TrentService.Encrypt", body: `{"KeyId":"0b6f2a4e-key","Plaintext":"eA=="}`,
+			want: []Call{{"kms:Encrypt", "SecretsKey"}}},
+		{name: "decrypt pinned to another key", method: "POST", target: "TrentService.Decrypt", body: `{"KeyId":"other"}`,
+			want: []Call{{"kms:Decrypt", "?other"}}},
 		{name: "object read", method: "GET", path: "/t-1-importbucket/imports/acc_1/ds/imp/part.json",
 			want: []Call{{"s3:GetObject", "ImportBucket/imports/acc_1/ds/imp/part.json"}}},
 		{name: "head is GetObject", method: "HEAD", path: "/t-1-importbucket/exports/acc_1/x.csv",
@@ -78,6 +83,7 @@ func TestParseRefusesWhatItCannotRead(t *testing.T) {
 		{"another service", "POST", "/", "Kinesis_20131202.PutRecord", `{}`},
 		{"dynamodb without a table", "POST", "/", "DynamoDB_20120810.GetItem", `{}`},
 		{"sqs without a queue", "POST", "/", "AmazonSQS.SendMessage", `{}`},
+		{"kms without a key", "POST", "/", "TrentService.Decrypt", `{"CiphertextBlob":"eA=="}`},
 		{"s3 without a bucket", "GET", "/", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

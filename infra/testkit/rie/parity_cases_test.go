@@ -77,6 +77,29 @@ var parityCases = map[string]parityCase{
 		}}
 	}},
 
+	// ------------------------------------------------------------ Stripe connection
+	"PutStripeConnectionFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"data_source_uuid": f.ds}, Body: map[string]any{"webhook_secret": "whsec_parity",
+			"api_key": "rk_test_parity"}, Status: 200, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			has(t, "connection", b, map[string]any{"data_source_uuid": f.ds, "api_key_last4": "rity",
+				"webhook_url": "https://abc123.execute-api.us-east-1.amazonaws.com/stripe/webhooks/" + f.ds})
+			has(t, "stored connection", f.get(t, "GetStripeConnectionFunction", map[string]string{"data_source_uuid": f.ds}, nil),
+				map[string]any{"data_source_uuid": f.ds, "api_key_last4": "rity"})
+		}}
+	}},
+	"GetStripeConnectionFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"data_source_uuid": f.ds}, Status: 200, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			has(t, "connection", b, map[string]any{"data_source_uuid": f.ds, "api_key_last4": "rity"})
+		}}
+	}},
+	"DeleteStripeConnectionFunction": {api: func(f *fixture) apiCase {
+		return apiCase{Params: map[string]string{"data_source_uuid": f.ds}, Status: 204, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			if s := f.status(t, "GetStripeConnectionFunction", map[string]string{"data_source_uuid": f.ds}); s != 404 {
+				t.Errorf("the disconnected source: GET answers %d", s)
+			}
+		}}
+	}},
+
 	// ------------------------------------------------------------ customers
 	"CreateCustomerFunction": {api: func(f *fixture) apiCase {
 		return apiCase{Body: map[string]any{"data_source_uuid": f.ds, "external_id": "cus-created", "name": "Created",

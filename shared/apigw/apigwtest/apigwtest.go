@@ -31,6 +31,9 @@ type Call struct {
 	// KeyID is the API key's id the authorizer passes ("": none), which makes the rate
 	// gate require the account's rate item and the key unrevoked.
 	KeyID string
+	// Host is the domain the request reached the API at (the host header and the
+	// request context's DomainName, as API Gateway sets them; "": neither).
+	Host string
 }
 
 // TestRequestsPerSecond is the limit of handler tests' accounts unless a call sets
@@ -75,6 +78,9 @@ func (c Call) Event() events.APIGatewayV2HTTPRequest {
 			RequestID: "test-request",
 			HTTP:      events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: c.Method, Path: path},
 		},
+	}
+	if c.Host != "" {
+		ev.Headers["host"], ev.RequestContext.DomainName = c.Host, c.Host
 	}
 	if len(c.Query) > 0 {
 		ev.QueryStringParameters = map[string]string{}
