@@ -44,7 +44,10 @@ func loadStripeDemo(ctx context.Context, api *demoClient, customers int, seed ui
 	if err := api.call(ctx, http.MethodPut, "/v1/data_sources/"+ds.UUID+"/stripe", map[string]any{"webhook_secret": secret}, &conn); err != nil {
 		return fmt.Errorf("connect the data source to Stripe: %w", err)
 	}
-	url := api.base + "/stripe/webhooks/" + ds.UUID
+	url := conn.WebhookURL
+	if url == "" {
+		url = api.base + "/stripe/webhooks/" + ds.UUID
+	}
 	history, err := stripegen.History(stripegen.Options{Customers: customers, Seed: seed, End: now})
 	if err != nil {
 		return err
