@@ -109,8 +109,10 @@ func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
 	c := d.Config
-	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
-		Files: d.Files, Secrets: d.Secrets, Now: d.Now, Throttled: awsclients.Throttled, Stripe: d.StripeWebhooks(),
+	w := &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
+		Files: d.Files, Secrets: d.Secrets, Now: d.Now, Throttled: awsclients.Throttled,
 		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL,
 			c.StripeEventQueueURL)}
+	w.Stripe = d.stripeEvents(w)
+	return w
 }

@@ -100,7 +100,7 @@ func (p *Pipeline) Accept(ctx context.Context, acc model.Account, ds model.DataS
 		p.release(ctx, admitted)
 		return model.Import{}, err
 	}
-	plans, err := p.applyPlans(ctx, acc.ID, imp.ID, ds, payload.Plans)
+	plans, err := p.ApplyPlans(ctx, acc.ID, imp.ID, ds, payload.Plans)
 	if err != nil {
 		return model.Import{}, err
 	}

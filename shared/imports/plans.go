@@ -10,10 +10,11 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// applyPlans creates or updates the payload's plans before any customer message is
-// queued. A plan that cannot be applied (its interval would change while invoices use
+// ApplyPlans creates or updates the payload's plans before any customer message is
+// queued (the Stripe source applies the plans of its prices with it too, importID then
+// naming the event). A plan that cannot be applied (its interval would change while invoices use
 // it) is reported in status_details.plans; the others are applied.
-func (p *Pipeline) applyPlans(ctx context.Context, accountID, importID string, ds model.DataSource, plans []model.ImportPlan) (model.KindStatus, error) {
+func (p *Pipeline) ApplyPlans(ctx context.Context, accountID, importID string, ds model.DataSource, plans []model.ImportPlan) (model.KindStatus, error) {
 	st := model.KindStatus{Status: model.RecordsImported}
 	for i, pl := range plans {
 		msg, err := p.applyPlan(ctx, accountID, importID, ds, i, pl)

@@ -1,13 +1,13 @@
 package stripesource
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stripe/stripe-go/v84"
 	"github.com/stripe/stripe-go/v84/webhook"
 	"github.com/subsight/subsight/shared/metrics/engine"
+	"github.com/subsight/subsight/shared/stripesource/stripetest"
 )
 
 const testSecret = "whsec_events_test"
@@ -22,19 +22,7 @@ type delivery struct {
 
 func (d delivery) signed(t *testing.T) ([]byte, string) {
 	t.Helper()
-	obj, err := json.Marshal(d.object)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := map[string]any{"object": json.RawMessage(obj)}
-	if d.previous != nil {
-		data["previous_attributes"] = d.previous
-	}
-	payload, err := json.Marshal(map[string]any{"id": d.id, "object": "event", "api_version": stripe.APIVersion,
-		"type": d.kind, "created": day(d.created), "livemode": false, "data": data})
-	if err != nil {
-		t.Fatal(err)
-	}
+	payload := stripetest.EventPayload(d.id, stripe.EventType(d.kind), day(d.created), d.object, d.previous)
 	return payload, webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: testSecret,
 		Timestamp: at(d.created)}).Header
 }

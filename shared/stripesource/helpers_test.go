@@ -8,33 +8,27 @@ import (
 	"github.com/stripe/stripe-go/v84"
 	"github.com/subsight/subsight/shared/metrics/engine"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/stripesource/stripetest"
 )
 
-// day is a UTC date ("2006-01-02") as a Stripe timestamp.
-func day(d string) int64 {
-	t, err := time.Parse(time.DateOnly, d)
-	if err != nil {
-		panic(err)
-	}
-	return t.Unix()
-}
-
-func at(d string) time.Time { return time.Unix(day(d), 0).UTC() }
-
-func recurring(id string, interval stripe.PriceRecurringInterval, count int64) *stripe.Price {
-	return &stripe.Price{ID: id, Currency: "usd", Recurring: &stripe.PriceRecurring{Interval: interval,
-		IntervalCount: count, UsageType: stripe.PriceRecurringUsageTypeLicensed}}
-}
-
-func monthly(id string) *stripe.Price { return recurring(id, stripe.PriceRecurringIntervalMonth, 1) }
-
-func meteredPrice(id string) *stripe.Price {
-	p := monthly(id)
-	p.Recurring.UsageType = stripe.PriceRecurringUsageTypeMetered
-	return p
-}
-
-func oneOffPrice(id string) *stripe.Price { return &stripe.Price{ID: id, Currency: "usd"} }
+var (
+	day           = stripetest.Day
+	at            = stripetest.At
+	recurring     = stripetest.Recurring
+	monthly       = stripetest.Monthly
+	meteredPrice  = stripetest.MeteredPrice
+	oneOffPrice   = stripetest.OneOffPrice
+	subLine       = stripetest.SubLine
+	itemLine      = stripetest.ItemLine
+	prorationLine = stripetest.ProrationLine
+	discounted    = stripetest.Discounted
+	taxed         = stripetest.Taxed
+	inCurrency    = stripetest.InCurrency
+	paidInvoice   = stripetest.PaidInvoice
+	openInvoice   = stripetest.OpenInvoice
+	withStatus    = stripetest.WithStatus
+	subscription  = stripetest.Subscription
+)
 
 func catalog(prices ...*stripe.Price) Catalog {
 	c := Catalog{Prices: map[string]*stripe.Price{}}
@@ -42,100 +36,6 @@ func catalog(prices ...*stripe.Price) Catalog {
 		c.Prices[p.ID] = p
 	}
 	return c
-}
-
-// subLine is a line billing subscription item si of subscription sub at price for the
-// period [from, to).
-func subLine(id, sub, si, price string, amount, qty int64, from, to string) *stripe.InvoiceLineItem {
-	return &stripe.InvoiceLineItem{ID: id, Object: "line_item", Amount: amount, Subtotal: amount, Currency: "usd",
-		Quantity: qty, Period: &stripe.Period{Start: day(from), End: day(to)},
-		Pricing: &stripe.InvoiceLineItemPricing{Type: "price_details",
-			PriceDetails: &stripe.InvoiceLineItemPricingPriceDetails{Price: price}},
-		Parent: &stripe.InvoiceLineItemParent{Type: stripe.InvoiceLineItemParentTypeSubscriptionItemDetails,
-			SubscriptionItemDetails: &stripe.InvoiceLineItemParentSubscriptionItemDetails{
-				Subscription: sub, SubscriptionItem: si}}}
-}
-
-// itemLine is a one-off invoice item's line.
-func itemLine(id, price string, amount int64, on string) *stripe.InvoiceLineItem {
-	return &stripe.InvoiceLineItem{ID: id, Object: "line_item", Amount: amount, Currency: "usd", Quantity: 1,
-		Period: &stripe.Period{Start: day(on), End: day(on)},
-		Pricing: &stripe.InvoiceLineItemPricing{Type: "price_details",
-			PriceDetails: &stripe.InvoiceLineItemPricingPriceDetails{Price: price}},
-		Parent: &stripe.InvoiceLineItemParent{Type: stripe.InvoiceLineItemParentTypeInvoiceItemDetails,
-			InvoiceItemDetails: &stripe.InvoiceLineItemParentInvoiceItemDetails{InvoiceItem: "ii_" + id}}}
-}
-
-func prorationLine(l *stripe.InvoiceLineItem) *stripe.InvoiceLineItem {
-	l.Parent.SubscriptionItemDetails.Proration = true
-	return l
-}
-
-func discounted(l *stripe.InvoiceLineItem, amount int64, coupon string) *stripe.InvoiceLineItem {
-	l.Discountable = true
-	l.DiscountAmounts = append(l.DiscountAmounts, &stripe.InvoiceLineItemDiscountAmount{Amount: amount,
-		Discount: &stripe.Discount{ID: "di_" + coupon, Source: &stripe.DiscountSource{Type: "coupon",
-			Coupon: &stripe.Coupon{ID: coupon}}}})
-	return l
-}
-
-func taxed(l *stripe.InvoiceLineItem, amount, taxable int64, behavior stripe.InvoiceLineItemTaxTaxBehavior) *stripe.InvoiceLineItem {
-	l.Taxes = append(l.Taxes, &stripe.InvoiceLineItemTax{Amount: amount, TaxableAmount: taxable,
-		TaxBehavior: behavior, Type: "tax_rate_details"})
-	return l
-}
-
-func inCurrency(l *stripe.InvoiceLineItem, c stripe.Currency) *stripe.InvoiceLineItem {
-	l.Currency = c
-	return l
-}
-
-// paidInvoice is an invoice of cus finalized and paid on finalized, for the sum of its lines.
-func paidInvoice(id, finalized string, lines ...*stripe.InvoiceLineItem) *stripe.Invoice {
-	inv := openInvoice(id, finalized, lines...)
-	inv.Status = stripe.InvoiceStatusPaid
-	inv.AmountPaid, inv.AmountRemaining = inv.AmountDue, 0
-	inv.StatusTransitions.PaidAt = inv.StatusTransitions.FinalizedAt
-	inv.Payments = &stripe.InvoicePaymentList{Data: []*stripe.InvoicePayment{{ID: "inpay_" + id, AmountPaid: inv.AmountDue,
-		Currency: inv.Currency, Status: "paid", StatusTransitions: &stripe.InvoicePaymentStatusTransitions{PaidAt: day(finalized)}}}}
-	return inv
-}
-
-func openInvoice(id, finalized string, lines ...*stripe.InvoiceLineItem) *stripe.Invoice {
-	var total int64
-	currency := stripe.Currency("usd")
-	for _, l := range lines {
-		total += l.Amount
-		for _, d := range l.DiscountAmounts {
-			total -= d.Amount
-		}
-		for _, t := range l.Taxes {
-			if t.TaxBehavior == stripe.InvoiceLineItemTaxTaxBehaviorExclusive {
-				total += t.Amount
-			}
-		}
-		l.Invoice, currency = id, l.Currency
-	}
-	return &stripe.Invoice{ID: id, Object: "invoice", Customer: &stripe.Customer{ID: "cus_1"}, Currency: currency,
-		Status: stripe.InvoiceStatusOpen, CollectionMethod: stripe.InvoiceCollectionMethodChargeAutomatically,
-		Created: day(finalized), Total: total, AmountDue: total, AmountRemaining: total,
-		StatusTransitions: &stripe.InvoiceStatusTransitions{FinalizedAt: day(finalized)},
-		Lines:             &stripe.InvoiceLineItemList{Data: lines}}
-}
-
-func withStatus(inv *stripe.Invoice, s stripe.InvoiceStatus) *stripe.Invoice {
-	inv.Status = s
-	return inv
-}
-
-// subscription is a Stripe subscription of cus_1 with one item per id.
-func subscription(id string, items ...string) *stripe.Subscription {
-	s := &stripe.Subscription{ID: id, Object: "subscription", Customer: &stripe.Customer{ID: "cus_1"},
-		Status: stripe.SubscriptionStatusActive, Items: &stripe.SubscriptionItemList{}}
-	for _, it := range items {
-		s.Items.Data = append(s.Items.Data, &stripe.SubscriptionItem{ID: it, Subscription: id})
-	}
-	return s
 }
 
 // mapAll maps invoices (and their cancellations) into one set of records, as the import

@@ -121,6 +121,9 @@ func lineItem(l *stripe.InvoiceLineItem, currency string, cat Catalog) (model.Im
 		priceID = l.Pricing.PriceDetails.Price
 	}
 	price, err := cat.price(priceID)
+	if err != nil && cat.UnknownPricesOneTime {
+		return li, nil, nil
+	}
 	if err != nil {
 		return li, nil, err
 	}

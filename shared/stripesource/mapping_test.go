@@ -124,6 +124,13 @@ func TestUnknownPrice(t *testing.T) {
 	if _, err := Invoice(inv, nil, catalog()); !errors.Is(err, ErrUnknownPrice) {
 		t.Fatalf("err = %v, want ErrUnknownPrice", err)
 	}
+	// As a last resort the line is a one-off charge: cash flow, no MRR.
+	cat := catalog()
+	cat.UnknownPricesOneTime = true
+	recs, err := Invoice(inv, nil, cat)
+	if err != nil || len(recs.LineItems) != 1 || recs.LineItems[0].Type != "one_time" || len(recs.Plans) != 0 {
+		t.Fatalf("with UnknownPricesOneTime: %+v, %v", recs, err)
+	}
 }
 
 func TestPlan(t *testing.T) {

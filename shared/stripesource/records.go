@@ -41,6 +41,10 @@ func (r *Records) Add(other Records) {
 type Catalog struct {
 	Prices        map[string]*stripe.Price
 	Subscriptions map[string]*stripe.Subscription
+	// UnknownPricesOneTime maps a subscription line whose price is missing as a one_time
+	// line instead of failing with ErrUnknownPrice: the caller's last resort when the
+	// price cannot be had (docs/stripe.md, "Applying events").
+	UnknownPricesOneTime bool
 }
 
 // AddSubscription records s and the prices of its items (a subscription object carries

@@ -255,6 +255,13 @@ func purgeCustomerRecords(ctx context.Context, d *Deps, budget *stepBudget, acco
 	}
 }
 
+// PurgeCustomerSource removes what a customer has from a data source as the data
+// source's purge does (purgeCustomer): the Stripe source's "delete" setting for a
+// customer deleted in Stripe.
+func (d *Deps) PurgeCustomerSource(ctx context.Context, c model.Customer, dsUUID, reason string) error {
+	return purgeCustomer(ctx, d, c, dsUUID, reason)
+}
+
 // purgeCustomer removes the customer's records of the data source, asks for its
 // recomputation, then deletes the customer if it had no other source, or else drops
 // the source (and its external ids there) from it. The customer leaves the purge's

@@ -9,13 +9,14 @@ import (
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/apperr"
+	"github.com/subsight/subsight/shared/imports"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/jsonobj"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/store"
 )
 
-// statusAttempts bounds the re-reads when the invoice changes between read and write.
+// statusAttempts bounds the re-reads when a record changes between read and write.
 const statusAttempts = 3
 
 // UpdateInvoiceStatus is PUT /v1/data_sources/{data_source_uuid}/invoices/{invoice_external_id}/status
@@ -59,28 +60,15 @@ func UpdateInvoiceStatus(d *api.Deps) apigw.Endpoint {
 	}}
 }
 
-// setInvoiceStatus applies the transition to the invoice as stored, re-reading it when
-// it changed meanwhile; an unchanged status is not written again. It returns the
-// invoice before and after.
+// setInvoiceStatus applies the transition with the import pipeline's own step, as the
+// Stripe source does, and answers its refusals as this endpoint does.
 func setInvoiceStatus(ctx context.Context, d *api.Deps, invoiceUUID, accountID, status string) (model.Invoice, model.Invoice, error) {
-	for range statusAttempts {
-		inv, err := storage(d).GetInvoice(ctx, accountID, invoiceUUID)
-		if errors.Is(err, store.ErrNotFound) {
-			return model.Invoice{}, model.Invoice{}, errInvoiceNotFound()
-		}
-		if err != nil {
-			return model.Invoice{}, model.Invoice{}, err
-		}
-		if !model.InvoiceStatusTransitionAllowed(inv.Status, status) {
-			return model.Invoice{}, model.Invoice{}, apperr.Unprocessable("status", "Status transition is not allowed")
-		}
-		if inv.Status == status {
-			return inv, inv, nil
-		}
-		updated, err := storage(d).SetInvoiceStatus(ctx, inv, status, d.Now())
-		if !errors.Is(err, store.ErrConflict) {
-			return inv, updated, err
-		}
+	before, after, err := d.Imports.SetInvoiceStatus(ctx, accountID, invoiceUUID, status)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return model.Invoice{}, model.Invoice{}, errInvoiceNotFound()
+	case errors.Is(err, imports.ErrStatusTransition):
+		return model.Invoice{}, model.Invoice{}, apperr.Unprocessable("status", "Status transition is not allowed")
 	}
-	return model.Invoice{}, model.Invoice{}, errors.New("update invoice status: the invoice kept changing")
+	return before, after, err
 }

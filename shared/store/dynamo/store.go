@@ -18,6 +18,7 @@ import (
 	"github.com/subsight/subsight/shared/store/dynamo/plans"
 	"github.com/subsight/subsight/shared/store/dynamo/series"
 	"github.com/subsight/subsight/shared/store/dynamo/stripeconn"
+	"github.com/subsight/subsight/shared/store/dynamo/stripestate"
 	"github.com/subsight/subsight/shared/store/dynamo/table"
 )
 
@@ -31,6 +32,7 @@ type Store struct {
 	*importStore
 	*seriesStore
 	*stripeStore
+	*stripeStateStore
 	t *table.Table
 }
 
@@ -43,9 +45,14 @@ type (
 	importStore  = importstore.Store
 	seriesStore  = series.Store
 	stripeStore  = stripeconn.Store
+	// stripeStateStore is what the Stripe source keeps between events.
+	stripeStateStore = stripestate.Store
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.StripeSync = (*Store)(nil)
+)
 
 // New returns a store on table.
 func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
@@ -53,5 +60,5 @@ func New(db *dynamodb.Client, tableName string, now func() time.Time) *Store {
 	acc, cus, pl := accounts.New(t), crm.New(t), plans.New(t)
 	return &Store{accountStore: acc, crmStore: cus, planStore: pl, billingStore: billing.New(t, acc, pl),
 		importStore: importstore.New(t, acc), seriesStore: series.New(t, acc, cus),
-		stripeStore: stripeconn.New(t), t: t}
+		stripeStore: stripeconn.New(t), stripeStateStore: stripestate.New(t), t: t}
 }
