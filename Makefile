@@ -2,6 +2,7 @@
 #
 #   make run     the whole service on one machine (moto + API on 127.0.0.1:$${PORT:-3000})
 #   make demo    a generated account of CUSTOMERS customers into the running make run
+#                (SOURCE=stripe: as a generated Stripe history through the webhook endpoint)
 #   make check   the fast tier: make lint and the unit tests, without emulators (under 2 min)
 #   make test    make lint first, then unit + integration + Lambda-parity tests, sam build, both
 #                client suites, the dashboard in Chromium, sam local smoke (SAM_SMOKE=0 skips it)
@@ -115,7 +116,7 @@ SAM_BUILD_DIR := .aws-sam/build
 # LogicalId stem -> function folder: GetAccount -> get-account, CreateCSVImport -> create-csv-import.
 kebab = $(shell echo '$(1)' | sed -E 's/([A-Z]+)([A-Z][a-z])/\1-\2/g; s/([a-z0-9])([A-Z])/\1-\2/g' | tr '[:upper:]' '[:lower:]')
 
-.PHONY: sam-local sam-smoke build run demo test lint lint-go lint-layout lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie stripe-mock \
+.PHONY: bench-stripe-freshness sam-local sam-smoke build run demo test lint lint-go lint-layout lint-template check unit-test fault-test hot-partition-test bench-fairness bench bench-import bench-metrics deploy sizes size-check clean distclean venv npm rie stripe-mock \
         pyclient go-test fuzz api-fuzz staticcheck sam-build node-test python-test dashboard dashboard-check dashboard-test chromium
 
 # ------------------------------------------------------------------ build
@@ -223,7 +224,7 @@ run: venv $(DASHBOARD_STAMP)
 # metrics have settled (docs/local-stack.md).
 CUSTOMERS ?= 1000
 demo:
-	$(GO) run ./infra/local demo -customers $(CUSTOMERS)
+	$(GO) run ./infra/local demo -customers $(CUSTOMERS) $(if $(SOURCE),-source $(SOURCE))
 
 # ------------------------------------------------------------------ sam local
 
@@ -358,6 +359,12 @@ hot-partition-test: venv
 bench-fairness: venv
 	MOTO_SERVER=$(MOTO_SERVER) FAIRNESS_A=$${FAIRNESS_A:-3000} FAIRNESS_B=$${FAIRNESS_B:-200} \
 	  $(GO) test -count=1 -timeout 60m -v -run '^TestFairLanes$$' ./infra/local
+
+# The Stripe webhook-to-metrics freshness on the running `make run`: STRIPE_FRESHNESS_SAMPLES
+# new customers (default 30), one at a time, each timed from the 200 of its invoice.paid
+# delivery to today's MRR holding it; p50 and p95 (docs/benchmarks.md, "Stripe webhooks").
+bench-stripe-freshness:
+	$(GO) run ./infra/local stripe-freshness -samples $${STRIPE_FRESHNESS_SAMPLES:-30}
 
 bench: venv
 	MOTO_SERVER=$(MOTO_SERVER) IMPORT_BENCH_CUSTOMERS=$${IMPORT_BENCH_CUSTOMERS:-100} \

@@ -10,12 +10,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
-
-	"github.com/subsight/subsight/infra/repo"
 )
 
 // make demo: a generated account of any size (generatedCustomers), loaded into the running
@@ -33,10 +30,12 @@ const (
 	demoAhead = 2
 )
 
-// runDemo is `go run ./infra/local demo [-customers N] [-stack FILE]`.
+// runDemo is `go run ./infra/local demo [-customers N] [-source import|stripe] [-seed N] [-stack FILE]`.
 func runDemo(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	customers := fs.Int("customers", 1000, "how many customers to generate and import")
+	source := fs.String("source", "import", "how they arrive: import (json_imports) or stripe (signed Stripe webhook events)")
+	seed := fs.Uint64("seed", 1, "the generated Stripe history's seed (-source stripe)")
 	stackFile := fs.String("stack", os.Getenv("LOCAL_STACK_FILE"), "the running stack's file (default .local/stack.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -44,26 +43,21 @@ func runDemo(ctx context.Context, args []string) error {
 	if *customers < 1 {
 		return fmt.Errorf("-customers %d: want at least 1", *customers)
 	}
-	if *stackFile == "" {
-		root, err := repo.Root()
-		if err != nil {
-			return err
-		}
-		*stackFile = filepath.Join(root, ".local", "stack.json")
-	}
-	raw, err := os.ReadFile(*stackFile)
+	info, err := readRunningStack(*stackFile)
 	if err != nil {
-		return fmt.Errorf("%w: start the local stack with `make run` (in another terminal) first", err)
-	}
-	var info stackInfo
-	if err := json.Unmarshal(raw, &info); err != nil {
-		return fmt.Errorf("%s: %w", *stackFile, err)
+		return err
 	}
 	api := &demoClient{base: info.BaseURL, key: info.APIKey, http: &http.Client{Timeout: 60 * time.Second}}
 	if err := api.call(ctx, http.MethodGet, "/v1/ping", nil, nil); err != nil {
 		return fmt.Errorf("no local stack answers at %s (%v): start it with `make run` first", info.BaseURL, err)
 	}
-	return loadDemo(ctx, api, *customers, time.Now().UTC(), os.Stdout)
+	switch *source {
+	case "stripe":
+		return loadStripeDemo(ctx, api, *customers, *seed, time.Now().UTC(), os.Stdout)
+	case "import", "":
+		return loadDemo(ctx, api, *customers, time.Now().UTC(), os.Stdout)
+	}
+	return fmt.Errorf("-source %q: want import or stripe", *source)
 }
 
 // loadDemo sends the generated customers in json_imports and reports progress on out

@@ -39,6 +39,15 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "stripe-freshness" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := runStripeFreshness(ctx, os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "\nstripe freshness:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "local stack:", err)
 		os.Exit(1)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,16 +187,6 @@ func (mb *metricsBench) measure(b *testing.B, customers int, c metricsBenchCase)
 	b.ReportMetric(float64(one.Items), "items/req")
 	b.ReportMetric(float64(one.Requests), "ddb-requests/req")
 	return row
-}
-
-// percentile is the nearest-rank percentile.
-func percentile(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[max(0, (p*len(s)+99)/100-1)]
 }
 
 func printMetricsBenchTable(rows []metricsBenchRow) {

@@ -24,6 +24,7 @@ import (
 	"github.com/subsight/subsight/infra/devstack/emulator"
 	"github.com/subsight/subsight/infra/devstack/provision"
 	"github.com/subsight/subsight/infra/devstack/samtemplate"
+	"github.com/subsight/subsight/infra/repo"
 	"github.com/subsight/subsight/shared/apigw"
 	"github.com/subsight/subsight/shared/app"
 	"github.com/subsight/subsight/shared/auth"
@@ -103,6 +104,27 @@ type stack struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	closeOnce sync.Once
+}
+
+// readRunningStack reads the file of the running `make run` stack (path, else
+// .local/stack.json of the repository).
+func readRunningStack(path string) (stackInfo, error) {
+	var info stackInfo
+	if path == "" {
+		root, err := repo.Root()
+		if err != nil {
+			return info, err
+		}
+		path = filepath.Join(root, ".local", "stack.json")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return info, fmt.Errorf("%w: start the local stack with `make run` (in another terminal) first", err)
+	}
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return info, fmt.Errorf("%s: %w", path, err)
+	}
+	return info, nil
 }
 
 // stackInfo is .local/stack.json.
@@ -295,6 +317,14 @@ func buildRouter(tpl *samtemplate.Template, d *app.Deps, o options, region strin
 	authorizers := map[string]auth.AuthorizerHandler{}
 	public := map[string]apigw.LambdaHandler{}
 	for _, r := range tpl.Routes() {
+		if build, ok := routes.StripeWebhooks[r.Function]; ok && r.Authorizer == "" {
+			if public[r.Function] == nil {
+				public[r.Function] = apigw.WrapPublic(build(d.StripeWebhooks()))
+			}
+			rt.routes = append(rt.routes, &route{Route: r, segments: strings.Split(strings.TrimPrefix(r.Path, "/"), "/"),
+				handler: public[r.Function], timeout: time.Duration(tpl.Functions[r.Function].Timeout) * time.Second})
+			continue
+		}
 		if r.Authorizer == "" {
 			rte, err := publicRoute(tpl, r, o.public, public)
 			if err != nil {

@@ -85,6 +85,9 @@ func Main(f routes.Function) ([]byte, error) {
 		}
 		call, constructor = "Public", f.Public
 		doc = fmt.Sprintf("serves %s to anyone (no authorizer).", strings.Join(keys, " and "))
+	case f.StripeWebhook != nil:
+		call, constructor = "StripeWebhook", f.StripeWebhook
+		doc = fmt.Sprintf("receives %s (no authorizer: the Stripe signature).", f.Routes[0].Key())
 	case f.Worker != nil:
 		call, constructor = "Worker", f.Worker
 		queues := make([]string, len(f.Queues))
@@ -244,7 +247,7 @@ func httpAPI(b *strings.Builder, fns []routes.Function) error {
 		for _, method := range slices.Sorted(maps.Keys(paths[path])) {
 			o := paths[path][method]
 			fmt.Fprintf(b, "            %s:\n", strings.ToLower(method))
-			if o.f.Public != nil {
+			if o.f.Open() {
 				b.WriteString("              security: []\n")
 			} else {
 				fmt.Fprintf(b, "              security:\n                - %s: []\n", authorizerName)

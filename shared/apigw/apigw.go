@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -72,12 +71,7 @@ type LambdaHandler func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) 
 func Wrap(ep Endpoint, gate *Gate) LambdaHandler {
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (resp events.APIGatewayV2HTTPResponse, _ error) {
 		log := slog.With("request_id", ev.RequestContext.RequestID, "route", ev.RouteKey)
-		defer func() {
-			if p := recover(); p != nil {
-				log.ErrorContext(ctx, "handler panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				resp = render(internalError(), ep.Family)
-			}
-		}()
+		defer answerPanic(ctx, log, ep.Family, &resp)
 		account := accountFromEvent(ev)
 		if account == "" {
 			return render(apperr.Unauthorized(), ep.Family), nil

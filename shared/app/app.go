@@ -23,7 +23,6 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/secrets/kmssealer"
 	"github.com/subsight/subsight/shared/store/dynamo"
-	"github.com/subsight/subsight/shared/stripebackfill"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -38,7 +37,9 @@ type Deps struct {
 	Jobs       *jobs.Queue
 	Recomputes *jobs.Queue
 	Folds      *jobs.Queue
-	Imports    *imports.Pipeline
+	// StripeSteps are the Stripe backfills' steps, in the Stripe events queue.
+	StripeSteps *jobs.Queue
+	Imports     *imports.Pipeline
 	// Files is the bucket (the pipeline's parts are under imports/, exports under exports/).
 	Files *blobs.Store
 	// Secrets seal and open the data sources' secrets under the stack's KMS key.
@@ -83,24 +84,25 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 			Window: cfg.ImportWindow}
 	}
 	return &Deps{
-		Config:     cfg,
-		Clients:    clients,
-		Store:      st,
-		Cursors:    cursor.NewSigner(cfg.CursorSecret),
-		Jobs:       jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL")),
-		Recomputes: recomputes,
-		Folds:      jobs.NewQueue(fifo.New(clients.SQS, cfg.SeriesFoldQueueURL, "SERIES_FOLD_QUEUE_URL")),
-		Imports:    pipeline,
-		Files:      files,
-		Secrets:    kmssealer.New(clients.Config, cfg.SecretsKeyID),
-		Now:        now,
+		Config:      cfg,
+		Clients:     clients,
+		Store:       st,
+		Cursors:     cursor.NewSigner(cfg.CursorSecret),
+		Jobs:        jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL")),
+		Recomputes:  recomputes,
+		Folds:       jobs.NewQueue(fifo.New(clients.SQS, cfg.SeriesFoldQueueURL, "SERIES_FOLD_QUEUE_URL")),
+		StripeSteps: jobs.NewQueue(fifo.New(clients.SQS, cfg.StripeEventQueueURL, "STRIPE_EVENT_QUEUE_URL")),
+		Imports:     pipeline,
+		Files:       files,
+		Secrets:     kmssealer.New(clients.Config, cfg.SecretsKeyID),
+		Now:         now,
 	}
 }
 
 // API is what the HTTP operations use.
 func (d *Deps) API() *api.Deps {
 	return &api.Deps{Store: d.Store, Cursors: d.Cursors, Jobs: d.Jobs, Imports: d.Imports, Files: d.Files,
-		AppURL: d.Config.AppURL, Secrets: d.Secrets, Now: d.Now}
+		AppURL: d.Config.AppURL, Secrets: d.Secrets, StripeSteps: d.StripeSteps, Now: d.Now}
 }
 
 // Gate is the limit of every account's requests per second in front of the HTTP
@@ -110,9 +112,10 @@ func (d *Deps) Gate() *apigw.Gate { return apigw.NewGate(d.Store, d.Now) }
 // Workers is what the queue workers and scheduled functions use.
 func (d *Deps) Workers() *workers.Deps {
 	c := d.Config
-	return &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
+	w := &workers.Deps{Store: d.Store, Jobs: d.Jobs, Recomputes: d.Recomputes, Folds: d.Folds, Imports: d.Imports,
 		Files: d.Files, Secrets: d.Secrets, Now: d.Now, Throttled: awsclients.Throttled,
-		StripeBackfill: &stripebackfill.Runner{Store: d.Store, Sealer: d.Secrets, Now: d.Now,
-			Options: stripebackfill.Options{APIBase: c.StripeAPIBase, Rate: c.StripeBackfillRate}},
-		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL)}
+		StripeSteps: d.StripeSteps, StripeAPIBase: c.StripeAPIBase, StripeBackfillRate: c.StripeBackfillRate,
+		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL,
+			c.StripeEventQueueURL)}
+	return w
 }

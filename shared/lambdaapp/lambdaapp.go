@@ -17,6 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/auth"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/stripewebhook"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -56,4 +57,10 @@ func Authorizer(build func(store.KeyResolver) auth.AuthorizerHandler) {
 func Public[H any](build func() H) {
 	slog.SetDefault(lambdacontext.NewLogger())
 	lambda.Start(build())
+}
+
+// StripeWebhook starts the Stripe webhook endpoint: a route without the authorizer
+// (apigw.WrapPublic) whose handler checks each delivery's signature itself.
+func StripeWebhook(build func(*stripewebhook.Deps) apigw.Endpoint) {
+	lambda.Start(apigw.WrapPublic(build(deps(app.FromEnv).StripeWebhooks())))
 }

@@ -44,8 +44,7 @@ var backgroundFunctions = []Function{
 		Access: access(table("GetItem", "Query", "UpdateItem", "DeleteItem"), objects("imports/", "GetObject"), sendImports,
 			because("the next feed of an account whose lane holds more than its window", sendFeeds))},
 	// The jobs worker recomputes customers, folds the account series' bulk shards, purges,
-	// merges, runs the steps of Stripe backfills (reading Stripe's API with a connection's
-	// key, opened with the stack's SecretsKey) and writes activities exports under exports/ (in parts, read back for the
+	// merges and writes activities exports under exports/ (in parts, read back for the
 	// file, when one takes several steps; the bucket's lifecycle keeps them 7 days).
 	// One function, three lanes, each with its own concurrency
 	// (docs/architecture.md, "Lanes"): the jobs queue (the recomputations of changes made
@@ -63,9 +62,7 @@ var backgroundFunctions = []Function{
 			because("an export written in several steps reads its parts back; the parity export takes one",
 				objects("exports/", "GetObject")),
 			because("purges, merges and folds of the account series' shards, which the parity jobs do not include",
-				access(table("DeleteItem", "ConditionCheckItem"), sendJobs, sendRecomputes, sendFolds)),
-			because("a Stripe backfill's step opens the connection's API key; the parity jobs read no Stripe account",
-				Access{{Name: "OpenSecrets", Resources: []string{"SecretsKey"}, Actions: []string{"kms:Decrypt"}}}))},
+				access(table("DeleteItem", "ConditionCheckItem"), sendJobs, sendRecomputes, sendFolds)))},
 	// The sweeper enqueues the recomputations that fall due by the passage of time (a
 	// service period ends, a scheduled cancellation or auto-churn takes effect): one GSI2
 	// query per hour bucket, then one recompute_customer job per due customer, in the

@@ -24,6 +24,7 @@ import (
 	"github.com/subsight/subsight/shared/dashboard"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/store"
+	"github.com/subsight/subsight/shared/stripewebhook"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -143,11 +144,14 @@ type Function struct {
 	Queues   []QueueSource
 	Schedule *Schedule
 
-	API        API
-	Public     func() dashboard.Handler
-	Worker     func(*workers.Deps) sqsworker.Handler
-	Scheduled  Scheduled
-	Authorizer func(store.KeyResolver) auth.AuthorizerHandler
+	API    API
+	Public func() dashboard.Handler
+	// StripeWebhook is a route without the authorizer whose handler authenticates each
+	// request itself (a Stripe signature), with the dependencies it needs for that.
+	StripeWebhook func(*stripewebhook.Deps) apigw.Endpoint
+	Worker        func(*workers.Deps) sqsworker.Handler
+	Scheduled     Scheduled
+	Authorizer    func(store.KeyResolver) auth.AuthorizerHandler
 }
 
 // QueueSource is a worker's SQS event source: Lambda delivers batches of at most
@@ -187,8 +191,8 @@ func (f Function) OperationID() string { return strings.ToLower(f.Name[:1]) + f.
 func (f Function) Folder() string { return Folder(f.LogicalID()) }
 
 // Functions are every function of the service, in the template's order: the
-// authorizer, the public pages, the operations family by family, the workers and the
-// scheduled functions.
+// authorizer, the public pages, the operations family by family, the Stripe webhook and
+// its worker, the workers and the scheduled functions.
 var Functions = func() []Function {
 	out := []Function{authorizer, dashboardPages}
 	for _, fam := range families {
@@ -199,6 +203,7 @@ var Functions = func() []Function {
 			}
 		}
 	}
+	out = append(out, stripeWebhookFunctions...)
 	out = append(out, backgroundFunctions...)
 	seen := map[string]bool{}
 	for _, f := range out {
@@ -232,7 +237,14 @@ var (
 	// Public are the functions of routes without the authorizer: they get no account and
 	// no AWS client, and answer anyone.
 	Public = byKind(func(f Function) func() dashboard.Handler { return f.Public })
+	// StripeWebhooks are the routes without the authorizer that authenticate each
+	// request by its Stripe signature.
+	StripeWebhooks = byKind(func(f Function) func(*stripewebhook.Deps) apigw.Endpoint { return f.StripeWebhook })
 )
+
+// Open tells a function whose routes go without the API-key authorizer: the public
+// pages and the Stripe webhook.
+func (f Function) Open() bool { return f.Public != nil || f.StripeWebhook != nil }
 
 func byKind[C any](constructor func(Function) C) map[string]C {
 	out := map[string]C{}

@@ -65,7 +65,11 @@ const (
 type Backoff struct {
 	// Throttled tells the failures that are throttles (nil: none is; awsclients.Throttled
 	// on AWS's errors).
-	Throttled   func(error) bool
+	Throttled func(error) bool
+	// Soon tells the failures worth another delivery within seconds rather than after
+	// the visibility timeout, without a wait in the invocation: work that waits for
+	// other work (a Stripe event whose invoice another event brings). nil: none.
+	Soon        func(error) bool
 	MaxReceives int
 	Redeliver   Redeliverer // nil: failed messages wait out the visibility timeout
 	DeadLetter  func(ctx context.Context, msg events.SQSMessage, err error)
@@ -137,7 +141,7 @@ func (b Backoff) Handler(apply BatchFunc) Handler {
 			var behindDead []events.SQSMessage // later messages of groups whose head is dead-lettered
 			for _, t := range tails(pending, failures) {
 				switch {
-				case errors.Is(t.err, ErrNotStarted):
+				case errors.Is(t.err, ErrNotStarted), b.Soon != nil && b.Soon(t.err):
 					t.soon = true
 					gaveUp = append(gaveUp, t)
 				// An attempt cut short for the deadline failed for want of time, not of

@@ -37,7 +37,7 @@ type Storage interface {
 // Defaults of Runner.
 const (
 	// DefaultStepTime: a step starts no page of customers after it, so that a step (a page
-	// takes a few seconds at the rate) ends well within the jobs worker's 60 s.
+	// takes a few seconds at the rate) ends well within the Stripe events worker's 60 s.
 	DefaultStepTime = 40 * time.Second
 	// DefaultConcurrency is how many customers of a page are read and applied at once.
 	DefaultConcurrency = 4

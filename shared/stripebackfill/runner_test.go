@@ -17,7 +17,7 @@ import (
 	"github.com/subsight/subsight/shared/store"
 	"github.com/subsight/subsight/shared/stripebackfill"
 	"github.com/subsight/subsight/shared/stripesource"
-	"github.com/subsight/subsight/shared/workers"
+	"github.com/subsight/subsight/shared/stripeworkers"
 )
 
 // bindingSealer seals by prefixing the binding: what it opens must have been sealed for
@@ -72,6 +72,7 @@ type backfillEnv struct {
 	env     *testenv.Env
 	pager   *stripemock.Pager
 	applier *recordingApplier
+	runner  *stripebackfill.Runner
 	conns   map[string]model.StripeConnection
 	account string
 }
@@ -81,7 +82,7 @@ func newBackfillEnv(t *testing.T, items int) *backfillEnv {
 	env := testenv.New(t)
 	e := &backfillEnv{env: env, pager: stripemock.NewPager(t, mock.URL, items, issued(false)), applier: &recordingApplier{},
 		conns: map[string]model.StripeConnection{}, account: env.NewAccount(t, "Backfill").ID}
-	env.Workers.StripeBackfill = &stripebackfill.Runner{Store: runnerStore{env.Deps.Store, e.conns}, Sealer: bindingSealer{},
+	e.runner = &stripebackfill.Runner{Store: runnerStore{env.Deps.Store, e.conns}, Sealer: bindingSealer{},
 		Applier: e.applier, StepTime: time.Nanosecond, // one page of customers a step
 		Options: stripebackfill.Options{APIBase: e.pager.URL(), PageSize: 2, CustomersPerPage: 2, Sleep: noWait}}
 	return e
@@ -99,6 +100,12 @@ func (e *backfillEnv) connect(t *testing.T, key string) string {
 	return ds
 }
 
+// drain runs the Stripe events queue, where the backfill's steps are, to its end.
+func (e *backfillEnv) drain(t *testing.T) {
+	testenv.Drain(t, e.env.Deps, e.env.Resources.Queues["StripeEventQueue"].URL,
+		stripeworkers.Run(e.env.Workers, stripeworkers.Parts{Backfills: e.runner}))
+}
+
 // start queues a backfill of ds and runs its job to the end.
 func (e *backfillEnv) start(t *testing.T, ds string) model.StripeBackfill {
 	ctx := context.Background()
@@ -107,10 +114,10 @@ func (e *backfillEnv) start(t *testing.T, ds string) model.StripeBackfill {
 	if err := e.env.Deps.Store.StartStripeBackfill(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.env.Workers.Jobs.Send(ctx, jobs.Backfill(e.account, ds, b.ID)); err != nil {
+	if err := e.env.Workers.StripeSteps.Send(ctx, jobs.Backfill(e.account, ds, b.ID)); err != nil {
 		t.Fatal(err)
 	}
-	e.env.DrainJobs(t, workers.Jobs(e.env.Workers))
+	e.drain(t)
 	got, err := e.env.Deps.Store.GetStripeBackfill(ctx, e.account, ds)
 	if err != nil {
 		t.Fatal(err)
@@ -156,10 +163,10 @@ func TestBackfillInSteps(t *testing.T) {
 
 	// The job delivered again finds its backfill done and reads nothing.
 	before := e.pager.Total()
-	if err := e.env.Workers.Jobs.Send(context.Background(), jobs.Continue(jobs.Backfill(e.account, ds, b.ID), "")); err != nil {
+	if err := e.env.Workers.StripeSteps.Send(context.Background(), jobs.Continue(jobs.Backfill(e.account, ds, b.ID), "")); err != nil {
 		t.Fatal(err)
 	}
-	e.env.DrainJobs(t, workers.Jobs(e.env.Workers))
+	e.drain(t)
 	if e.pager.Total() != before {
 		t.Errorf("a finished backfill's job read Stripe again")
 	}

@@ -15,11 +15,11 @@ import (
 // maxNoteLength bounds a note's error text: enough to group the messages by it.
 const maxNoteLength = 500
 
-// noteDeadLetter records why msg failed on its last receive, just before SQS moves it
+// NoteDeadLetter records why msg failed on its last receive, just before SQS moves it
 // to its dead-letter queue, which keeps the message but not the error: `admin dlq
 // list` groups the dead-lettered messages by it. A message without an account
 // (undecodable) gets none; a failed write is logged, the message goes on regardless.
-func noteDeadLetter(ctx context.Context, notes store.DeadLetters, accountID string, msg events.SQSMessage, cause error, now time.Time) {
+func NoteDeadLetter(ctx context.Context, notes store.DeadLetters, accountID string, msg events.SQSMessage, cause error, now time.Time) {
 	if accountID == "" || cause == nil {
 		return
 	}

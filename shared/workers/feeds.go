@@ -14,10 +14,10 @@ import (
 // ImportFeeder runs the feeder queue of the accounts' import lanes (docs/architecture.md,
 // "Lanes"): each message asks to feed one account, its message group, so one account's
 // feeding never runs twice at once. Several messages of an account in one batch are
-// one feed. A deleted account's feed messages are dropped (dropGone): its chain of
+// one feed. A deleted account's feed messages are dropped (DropGone): its chain of
 // feeds ends there.
 func ImportFeeder(d *Deps) sqsworker.Handler {
-	return dropGone(d.Store, func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	return DropGone(d.Store, func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		groups := sqsworker.Groups(ev.Records)
 		failedAt := make([]int, len(groups))
 		for gi, g := range groups {
@@ -29,8 +29,8 @@ func ImportFeeder(d *Deps) sqsworker.Handler {
 			if err != nil {
 				slog.ErrorContext(ctx, "import lane feed failed", "account_id", m.AccountID, "message_id", g[0].MessageId, "error", logsafe.Text(err.Error()))
 				failedAt[gi] = 0
-				if sqsworker.ReceiveCount(g[0]) >= maxReceiveCount() {
-					noteDeadLetter(ctx, d.Store, m.AccountID, g[0], err, d.Now())
+				if sqsworker.ReceiveCount(g[0]) >= MaxReceiveCount() {
+					NoteDeadLetter(ctx, d.Store, m.AccountID, g[0], err, d.Now())
 				}
 			}
 		}

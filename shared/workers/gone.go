@@ -12,11 +12,11 @@ import (
 	"github.com/subsight/subsight/shared/store"
 )
 
-// dropGone wraps a worker: the messages of accounts that no longer exist (deleted by
+// DropGone wraps a worker: the messages of accounts that no longer exist (deleted by
 // `admin delete-account`, which deletes the account item before anything else) are
 // taken off the queue unrun, so work queued before a deletion never writes the
 // account's items again. One consistent GetItem per account of the batch.
-func dropGone(st store.Accounts, next sqsworker.Handler) sqsworker.Handler {
+func DropGone(st store.Accounts, next sqsworker.Handler) sqsworker.Handler {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		live := map[string]bool{}
 		kept := ev.Records[:0:0]

@@ -14,18 +14,18 @@ import (
 	"github.com/subsight/subsight/shared/sqsworker"
 )
 
-// defaultMaxReceiveCount is the worker queues' redrive maxReceiveCount in
+// defaultMaxReceiveCount is the worker queues' redrive MaxReceiveCount in
 // template.yaml; IMPORT_MAX_RECEIVE_COUNT overrides it.
 const defaultMaxReceiveCount = 20
 
 // Import runs the import queue: one message per customer of a json_imports batch.
 // Throttled customers wait for capacity and come back soon (sqsworker.Backoff); the
 // messages that leave the queue are counted in their account's import lane. A deleted
-// account's messages are dropped unrun (dropGone), and uncounted: its lane is gone too.
+// account's messages are dropped unrun (DropGone), and uncounted: its lane is gone too.
 func Import(d *Deps) sqsworker.Handler {
-	b := importBackoff(d.Imports, maxReceiveCount(), d.Throttled, d.Redeliver)
+	b := importBackoff(d.Imports, MaxReceiveCount(), d.Throttled, d.Redeliver)
 	b.Now = d.DeadlineClock
-	return dropGone(d.Store, countLeaving(d.Imports, maxReceiveCount(), b.Handler(applyImports(d.Imports))))
+	return DropGone(d.Store, countLeaving(d.Imports, MaxReceiveCount(), b.Handler(applyImports(d.Imports))))
 }
 
 // ImportCounted is Import on a given pipeline, without early redelivery.
@@ -33,7 +33,7 @@ func ImportCounted(p *imports.Pipeline, maxReceives int, throttled func(error) b
 	return countLeaving(p, maxReceives, ImportWith(p, maxReceives, throttled))
 }
 
-func maxReceiveCount() int {
+func MaxReceiveCount() int {
 	if n, err := strconv.Atoi(os.Getenv("IMPORT_MAX_RECEIVE_COUNT")); err == nil && n > 0 {
 		return n
 	}
@@ -64,7 +64,7 @@ func importBackoff(p *imports.Pipeline, maxReceives int, throttled func(error) b
 		},
 		DeadLetter: func(ctx context.Context, msg events.SQSMessage, cause error) {
 			m, err := imports.DecodeMessage(msg.Body)
-			noteDeadLetter(ctx, p.Store, m.AccountID, msg, cause, p.Now())
+			NoteDeadLetter(ctx, p.Store, m.AccountID, msg, cause, p.Now())
 			if err != nil {
 				return // nothing to mark: it goes to the dead-letter queue as it is
 			}

@@ -32,6 +32,9 @@ type Storage interface {
 	recompute.Storage
 	store.DataSources
 	store.StripeConnections
+	// The Stripe worker's (package stripeworkers): the sync's state and the backfills.
+	store.StripeSync
+	store.StripeBackfills
 	store.SeriesStore
 	store.Activities
 	store.ActivitiesExports
@@ -41,8 +44,10 @@ type Storage interface {
 // Files keeps the activities exports' files (on S3: blobs.Store).
 type Files interface {
 	PutFile(ctx context.Context, key, contentType string, body []byte) error
-	// Get reads a file back (the parts of an export written in steps).
+	// Get reads a file back (the parts of an export written in steps, a Stripe event).
 	Get(ctx context.Context, key string) ([]byte, error)
+	// Put writes an object (the Stripe worker's dependencies are the webhook's).
+	Put(ctx context.Context, key string, body []byte) error
 }
 
 // Deps are what the workers use, built once per process by the wiring.
@@ -68,11 +73,15 @@ type Deps struct {
 	// ExportPageSize is how many activities one read of an export takes (0: 200);
 	// tests make a small export take several pages.
 	ExportPageSize int
-	// StripeBackfill runs the Stripe backfills' steps (nil: their jobs fail).
-	StripeBackfill StripeBackfiller
 	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
 	// time.Now): tests make time pass with it.
 	DeadlineClock func() time.Time
+	// StripeSteps sends the next steps of Stripe backfills to the Stripe events queue;
+	// StripeAPIBase and StripeBackfillRate are how the Stripe worker reaches Stripe's API
+	// (package stripeworkers).
+	StripeSteps        jobs.Sender
+	StripeAPIBase      string
+	StripeBackfillRate float64
 
 	recomputeOnce sync.Once
 	recomputer    *recompute.Recomputer
@@ -101,24 +110,21 @@ func (d *Deps) Recomputer() *recompute.Recomputer {
 // one series write). The first failure of a group fails its later messages too; the
 // other groups go on. Messages without a group (tests) are one group. Throttled jobs
 // wait for capacity and come back soon (sqsworker.Backoff); an activities export is
-// marked failed on its last receive. A deleted account's jobs are dropped unrun (dropGone).
+// marked failed on its last receive. A deleted account's jobs are dropped unrun (DropGone).
 func Jobs(d *Deps) sqsworker.Handler {
-	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: maxReceiveCount(), Redeliver: d.Redeliver, Now: d.DeadlineClock,
+	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: MaxReceiveCount(), Redeliver: d.Redeliver, Now: d.DeadlineClock,
 		AccountOf: func(msg events.SQSMessage) string {
 			job, _ := jobs.Decode(msg.Body)
 			return job.AccountID
 		},
 		DeadLetter: func(ctx context.Context, msg events.SQSMessage, cause error) {
 			job, err := jobs.Decode(msg.Body)
-			noteDeadLetter(ctx, d.Store, job.AccountID, msg, cause, d.Now())
+			NoteDeadLetter(ctx, d.Store, job.AccountID, msg, cause, d.Now())
 			if err == nil && job.Type == jobs.ExportActivities {
 				failExport(ctx, d, job)
 			}
-			if err == nil && job.Type == jobs.BackfillStripe && d.StripeBackfill != nil {
-				d.StripeBackfill.Fail(ctx, job, cause)
-			}
 		}}
-	return dropGone(d.Store, b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
+	return DropGone(d.Store, b.Handler(func(ctx context.Context, records []events.SQSMessage) sqsworker.Failures {
 		failures := sqsworker.Failures{}
 		groups := sqsworker.Groups(records)
 		for gi, g := range groups {
@@ -217,8 +223,6 @@ func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 		return d.Recomputer().Unmerges(ctx, job.AccountID, job.CustomerUUID)
 	case jobs.ExportActivities:
 		return continued(ctx, d, job, exportActivities(ctx, d, job))
-	case jobs.BackfillStripe:
-		return continued(ctx, d, job, backfillStripe(ctx, d, job))
 	default:
 		return fmt.Errorf("jobs: unknown job type %q", job.Type)
 	}

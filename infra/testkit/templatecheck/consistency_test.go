@@ -37,6 +37,9 @@ func registered(id string) (kind, name string) {
 	if f, ok := routes.Public[id]; ok {
 		return "Public", funcName(f)
 	}
+	if f, ok := routes.StripeWebhooks[id]; ok {
+		return "StripeWebhook", funcName(f)
+	}
 	return "", ""
 }
 
@@ -100,7 +103,7 @@ func TestEveryTemplateFunctionIsBuiltAndServed(t *testing.T) {
 				if len(fn.HttpEvents) == 0 {
 					t.Errorf("API function without an HttpApi event")
 				}
-			case "Public":
+			case "Public", "StripeWebhook":
 				if len(fn.HttpEvents) == 0 {
 					t.Errorf("public function without an HttpApi event")
 				}
@@ -124,7 +127,8 @@ func TestNothingExistsInOnePlaceOnly(t *testing.T) {
 	for _, id := range tpl.FunctionIDs() {
 		inTemplate[id] = true
 	}
-	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers), keysOf(routes.Schedules), keysOf(routes.Public)} {
+	for _, m := range []map[string]bool{keysOf(routes.APIs), keysOf(routes.Workers), keysOf(routes.Authorizers), keysOf(routes.Schedules), keysOf(routes.Public),
+		keysOf(routes.StripeWebhooks)} {
 		for id := range m {
 			if !inTemplate[id] {
 				t.Errorf("shared/routes has %s, template.yaml does not", id)
@@ -154,9 +158,11 @@ func TestRoutesAreUnique(t *testing.T) {
 			t.Errorf("route %s is served by both %s and %s", r.Key(), prev, r.Function)
 		}
 		seen[r.Key()] = r.Function
-		// Only the public functions' routes go without the authorizer, and all of them do:
-		// an operation would answer anyone, a public page behind the authorizer no browser.
-		_, public := routes.Public[r.Function]
+		// Only the public functions' routes (and the Stripe webhook's, which checks a
+		// signature instead) go without the authorizer, and all of them do: an operation
+		// would answer anyone, a public page behind the authorizer no browser.
+		f, _ := routes.Lookup(r.Function)
+		public := f.Open()
 		if public != (r.Authorizer == "") {
 			t.Errorf("route %s: authorizer %q, public function %v", r.Key(), r.Authorizer, public)
 		}

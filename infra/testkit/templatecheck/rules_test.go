@@ -60,7 +60,7 @@ var templateRules = map[string]rule{
 			}
 		}
 		for _, r := range tpl.Routes() {
-			if _, public := routes.Public[r.Function]; !public && r.Authorizer == "" {
+			if f, _ := routes.Lookup(r.Function); !f.Open() && r.Authorizer == "" {
 				out = append(out, fmt.Sprintf("route %s of %s has no authorizer", r.Key(), r.Function))
 			}
 		}

@@ -72,7 +72,7 @@ func StartStripeBackfill(d *api.Deps) apigw.Endpoint {
 		if err != nil {
 			return apigw.Response{}, err
 		}
-		if err := d.Jobs.Send(ctx, jobs.Backfill(r.AccountID, b.DataSourceUUID, b.ID)); err != nil {
+		if err := d.StripeSteps.Send(ctx, jobs.Backfill(r.AccountID, b.DataSourceUUID, b.ID)); err != nil {
 			// No job will run it: it must not hold the data source's next backfill off.
 			b.Status, b.LastError, b.FinishedAt = model.BackfillFailed, "The backfill could not be queued; start it again.", now
 			if err := storage(d).SaveStripeBackfill(ctx, b, 0); err != nil {

@@ -1,0 +1,45 @@
+package routes
+
+import (
+	"github.com/subsight/subsight/shared/stripewebhook"
+	"github.com/subsight/subsight/shared/stripeworkers"
+)
+
+// sendStripeEvents sends to the Stripe events queue; openSecrets decrypts the data
+// sources' sealed secrets (the stack's SecretsKey, each opening bound to its account
+// and data source by the encryption context).
+var (
+	sendStripeEvents = Access{{Name: "SendStripeEvents", Resources: []string{"StripeEventQueue"}, Actions: []string{"sqs:SendMessage"}}}
+	openSecrets      = Access{{Name: "OpenSecrets", Resources: []string{"SecretsKey"}, Actions: []string{"kms:Decrypt"}}}
+)
+
+// stripeWebhookFunctions receive a Stripe data source's webhook deliveries and apply
+// them (docs/stripe.md, "Receiving webhooks").
+var stripeWebhookFunctions = []Function{
+	// The webhook endpoint: no API key; the data source's connection is read (one
+	// GetItem), its secret opened and the signature checked before anything is stored;
+	// a verified event goes to the bucket under stripe/ and into the Stripe events
+	// queue. A route throttle of its own: anyone may call it, and every call that names
+	// a connected data source costs a read. The Globals' 512 MB (0.29 vCPU): decoding
+	// an event takes about 0.3 ms of CPU a 3 KB event and 90 ms a megabyte on a whole
+	// vCPU, so a 4 MB event stays near a second.
+	{Name: "ReceiveStripeWebhook", Family: "Webhooks", StripeWebhook: stripewebhook.Receiver,
+		Routes: []Route{post("/stripe/webhooks/{data_source_uuid}")}, Throttle: "StripeWebhook",
+		Access: access(table("GetItem"), openSecrets, objects("stripe/", "PutObject"), sendStripeEvents)},
+	// The Stripe events worker applies each event through the sync, one Stripe
+	// customer's events in order, and runs the steps of Stripe backfills (reading
+	// Stripe's API with a connection's key, opened with the stack's SecretsKey); it is the
+	// only worker that links stripe-go. Ten batches of ten at once: the webhook route's
+	// throttle (StripeWebhookThrottleRate, 100 a second) is what it must keep up with,
+	// and one batch of ten customers' events takes well under a second
+	// (docs/benchmarks.md, "Stripe webhooks").
+	{Name: "StripeEventWorker", Worker: stripeworkers.Events, MemorySize: 1024, Timeout: 60,
+		ReservedConcurrency: "StripeEventWorkerReservedConcurrency",
+		Queues:              []QueueSource{{Queue: "StripeEventQueue", BatchSize: 10, MaxConcurrency: 10}},
+		Access: access(table("GetItem"), objects("stripe/", "GetObject"),
+			because("the sync's writes of an event's records through the import pipeline's per-customer step and their recomputations",
+				access(table("BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"),
+					sendJobs)),
+			because("a backfill's step opens the connection's API key and sends the next step; the parity events need neither",
+				access(openSecrets, sendStripeEvents)))},
+}
