@@ -200,6 +200,7 @@ func TestResolver(t *testing.T) {
 			"ImportFeedQueue":       {URL: "http://x/feed"},
 			"ImportDeadLetterQueue": {}, "JobsDeadLetterQueue": {}, "RecomputeDeadLetterQueue": {}, "SeriesFoldDeadLetterQueue": {},
 			"ImportFeedDeadLetterQueue": {},
+			"StripeEventQueue":          {URL: "http://x/stripe"}, "StripeEventDeadLetterQueue": {},
 		}}
 	env, err := tpl.FunctionEnv("PingFunction", res.Resolver(tpl, "s3cr3t-s3cr3t-s3cr3t"))
 	if err != nil {
@@ -207,7 +208,7 @@ func TestResolver(t *testing.T) {
 	}
 	want := map[string]string{"TABLE_NAME": "p-table", "IMPORT_BUCKET": "p-importbucket", "IMPORT_QUEUE_URL": "http://x/import",
 		"JOBS_QUEUE_URL": "http://x/jobs", "RECOMPUTE_QUEUE_URL": "http://x/recompute", "SERIES_FOLD_QUEUE_URL": "http://x/fold",
-		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "IMPORT_LANE_WINDOW": "2000", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
+		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "STRIPE_EVENT_QUEUE_URL": "http://x/stripe", "IMPORT_LANE_WINDOW": "2000", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)
