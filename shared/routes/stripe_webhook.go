@@ -36,10 +36,9 @@ var stripeWebhookFunctions = []Function{
 	{Name: "StripeEventWorker", Worker: stripeworkers.Events, MemorySize: 1024, Timeout: 60,
 		ReservedConcurrency: "StripeEventWorkerReservedConcurrency",
 		Queues:              []QueueSource{{Queue: "StripeEventQueue", BatchSize: 10, MaxConcurrency: 10}},
-		Access: access(table("GetItem"), objects("stripe/", "GetObject"),
-			because("the sync's writes of an event's records through the import pipeline's per-customer step and their recomputations",
-				access(table("BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem"),
-					sendJobs)),
+		Access: access(table("GetItem"), objects("stripe/", "GetObject"), sendJobs,
+			because("the sync's writes of an event's records through the import pipeline's per-customer step",
+				table("BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "ConditionCheckItem")),
 			because("a backfill's step opens the connection's API key and sends the next step; the parity events need neither",
 				access(openSecrets, sendStripeEvents)))},
 }
