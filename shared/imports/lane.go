@@ -42,7 +42,7 @@ func (p *Pipeline) feedMessage(accountID string) (queue.Message, error) {
 		return queue.Message{}, err
 	}
 	return queue.Message{Body: string(body), Group: accountID,
-		DedupID: hash("feed", accountID, strconv.FormatInt(p.Now().Unix(), 10))}, nil
+		DedupID: queue.ID("feed", accountID, strconv.FormatInt(p.Now().Unix(), 10))}, nil
 }
 
 // DecodeFeedMessage reads a feeder queue's message body.

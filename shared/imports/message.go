@@ -5,12 +5,11 @@
 package imports
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/queue"
 )
 
 // Message is the import queue's message: one customer of one import. It references
@@ -36,20 +35,11 @@ const messageVersion = 2
 // Group is the FIFO message group: one data source and customer external id, so a
 // customer's imports apply one after the other and different customers in parallel.
 func (m Message) Group() string {
-	return hash(m.AccountID, m.DataSourceUUID, m.CustomerExternalID)
+	return queue.ID(m.AccountID, m.DataSourceUUID, m.CustomerExternalID)
 }
 
 // DedupID makes a repeated send of the same customer of the same import a no-op.
-func (m Message) DedupID() string { return hash(m.ImportID, m.CustomerExternalID) }
-
-func hash(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+func (m Message) DedupID() string { return queue.ID(m.ImportID, m.CustomerExternalID) }
 
 // DecodeMessage reads a message body.
 func DecodeMessage(body string) (Message, error) {

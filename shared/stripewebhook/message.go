@@ -1,11 +1,8 @@
 package stripewebhook
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/stripe/stripe-go/v84"
 
@@ -84,18 +81,13 @@ func idOf(raw json.RawMessage) string {
 // data source and its group, so one Stripe customer's events are delivered in the
 // order received, and customers of different data sources never share a group.
 func MessageGroup(accountID, dsUUID, group string) string {
-	return hash("stripe", accountID, dsUUID, group)
+	return queue.ID("stripe", accountID, dsUUID, group)
 }
 
 // DeduplicationID is the queue's deduplication id of an event: a hash of the data
 // source and the event id, so a redelivery within the queue's five minutes is dropped
 // by the queue (later ones by the sync, which keeps what it applied).
-func DeduplicationID(dsUUID, eventID string) string { return hash("stripe-event", dsUUID, eventID) }
-
-func hash(parts ...string) string {
-	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return hex.EncodeToString(sum[:])
-}
+func DeduplicationID(dsUUID, eventID string) string { return queue.ID("stripe-event", dsUUID, eventID) }
 
 func (m Message) queueMessage() queue.Message {
 	body, err := json.Marshal(m)
