@@ -177,7 +177,7 @@ func scenarios() []scenario {
 					t.Errorf("customer %+v", c)
 				}
 			}},
-		{name: "19 customer deleted in Stripe, deleted", build: deletedCustomer, settings: &model.StripeSettings{DeletedCustomers: "delete", MeteredUsage: "exclude"},
+		{name: "19 customer deleted in Stripe, deleted", build: deletedCustomer, settings: deleteSettings(),
 			checks: []mrrCheck{{"2026-03-15", 0}, {"2026-04-11", 0}},
 			verify: func(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
 				_, err := env.Deps.Store.CustomerUUIDByExternalID(context.Background(), conn.AccountID, conn.DataSourceUUID, "cus_1")
@@ -279,4 +279,11 @@ func TestScenariosMRR(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deleteSettings are the defaults with deleted customers removed.
+func deleteSettings() *model.StripeSettings {
+	s := model.DefaultStripeSettings()
+	s.DeletedCustomers = "delete"
+	return &s
 }

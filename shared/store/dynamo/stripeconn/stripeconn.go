@@ -31,25 +31,58 @@ func New(t *table.Table) *Store { return &Store{t: t} }
 var _ store.StripeConnections = (*Store)(nil)
 
 type connectionItem struct {
-	PK                  string    `dynamodbav:"PK"`
-	SK                  string    `dynamodbav:"SK"`
-	ET                  string    `dynamodbav:"et"`
-	AccountID           string    `dynamodbav:"account_id"`
-	DataSourceUUID      string    `dynamodbav:"data_source_uuid"`
-	SealedWebhookSecret []byte    `dynamodbav:"webhook_secret"`
-	SealedAPIKey        []byte    `dynamodbav:"api_key,omitempty"`
-	APIKeyLast4         string    `dynamodbav:"api_key_last4,omitempty"`
-	DeletedCustomers    string    `dynamodbav:"deleted_customers"`
-	MeteredUsage        string    `dynamodbav:"metered_usage"`
-	ConnectedAt         time.Time `dynamodbav:"connected_at"`
-	UpdatedAt           time.Time `dynamodbav:"updated_at"`
+	PK                  string `dynamodbav:"PK"`
+	SK                  string `dynamodbav:"SK"`
+	ET                  string `dynamodbav:"et"`
+	AccountID           string `dynamodbav:"account_id"`
+	DataSourceUUID      string `dynamodbav:"data_source_uuid"`
+	SealedWebhookSecret []byte `dynamodbav:"webhook_secret"`
+	SealedAPIKey        []byte `dynamodbav:"api_key,omitempty"`
+	APIKeyLast4         string `dynamodbav:"api_key_last4,omitempty"`
+	DeletedCustomers    string `dynamodbav:"deleted_customers"`
+	MeteredUsage        string `dynamodbav:"metered_usage"`
+	ChurnRecognition    string `dynamodbav:"churn_recognition,omitempty"`
+	RefundHandling      string `dynamodbav:"refund_handling,omitempty"`
+	// InvoiceHandling is absent from items written before the setting existed, which
+	// read as ChartMogul's defaults.
+	InvoiceHandling *invoiceHandlingItem `dynamodbav:"invoice_handling,omitempty"`
+	ConnectedAt     time.Time            `dynamodbav:"connected_at"`
+	UpdatedAt       time.Time            `dynamodbav:"updated_at"`
+}
+
+type invoiceHandlingItem struct {
+	Automatic invoiceRulesItem `dynamodbav:"automatic"`
+	Manual    invoiceRulesItem `dynamodbav:"manual"`
+}
+
+type invoiceRulesItem struct {
+	Create            string `dynamodbav:"create_when"`
+	Update            string `dynamodbav:"update_when"`
+	PreventVoided     bool   `dynamodbav:"prevent_voided"`
+	PreventWrittenOff bool   `dynamodbav:"prevent_written_off"`
+}
+
+func rulesItem(r model.InvoiceRules) invoiceRulesItem {
+	return invoiceRulesItem{Create: r.CreateSubscriptionWhenInvoiceIs, Update: r.UpdateSubscriptionWhenInvoiceIs,
+		PreventVoided: r.PreventSubscriptionForInvoiceVoided, PreventWrittenOff: r.PreventSubscriptionForInvoiceWrittenOff}
+}
+
+func (r invoiceRulesItem) rules() model.InvoiceRules {
+	return model.InvoiceRules{CreateSubscriptionWhenInvoiceIs: r.Create, UpdateSubscriptionWhenInvoiceIs: r.Update,
+		PreventSubscriptionForInvoiceVoided: r.PreventVoided, PreventSubscriptionForInvoiceWrittenOff: r.PreventWrittenOff}
 }
 
 func (it connectionItem) connection() model.StripeConnection {
+	settings := model.DefaultStripeSettings()
+	settings.DeletedCustomers, settings.MeteredUsage = it.DeletedCustomers, it.MeteredUsage
+	settings.ChurnRecognition, settings.RefundHandling = it.ChurnRecognition, it.RefundHandling
+	if it.InvoiceHandling != nil {
+		settings.InvoiceHandling = model.InvoiceHandling{Automatic: it.InvoiceHandling.Automatic.rules(),
+			Manual: it.InvoiceHandling.Manual.rules()}
+	}
 	return model.StripeConnection{AccountID: it.AccountID, DataSourceUUID: it.DataSourceUUID,
 		SealedWebhookSecret: it.SealedWebhookSecret, SealedAPIKey: it.SealedAPIKey, APIKeyLast4: it.APIKeyLast4,
-		Settings:    model.StripeSettings{DeletedCustomers: it.DeletedCustomers, MeteredUsage: it.MeteredUsage},
-		ConnectedAt: it.ConnectedAt, UpdatedAt: it.UpdatedAt}
+		Settings: settings, ConnectedAt: it.ConnectedAt, UpdatedAt: it.UpdatedAt}
 }
 
 // ownedBy is the condition of every write: the item is absent or the account's, so
@@ -65,6 +98,9 @@ func (s *Store) PutStripeConnection(ctx context.Context, c model.StripeConnectio
 		AccountID: c.AccountID, DataSourceUUID: c.DataSourceUUID,
 		SealedWebhookSecret: c.SealedWebhookSecret, SealedAPIKey: c.SealedAPIKey, APIKeyLast4: c.APIKeyLast4,
 		DeletedCustomers: c.Settings.DeletedCustomers, MeteredUsage: c.Settings.MeteredUsage,
+		ChurnRecognition: c.Settings.ChurnRecognition, RefundHandling: c.Settings.RefundHandling,
+		InvoiceHandling: &invoiceHandlingItem{Automatic: rulesItem(c.Settings.InvoiceHandling.Automatic),
+			Manual: rulesItem(c.Settings.InvoiceHandling.Manual)},
 		ConnectedAt: c.ConnectedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()})
 	if err != nil {
 		return err

@@ -35,6 +35,9 @@ func TestStripeConnections(t *testing.T) {
 	replaced := conn
 	replaced.SealedWebhookSecret, replaced.SealedAPIKey, replaced.APIKeyLast4 = []byte{9}, nil, ""
 	replaced.Settings.DeletedCustomers = "delete"
+	replaced.Settings.ChurnRecognition, replaced.Settings.RefundHandling = "churn_at_click", "refund_full_only"
+	replaced.Settings.InvoiceHandling.Manual = model.InvoiceRules{CreateSubscriptionWhenInvoiceIs: "open",
+		UpdateSubscriptionWhenInvoiceIs: "partially_paid", PreventSubscriptionForInvoiceVoided: false, PreventSubscriptionForInvoiceWrittenOff: true}
 	replaced.UpdatedAt = at.Add(time.Hour)
 	theirs := conn
 	theirs.AccountID, theirs.SealedWebhookSecret = b.ID, []byte{7}
