@@ -27,9 +27,10 @@ func collectCancellations(in Input, byKey map[string]*subscription) {
 	}
 }
 
-// cancellationSteps dates each cancellation per the churn recognition setting (§4.2).
-// churn_at_click falls back to the time of cancellation: only Recurly, Stripe and Chargebee
-// sources support it and ours are API sources.
+// cancellationSteps dates each cancellation per the churn recognition of the
+// subscription's source (§4.2). churn_at_click needs nothing here: for a source with its
+// own rules the cancellation events already carry the decision date (cancellationDate);
+// other sources fall back to the time of cancellation.
 func (s *subscription) cancellationSteps(set Settings) []*step {
 	var out []*step
 	for i, c := range s.cancellations {

@@ -14,6 +14,7 @@ func Compute(in Input) Result {
 		plans[p.UUID] = p
 	}
 	items, invalid := screenInvoices(in, plans)
+	items = applyInvoiceHandling(in, items)
 	byKey, subs := groupSubscriptions(in, items)
 	collectCancellations(in, byKey)
 	applyEvents(in, byKey, plans)
@@ -23,7 +24,7 @@ func Compute(in Input) Result {
 	pastDue := map[*subscription][]span{}
 	for _, s := range subs {
 		s.steps = append(s.steps, s.valueSteps(forceSet)...)
-		s.steps = append(s.steps, s.cancellationSteps(in.Settings)...)
+		s.steps = append(s.steps, s.cancellationSteps(in.settingsFor(s.dataSourceUUID))...)
 		s.steps = append(s.steps, s.committed...)
 		pastDue[s] = s.pastDueSpans(in)
 		auto, later := s.autoChurnSteps(in, pastDue[s])

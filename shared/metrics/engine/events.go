@@ -89,7 +89,7 @@ func applyEvents(in Input, byKey map[string]*subscription, plans map[string]Plan
 		}
 		switch e.EventType {
 		case EventCancelled, EventCancellationScheduled:
-			s.cancellations = append(s.cancellations, e.EffectiveDate)
+			s.cancellations = append(s.cancellations, in.cancellationDate(e))
 		case EventStart, EventStartScheduled, EventUpdated, EventUpdateScheduled:
 			if !e.EffectiveDate.After(in.Now) {
 				continue

@@ -29,6 +29,16 @@ const (
 
 	InvoiceVoided     = "voided"
 	InvoiceWrittenOff = "written_off"
+
+	CollectionAutomatic = "automatic"
+	CollectionManual    = "manual"
+)
+
+// Payment states of an invoice, in the order an invoice reaches them (SourceRules).
+const (
+	PaymentOpen          = "open"           // issued
+	PaymentPartiallyPaid = "partially_paid" // successful payments above zero
+	PaymentPaid          = "paid"           // successful payments cover the invoice's total
 )
 
 // Subscription event types (§2).
@@ -78,9 +88,12 @@ type Invoice struct {
 	DueDate        time.Time
 	Currency       string
 	Status         string
-	Disabled       bool // §1.7: counts for nothing, with its line items and transactions
-	LineItems      []LineItem
-	Transactions   []Transaction
+	// CollectionMethod is "automatic" (charged to a saved payment method) or "manual"
+	// (sent to be paid); it picks the invoice rules of a source with SourceRules.
+	CollectionMethod string
+	Disabled         bool // §1.7: counts for nothing, with its line items and transactions
+	LineItems        []LineItem
+	Transactions     []Transaction
 }
 
 // LineItem is one invoice line. SubscriptionUUID is the id the caller already gave the
@@ -167,10 +180,35 @@ func (t RateTable) Rate(day, currency string) (float64, bool) {
 	return r, ok
 }
 
+// SourceRules are a data source's own rules (a Stripe source's settings, §1.8). A source
+// without them follows Settings and counts every invoice once issued.
+type SourceRules struct {
+	// ChurnRecognition and RefundHandling override Settings' for the source's
+	// subscriptions and invoices; "" follows Settings.
+	ChurnRecognition string
+	RefundHandling   string
+	// Automatic and Manual are the invoice rules of invoices collected automatically and
+	// manually (Invoice.CollectionMethod; anything but "manual" is automatic).
+	Automatic, Manual InvoiceRules
+}
+
+// InvoiceRules decide when an invoice counts (§1.8).
+type InvoiceRules struct {
+	// CreateWhen: the payment state (PaymentOpen, PaymentPartiallyPaid, PaymentPaid) an
+	// invoice that starts a subscription must reach to count; UpdateWhen: the one a
+	// later invoice of a live subscription must reach. "" counts once issued.
+	CreateWhen, UpdateWhen string
+	// PreventVoided, PreventWrittenOff: a voided (written-off) invoice counts for
+	// nothing; when false it counts as an issued one would.
+	PreventVoided, PreventWrittenOff bool
+}
+
 // Input is everything known about one customer at instant Now.
 type Input struct {
-	Now                 time.Time
-	Settings            Settings
+	Now      time.Time
+	Settings Settings
+	// Sources are the rules of the data sources that have their own, by DataSourceUUID.
+	Sources             map[string]SourceRules
 	Plans               []Plan
 	Invoices            []Invoice
 	Events              []SubscriptionEvent

@@ -36,19 +36,20 @@ func (p price) clone() price {
 	return p
 }
 
-// screenInvoices keeps the invoices that count (§1.3, §3.2, §5) and prices their
-// subscription and trial items. Voided, written-off and (with refund_full_only) fully refunded
-// invoices are dropped silently; malformed ones and ones missing an exchange rate are listed
-// as invalid rather than guessed.
+// screenInvoices keeps the invoices that count (§1.3, §3.2, §5, §1.8) and prices their
+// subscription and trial items. Voided, written-off (unless their source's rules count
+// them) and (with refund_full_only, the source's or else the account's) fully refunded
+// invoices are dropped silently; malformed ones and ones missing an exchange rate are
+// listed as invalid rather than guessed.
 func screenInvoices(in Input, plans map[string]Plan) ([]pricedItem, []InvalidInvoice) {
 	var items []pricedItem
 	var invalid []InvalidInvoice
 	seq := 0
 	for i, inv := range in.Invoices {
-		if inv.Status == InvoiceVoided || inv.Status == InvoiceWrittenOff {
+		if in.excludedByStatus(inv) {
 			continue
 		}
-		if in.Settings.RefundHandling == RefundFullOnly && fullyRefunded(inv) {
+		if in.settingsFor(inv.DataSourceUUID).RefundHandling == RefundFullOnly && fullyRefunded(inv) {
 			continue
 		}
 		priced, err := priceInvoice(in, inv, plans)
