@@ -3,6 +3,7 @@ package recompute
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -125,4 +126,52 @@ func connections(cs []store.Connection) []engine.Connection {
 		out[i] = engine.Connection{SubscriptionUUIDs: [2]string{c.A, c.B}}
 	}
 	return out
+}
+
+// loadSourceRules reads the own rules of each data source the records come from: a
+// Stripe source's settings, stored with its connection (one read per data source; the
+// batch's customers share them, sharedPlans). A source without a connection, or whose
+// connection is another account's, has none.
+func loadSourceRules(ctx context.Context, st store.StripeConnections, accountID string, recs Records) (map[string]engine.SourceRules, error) {
+	var sources []string
+	add := func(ds string) {
+		if ds != "" && !slices.Contains(sources, ds) {
+			sources = append(sources, ds)
+		}
+	}
+	for _, inv := range recs.Invoices {
+		add(inv.DataSourceUUID)
+	}
+	for _, ev := range recs.Events {
+		add(ev.DataSourceUUID)
+	}
+	var out map[string]engine.SourceRules
+	for _, ds := range sources {
+		conn, err := st.GetStripeConnection(ctx, ds)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stripe connection of %s: %w", ds, err)
+		}
+		if conn.AccountID != accountID {
+			continue
+		}
+		if out == nil {
+			out = map[string]engine.SourceRules{}
+		}
+		out[ds] = sourceRules(conn.Settings)
+	}
+	return out, nil
+}
+
+// sourceRules maps a Stripe source's settings to the engine's rules.
+func sourceRules(s model.StripeSettings) engine.SourceRules {
+	return engine.SourceRules{ChurnRecognition: s.ChurnRecognition, RefundHandling: s.RefundHandling,
+		Automatic: invoiceRules(s.InvoiceHandling.Automatic), Manual: invoiceRules(s.InvoiceHandling.Manual)}
+}
+
+func invoiceRules(r model.InvoiceRules) engine.InvoiceRules {
+	return engine.InvoiceRules{CreateWhen: r.CreateSubscriptionWhenInvoiceIs, UpdateWhen: r.UpdateSubscriptionWhenInvoiceIs,
+		PreventVoided: r.PreventSubscriptionForInvoiceVoided, PreventWrittenOff: r.PreventSubscriptionForInvoiceWrittenOff}
 }

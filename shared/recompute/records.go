@@ -81,7 +81,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func engineInvoice(inv model.Invoice) engine.Invoice {
 	out := engine.Invoice{UUID: inv.UUID, ExternalID: inv.ExternalID, DataSourceUUID: inv.DataSourceUUID,
-		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency, Status: inv.Status, Disabled: inv.Disabled}
+		Date: inv.Date, DueDate: deref(inv.DueDate), Currency: inv.Currency, Status: inv.Status,
+		CollectionMethod: inv.CollectionMethod, Disabled: inv.Disabled}
 	for _, li := range inv.LineItems {
 		out.LineItems = append(out.LineItems, engine.LineItem{UUID: li.UUID, ExternalID: li.ExternalID,
 			Type: li.Type, SubscriptionUUID: li.SubscriptionUUID, SubscriptionExternalID: li.SubscriptionExternalID,

@@ -40,6 +40,7 @@ type Storage interface {
 	store.Tasks
 	store.DataSources
 	store.Connections
+	store.StripeConnections
 	store.Metrics
 	store.FXRates
 	RecordsStorage
@@ -328,7 +329,12 @@ func (r *Recomputer) buildInput(ctx context.Context, acc model.Account, customer
 	if err != nil {
 		return engine.Input{}, nil, err
 	}
+	sources, err := loadSourceRules(ctx, r.store, acc.ID, recs)
+	if err != nil {
+		return engine.Input{}, nil, err
+	}
 	in, byUUID := newInput(r.now(), acc, plans, rates, conns, recs)
+	in.Sources = sources
 	return in, byUUID, nil
 }
 
