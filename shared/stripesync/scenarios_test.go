@@ -70,18 +70,14 @@ func scenarios() []scenario {
 				stripetest.ProrationLine(line("il_2b", "sub_1", "si_1", "price_m2", 7500, 1, "2026-04-16", "2026-05-01")),
 				line("il_2c", "sub_1", "si_1", "price_m2", 15000, 1, "2026-05-01", "2026-06-01")))
 		}, checks: []mrrCheck{{"2026-04-10", 5000}, {"2026-04-20", 15000}, {"2026-05-15", 15000}}},
-		{name: "12 cancellation at period end", build: func(h *history) {
-			s := h.subscribe("2026-03-01", []*stripe.Price{priceM})
-			h.monthly("2026-03-01", 1, "price_m", 5000)
-			scheduled := *s
-			scheduled.CancelAtPeriodEnd, scheduled.CanceledAt = true, day("2026-03-10")
-			scheduled.Items = &stripe.SubscriptionItemList{Data: []*stripe.SubscriptionItem{{ID: "si_1", Subscription: "sub_1",
-				Price: priceM, Quantity: 1, CurrentPeriodEnd: day("2026-04-01")}}}
-			h.add(stripe.EventTypeCustomerSubscriptionUpdated, "2026-03-10", &scheduled, map[string]any{"cancel_at_period_end": false})
-			ended := scheduled
-			ended.Status, ended.EndedAt = stripe.SubscriptionStatusCanceled, day("2026-04-01")
-			h.add(stripe.EventTypeCustomerSubscriptionDeleted, "2026-04-01", &ended, nil)
-		}, checks: []mrrCheck{{"2026-03-20", 5000}, {"2026-04-02", 0}}},
+		{name: "12 cancellation at period end", build: cancelAtPeriodEnd,
+			checks: []mrrCheck{{"2026-03-20", 5000}, {"2026-03-31", 5000}, {"2026-04-02", 0}}},
+		{name: "12 cancellation at period end, churn at period end", build: cancelAtPeriodEnd,
+			settings: withSettings(func(s *model.StripeSettings) { s.ChurnRecognition = "churn_at_period_end" }),
+			checks:   []mrrCheck{{"2026-03-20", 5000}, {"2026-03-31", 5000}, {"2026-04-02", 0}}},
+		{name: "12 cancellation at period end, churn as soon as scheduled", build: cancelAtPeriodEnd,
+			settings: withSettings(func(s *model.StripeSettings) { s.ChurnRecognition = "churn_at_click" }),
+			checks:   []mrrCheck{{"2026-03-09", 5000}, {"2026-03-10", 0}, {"2026-03-31", 0}, {"2026-04-02", 0}}},
 		{name: "16 free trial, then paid", build: func(h *history) {
 			h.add(stripe.EventTypeCustomerCreated, "2026-01-01", &stripe.Customer{ID: "cus_1", Created: day("2026-01-01")}, nil)
 			s := stripetest.Subscription("sub_1", "si_1")
@@ -117,15 +113,8 @@ func scenarios() []scenario {
 					t.Errorf("transactions %+v", inv.Transactions)
 				}
 			}},
-		{name: "13 immediate cancellation with a full refund", build: func(h *history) {
-			s := h.subscribe("2026-01-01", []*stripe.Price{priceYear})
-			h.pay(stripetest.PaidInvoice("in_1", "2026-01-01", line("il_1", "sub_1", "si_1", "price_year", 120000, 1, "2026-01-01", "2027-01-01")))
-			ended := *s
-			ended.Status, ended.CanceledAt, ended.EndedAt = stripe.SubscriptionStatusCanceled, day("2026-03-15"), day("2026-03-15")
-			h.add(stripe.EventTypeCustomerSubscriptionDeleted, "2026-03-15", &ended, nil)
-			h.add(stripe.EventTypeRefundCreated, "2026-03-15", &stripe.Refund{ID: "re_1", Amount: 120000, Currency: "usd",
-				Status: stripe.RefundStatusSucceeded, Created: day("2026-03-15"), PaymentIntent: &stripe.PaymentIntent{ID: "pi_in_1"}}, nil)
-		}, checks: []mrrCheck{{"2026-02-15", 10000}, {"2026-03-16", 0}},
+		{name: "13 immediate cancellation with a full refund", build: refundedAnnual(120000),
+			checks: []mrrCheck{{"2026-02-15", 10000}, {"2026-03-16", 0}},
 			verify: func(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
 				inv := invoice(t, env, conn, "in_1")
 				for _, tr := range inv.Transactions {
@@ -135,20 +124,35 @@ func scenarios() []scenario {
 				}
 				t.Errorf("no refund in %+v", inv.Transactions)
 			}},
-		{name: "15 first invoice voided", build: func(h *history) {
-			h.subscribe("2026-02-01", []*stripe.Price{priceM})
-			inv := stripetest.OpenInvoice("in_1", "2026-02-01", line("il_1", "sub_1", "si_1", "price_m", 5000, 1, "2026-02-01", "2026-03-01"))
-			inv.CollectionMethod = stripe.InvoiceCollectionMethodSendInvoice
-			h.add(stripe.EventTypeInvoiceFinalized, "2026-02-01", inv, nil)
-			void := *inv
-			void.Status = stripe.InvoiceStatusVoid
-			h.add(stripe.EventTypeInvoiceVoided, "2026-02-28", &void, nil)
-		}, checks: []mrrCheck{{"2026-02-15", 0}, {"2026-03-15", 0}},
+		{name: "13 immediate cancellation with a full refund, churn at period end", build: refundedAnnual(120000),
+			settings: withSettings(func(s *model.StripeSettings) { s.ChurnRecognition = "churn_at_period_end" }),
+			checks:   []mrrCheck{{"2026-02-15", 10000}, {"2026-03-16", 10000}, {"2026-12-31", 10000}, {"2027-01-01", 0}}},
+		{name: "13 immediate cancellation with a full refund, full refunds never paid", build: refundedAnnual(120000),
+			settings: withSettings(func(s *model.StripeSettings) { s.RefundHandling = "refund_full_only" }),
+			checks:   []mrrCheck{{"2026-01-15", 0}, {"2026-02-15", 0}, {"2026-03-16", 0}},
+			verify:   neverSubscribed},
+		{name: "13 immediate cancellation with a partial refund, full refunds never paid", build: refundedAnnual(95000),
+			settings: withSettings(func(s *model.StripeSettings) { s.RefundHandling = "refund_full_only" }),
+			checks:   []mrrCheck{{"2026-01-15", 10000}, {"2026-02-15", 10000}, {"2026-03-16", 0}}},
+		{name: "15 first invoice voided", build: voidedFirstInvoice, checks: []mrrCheck{{"2026-02-15", 0}, {"2026-03-15", 0}},
 			verify: func(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
 				if inv := invoice(t, env, conn, "in_1"); inv.Status != model.InvoiceVoided {
 					t.Errorf("status %q", inv.Status)
 				}
+				neverSubscribed(t, env, conn)
 			}},
+		{name: "15 first invoice voided, created when issued, voided prevented", build: voidedFirstInvoice,
+			settings: withSettings(func(s *model.StripeSettings) { s.InvoiceHandling.Manual.CreateSubscriptionWhenInvoiceIs = "open" }),
+			checks:   []mrrCheck{{"2026-02-15", 0}, {"2026-03-15", 0}}, verify: neverSubscribed},
+		{name: "15 first invoice voided, created when issued, voided not prevented", build: voidedFirstInvoice,
+			settings: withSettings(func(s *model.StripeSettings) {
+				s.InvoiceHandling.Manual.CreateSubscriptionWhenInvoiceIs, s.InvoiceHandling.Manual.PreventSubscriptionForInvoiceVoided = "open", false
+			}),
+			checks: []mrrCheck{{"2026-01-31", 0}, {"2026-02-15", 5000}, {"2026-03-15", 5000}}},
+		{name: "first invoice open and unpaid: a lead", build: unpaidFirstInvoice(""),
+			checks: []mrrCheck{{"2026-02-15", 0}, {"2026-03-15", 0}}, verify: neverSubscribed},
+		{name: "first invoice paid later: MRR from the period start", build: unpaidFirstInvoice("2026-02-20"),
+			checks: []mrrCheck{{"2026-01-31", 0}, {"2026-02-05", 5000}, {"2026-02-25", 5000}}},
 		{name: "4 base + add-on + setup fee + metered usage", build: func(h *history) {
 			h.subscribe("2026-02-01", []*stripe.Price{stripetest.Monthly("price_base"), stripetest.Monthly("price_addon"),
 				stripetest.MeteredPrice("price_usage")}, "si_A", "si_B", "si_C")
@@ -185,6 +189,71 @@ func scenarios() []scenario {
 					t.Errorf("customer still there: %v", err)
 				}
 			}},
+	}
+}
+
+// cancelAtPeriodEnd: a $50 monthly subscription from March 1st whose cancellation at the
+// period's end is asked for on March 10th (canceled_at); it ends on April 1st.
+func cancelAtPeriodEnd(h *history) {
+	s := h.subscribe("2026-03-01", []*stripe.Price{priceM})
+	h.monthly("2026-03-01", 1, "price_m", 5000)
+	scheduled := *s
+	scheduled.CancelAtPeriodEnd, scheduled.CanceledAt = true, day("2026-03-10")
+	scheduled.Items = &stripe.SubscriptionItemList{Data: []*stripe.SubscriptionItem{{ID: "si_1", Subscription: "sub_1",
+		Price: priceM, Quantity: 1, CurrentPeriodEnd: day("2026-04-01")}}}
+	h.add(stripe.EventTypeCustomerSubscriptionUpdated, "2026-03-10", &scheduled, map[string]any{"cancel_at_period_end": false})
+	ended := scheduled
+	ended.Status, ended.EndedAt = stripe.SubscriptionStatusCanceled, day("2026-04-01")
+	h.add(stripe.EventTypeCustomerSubscriptionDeleted, "2026-04-01", &ended, nil)
+}
+
+// refundedAnnual: a $1,200 annual subscription paid on January 1st, cancelled at once on
+// March 15th, when amount of it is refunded.
+func refundedAnnual(amount int64) func(h *history) {
+	return func(h *history) {
+		s := h.subscribe("2026-01-01", []*stripe.Price{priceYear})
+		h.pay(stripetest.PaidInvoice("in_1", "2026-01-01", stripetest.SubLine("il_1", "sub_1", "si_1", "price_year", 120000, 1, "2026-01-01", "2027-01-01")))
+		ended := *s
+		ended.Status, ended.CanceledAt, ended.EndedAt = stripe.SubscriptionStatusCanceled, day("2026-03-15"), day("2026-03-15")
+		h.add(stripe.EventTypeCustomerSubscriptionDeleted, "2026-03-15", &ended, nil)
+		h.add(stripe.EventTypeRefundCreated, "2026-03-15", &stripe.Refund{ID: "re_1", Amount: amount, Currency: "usd",
+			Status: stripe.RefundStatusSucceeded, Created: day("2026-03-15"), PaymentIntent: &stripe.PaymentIntent{ID: "pi_in_1"}}, nil)
+	}
+}
+
+// voidedFirstInvoice: a new customer's first invoice, $50 sent to be paid (send_invoice)
+// on February 1st, never paid and voided on February 28th.
+func voidedFirstInvoice(h *history) {
+	h.subscribe("2026-02-01", []*stripe.Price{priceM})
+	inv := stripetest.OpenInvoice("in_1", "2026-02-01", stripetest.SubLine("il_1", "sub_1", "si_1", "price_m", 5000, 1, "2026-02-01", "2026-03-01"))
+	inv.CollectionMethod = stripe.InvoiceCollectionMethodSendInvoice
+	h.add(stripe.EventTypeInvoiceFinalized, "2026-02-01", inv, nil)
+	void := *inv
+	void.Status = stripe.InvoiceStatusVoid
+	h.add(stripe.EventTypeInvoiceVoided, "2026-02-28", &void, nil)
+}
+
+// unpaidFirstInvoice: a new customer's first invoice, $50 charged automatically from
+// February 1st, open; paid on paidOn unless it is "".
+func unpaidFirstInvoice(paidOn string) func(h *history) {
+	return func(h *history) {
+		h.subscribe("2026-02-01", []*stripe.Price{priceM})
+		line := stripetest.SubLine("il_1", "sub_1", "si_1", "price_m", 5000, 1, "2026-02-01", "2026-03-01")
+		if paidOn == "" {
+			h.add(stripe.EventTypeInvoiceFinalized, "2026-02-01", stripetest.OpenInvoice("in_1", "2026-02-01", line), nil)
+			return
+		}
+		inv := stripetest.PaidInvoice("in_1", "2026-02-01", line)
+		inv.Payments.Data[0].StatusTransitions.PaidAt = day(paidOn)
+		h.pay(inv)
+	}
+}
+
+// neverSubscribed: cus_1 is a lead, never a subscriber.
+func neverSubscribed(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
+	t.Helper()
+	if c := customer(t, env, conn, "cus_1"); !model.IsLead(c.Status) || c.CustomerSince != nil || c.MRR != 0 {
+		t.Errorf("customer status %q, since %v, MRR %d: want a lead", c.Status, c.CustomerSince, c.MRR)
 	}
 }
 
@@ -239,6 +308,11 @@ func TestScenariosMRR(t *testing.T) {
 		if r.sc.settings != nil {
 			r.conn.Settings = *r.sc.settings
 		}
+		// Stored, as a connection is: the recomputation reads the source's settings.
+		r.conn.SealedWebhookSecret = []byte{1}
+		if err := env.Deps.Store.PutStripeConnection(context.Background(), r.conn); err != nil {
+			t.Fatal(err)
+		}
 		if len(r.sc.rates) > 0 {
 			if err := env.Deps.Store.PutFXRates(context.Background(), r.conn.AccountID, r.sc.rates); err != nil {
 				t.Fatal(err)
@@ -283,7 +357,12 @@ func TestScenariosMRR(t *testing.T) {
 
 // deleteSettings are the defaults with deleted customers removed.
 func deleteSettings() *model.StripeSettings {
+	return withSettings(func(s *model.StripeSettings) { s.DeletedCustomers = "delete" })
+}
+
+// withSettings are the defaults changed by change.
+func withSettings(change func(*model.StripeSettings)) *model.StripeSettings {
 	s := model.DefaultStripeSettings()
-	s.DeletedCustomers = "delete"
+	change(&s)
 	return &s
 }
