@@ -16,6 +16,7 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/stripesource/stripetest"
+	"github.com/subsight/subsight/shared/workers"
 )
 
 // move is one MRR movement of a customer, as its Metrics-API activities list it.
@@ -199,32 +200,65 @@ func moreScenarios() []story {
 			verify: invoiceStatus("in_2026-06-01", model.InvoiceVoided)},
 			moves: []move{{"new_biz", "2026-04-01", 5000}}, status: model.StatusPastDue},
 
-		{scenario: scenario{name: "20 collection paused, renewals voided, resumed", build: func(h *history) {
-			s := h.subscribe("2026-03-01", []*stripe.Price{priceM})
-			h.monthly("2026-03-01", 1, "price_m", 5000)
-			paused := *s
-			paused.PauseCollection = &stripe.SubscriptionPauseCollection{Behavior: stripe.SubscriptionPauseCollectionBehaviorVoid, ResumesAt: day("2026-06-01")}
-			h.add(stripe.EventTypeCustomerSubscriptionUpdated, "2026-03-20", &paused, map[string]any{"pause_collection": nil})
-			for _, m := range []string{"2026-04-01", "2026-05-01"} {
-				end := stripetest.At(m).AddDate(0, 1, 0).Format(time.DateOnly)
-				inv := stripetest.OpenInvoice("in_"+m, m, month("il_"+m, "price_m", 5000, 1, m, end))
-				h.add(stripe.EventTypeInvoiceFinalized, m, inv, nil)
-				voided := *inv
-				voided.Status, voided.AmountRemaining = stripe.InvoiceStatusVoid, 0
-				voided.StatusTransitions = &stripe.InvoiceStatusTransitions{FinalizedAt: day(m), VoidedAt: day(m)}
-				h.add(stripe.EventTypeInvoiceVoided, m, &voided, nil)
-			}
-			resumed := *s
-			h.add(stripe.EventTypeCustomerSubscriptionUpdated, "2026-06-01", &resumed,
-				map[string]any{"pause_collection": map[string]any{"behavior": "void", "resumes_at": day("2026-06-01")}})
-			h.monthly("2026-06-01", 1, "price_m", 5000)
-		}, checks: []mrrCheck{{"2026-03-31", 5000}, {"2026-04-30", 5000}, {"2026-05-31", 5000}, {"2026-06-30", 5000}},
+		{scenario: scenario{name: "20 collection paused, renewals voided, resumed", build: pausedCollection,
+			checks: []mrrCheck{{"2026-03-31", 5000}, {"2026-04-30", 5000}, {"2026-05-31", 5000}, {"2026-06-30", 5000}},
 			verify: invoiceStatus("in_2026-04-01", model.InvoiceVoided)},
 			moves: []move{{"new_biz", "2026-03-01", 5000}}, reversed: true},
 	}
 }
 
-// seatChange: $50 a seat from April 1st, from seats to seats2 on April 16th with
+// pausedSeenMidway: while collection is paused, the customer keeps its MRR and is past
+// due (its last counted period ended on April 1st): the events up to May 15th, applied
+// and recomputed with the clock on that day.
+func pausedSeenMidway(t *testing.T, env *testenv.Env) {
+	may := stripetest.At("2026-05-15")
+	deps := env.With(nil, func() time.Time { return may })
+	conn := connect(t, env, "paused, seen on May 15th")
+	var h history
+	pausedCollection(&h)
+	var upToMay []stripe.Event
+	for _, ev := range h.events {
+		if ev.Created <= may.Unix() {
+			upToMay = append(upToMay, ev)
+		}
+	}
+	if err := deliver(newSync(deps), conn, upToMay); err != nil {
+		t.Fatal(err)
+	}
+	env.DrainJobs(t, workers.Jobs(deps.Workers()))
+	if got := mrrOn(t, env, conn.AccountID, "2026-05-15"); got != 5000 {
+		t.Errorf("MRR on May 15th = %d, want 5000", got)
+	}
+	if got := customer(t, env, conn, "cus_1").Status; got != model.StatusPastDue {
+		t.Errorf("status %q, want %q", got, model.StatusPastDue)
+	}
+}
+
+// pausedCollection: $50 a month from March 1st; on March 20th collection is paused
+// with behavior void until June 1st, so Stripe voids April's and May's renewals; June's
+// is paid.
+func pausedCollection(h *history) {
+	s := h.subscribe("2026-03-01", []*stripe.Price{priceM})
+	h.monthly("2026-03-01", 1, "price_m", 5000)
+	paused := *s
+	paused.PauseCollection = &stripe.SubscriptionPauseCollection{Behavior: stripe.SubscriptionPauseCollectionBehaviorVoid, ResumesAt: day("2026-06-01")}
+	h.add(stripe.EventTypeCustomerSubscriptionUpdated, "2026-03-20", &paused, map[string]any{"pause_collection": nil})
+	for _, m := range []string{"2026-04-01", "2026-05-01"} {
+		end := stripetest.At(m).AddDate(0, 1, 0).Format(time.DateOnly)
+		inv := stripetest.OpenInvoice("in_"+m, m, stripetest.SubLine("il_"+m, "sub_1", "si_1", "price_m", 5000, 1, m, end))
+		h.add(stripe.EventTypeInvoiceFinalized, m, inv, nil)
+		voided := *inv
+		voided.Status, voided.AmountRemaining = stripe.InvoiceStatusVoid, 0
+		voided.StatusTransitions = &stripe.InvoiceStatusTransitions{FinalizedAt: day(m), VoidedAt: day(m)}
+		h.add(stripe.EventTypeInvoiceVoided, m, &voided, nil)
+	}
+	resumed := *s
+	h.add(stripe.EventTypeCustomerSubscriptionUpdated, "2026-06-01", &resumed,
+		map[string]any{"pause_collection": map[string]any{"behavior": "void", "resumes_at": day("2026-06-01")}})
+	h.monthly("2026-06-01", 1, "price_m", 5000)
+}
+
+// seatChange: $50 a seat from April 1st, from `from` seats to `to` on April 16th with
 // proration_behavior always_invoice (the proration invoiced and settled at once; a
 // net credit goes to the customer's balance), then May's renewal.
 func seatChange(h *history, from, to int64) {
@@ -437,6 +471,7 @@ func TestMoreScenariosMRR(t *testing.T) {
 	}
 	recomputes.flush(t)
 	drain(t, env)
+	t.Run("20 collection paused, seen on May 15th", func(t *testing.T) { pausedSeenMidway(t, env) })
 	for i, st := range stories {
 		t.Run(st.name, func(t *testing.T) {
 			conn := conns[i]
