@@ -38,6 +38,7 @@ func ownerState(t *testing.T, env *testenv.Env, accountID string, ids map[string
 		{"ListSubscriptionEvents", url.Values{"per_page": {"200"}}},
 		{"ListImportSubscriptions", nil},
 		{"GetStripeConnection", nil},
+		{"GetStripeSettings", nil},
 	}
 	var b strings.Builder
 	for _, r := range reads {
@@ -65,7 +66,8 @@ func crossAccountBody(ids map[string]string) map[string]any {
 		"from": map[string]any{"customer_uuid": ids["customer_uuid"]}, "into": map[string]any{"customer_uuid": ids["customer_uuid"]},
 		"subscriptions":      []any{map[string]any{"uuid": ids["subscription_uuid"], "data_source_uuid": ids["data_source_uuid"]}},
 		"subscription_event": refs, "invoices": []any{refs}, "line_items": []any{refs}, "transactions": []any{refs},
-		"type_of_entity": "customer", "webhook_secret": "whsec_intruder", "api_key": "rk_intruder"}
+		"type_of_entity": "customer", "webhook_secret": "whsec_intruder", "api_key": "rk_intruder",
+		"churn_recognition": "churn_at_click", "settings": map[string]any{"refund_handling": "refund_full_only"}}
 	for k, v := range refs {
 		body[k] = v
 	}

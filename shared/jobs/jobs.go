@@ -31,6 +31,9 @@ const (
 	ExportActivities = "export_activities"
 	// FoldSeries moves what a bulk shard of the account series holds into the read copy.
 	FoldSeries = "fold_series"
+	// RecomputeDataSourceCustomers asks for the recomputation of every customer of a
+	// data source (a change of the source's own settings that moves its metrics).
+	RecomputeDataSourceCustomers = "recompute_data_source"
 )
 
 // Bulk is the lane of the recomputations that imports (and the passage of time) ask
@@ -57,6 +60,14 @@ func Empty(accountID, dsUUID string, keepCustomers bool, request string) Message
 // version, a time).
 func Recompute(accountID, customerUUID, reason string) Message {
 	return Message{Type: RecomputeCustomer, AccountID: accountID, CustomerUUID: customerUUID, Nonce: reason}
+}
+
+// RecomputeDataSource is the job that asks for the recomputation of every customer of
+// a data source, a page of them per piece of work, in steps (Continue) like a purge.
+// change names the change that asks for it (its time): two changes both run, a
+// repeated request for one runs once.
+func RecomputeDataSource(accountID, dsUUID, change string) Message {
+	return Message{Type: RecomputeDataSourceCustomers, AccountID: accountID, DataSourceUUID: dsUUID, Nonce: change}
 }
 
 // Merge is the job that carries out the merges pending into customer into; from, the

@@ -114,7 +114,7 @@ type family struct {
 }
 
 // families are the operations' families, in the template's order.
-var families = []family{{"Account", slices.Concat(accountOperations, stripeConnectionOperations, stripeBackfillOperations)}, {"Customers", customerOperations}, {"Crm", crmOperations},
+var families = []family{{"Account", slices.Concat(accountOperations, stripeConnectionOperations, stripeSettingsOperations, stripeBackfillOperations)}, {"Customers", customerOperations}, {"Crm", crmOperations},
 	{"Billing", billingOperations}, {"Metrics", metricsOperations}, {"Imports", importOperations}}
 
 // Function is one Lambda function of the template. Exactly one constructor is set;

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/subsight/subsight/shared/model"
 )
@@ -12,6 +13,9 @@ import (
 type StripeConnections interface {
 	// PutStripeConnection creates or replaces the connection of c's data source.
 	PutStripeConnection(ctx context.Context, c model.StripeConnection) error
+	// ReplaceStripeConnection replaces the account's connection of c's data source if
+	// it was last updated at prev (ErrConflict otherwise, or when it is gone).
+	ReplaceStripeConnection(ctx context.Context, c model.StripeConnection, prev time.Time) error
 	// GetStripeConnection reads the connection of a data source (ErrNotFound if none).
 	GetStripeConnection(ctx context.Context, dsUUID string) (model.StripeConnection, error)
 	// DeleteStripeConnection removes the connection of the account's data source

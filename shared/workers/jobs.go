@@ -73,6 +73,9 @@ type Deps struct {
 	// ExportPageSize is how many activities one read of an export takes (0: 200);
 	// tests make a small export take several pages.
 	ExportPageSize int
+	// SourcePageSize is how many customers one piece of a data source's recomputation
+	// lists (0: 100); tests make a small source take several pages.
+	SourcePageSize int
 	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
 	// time.Now): tests make time pass with it.
 	DeadlineClock func() time.Time
@@ -217,6 +220,8 @@ func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 		return continued(ctx, d, job, purgeDataSource(ctx, d, job))
 	case jobs.EmptyDataSource:
 		return continued(ctx, d, job, emptyDataSource(ctx, d, job))
+	case jobs.RecomputeDataSourceCustomers:
+		return continued(ctx, d, job, recomputeDataSource(ctx, d, job))
 	case jobs.MergeCustomers:
 		return mergeCustomers(ctx, d, job)
 	case jobs.UnmergeCustomer:

@@ -27,3 +27,30 @@ export function secretProblems ({ webhookSecret, apiKey = '', removeKey = false 
   if (key && !removeKey && !/^(rk|sk)_\S/.test(key)) out.api_key = 'A restricted key starts with rk_ (a secret key, sk_, also works).';
   return out;
 }
+
+const INVOICE_STATES = { open: 'issued', partially_paid: 'partially paid', paid: 'paid in full' };
+
+// invoiceRules says in words when one collection method's invoices count.
+function invoiceRules (r) {
+  const excluded = [r.prevent_subscription_for_invoice_voided && 'voided', r.prevent_subscription_for_invoice_written_off && 'written off']
+    .filter(Boolean);
+  return `new subscribers when ${INVOICE_STATES[r.create_subscription_when_invoice_is] ?? r.create_subscription_when_invoice_is}, ` +
+    `updates when ${INVOICE_STATES[r.update_subscription_when_invoice_is] ?? r.update_subscription_when_invoice_is}` +
+    (excluded.length ? `; ${excluded.join(' and ')} invoices count for nothing` : '');
+}
+
+// settingsSummary is the source's metric settings as [label, value] rows, read-only
+// (PATCH …/stripe/settings changes them); null churn recognition and refund handling
+// follow the account's.
+export function settingsSummary (s) {
+  if (!s) return [];
+  const rows = [
+    ['Churn recognition', s.churn_recognition ?? 'the account\'s'],
+    ['Refund handling', s.refund_handling ?? 'the account\'s']
+  ];
+  if (s.invoice_handling) {
+    rows.push(['Invoices charged automatically', invoiceRules(s.invoice_handling.automatic)],
+      ['Invoices sent to be paid', invoiceRules(s.invoice_handling.manual)]);
+  }
+  return rows;
+}

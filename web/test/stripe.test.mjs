@@ -3,9 +3,24 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { errorParam } from '../src/api.js';
-import { connectionBody, secretProblems } from '../src/stripe.js';
+import { connectionBody, secretProblems, settingsSummary } from '../src/stripe.js';
 
 describe('connect Stripe', () => {
+  test('the settings shown read-only: the account\'s when null, invoice rules in words', () => {
+    const rules = { create_subscription_when_invoice_is: 'paid', update_subscription_when_invoice_is: 'open',
+      prevent_subscription_for_invoice_voided: true, prevent_subscription_for_invoice_written_off: true };
+    const settings = { deleted_customers: 'keep_anonymised', metered_usage: 'exclude', churn_recognition: null,
+      refund_handling: 'refund_full_only', invoice_handling: { automatic: rules,
+        manual: { ...rules, create_subscription_when_invoice_is: 'open', prevent_subscription_for_invoice_voided: false } } };
+    assert.deepEqual(settingsSummary(settings), [
+      ['Churn recognition', 'the account\'s'],
+      ['Refund handling', 'refund_full_only'],
+      ['Invoices charged automatically', 'new subscribers when paid in full, updates when issued; voided and written off invoices count for nothing'],
+      ['Invoices sent to be paid', 'new subscribers when issued, updates when issued; written off invoices count for nothing']
+    ]);
+    assert.deepEqual(settingsSummary(undefined), []);
+  });
+
   test('the PUT body: an empty key field keeps the stored key, the box removes it', () => {
     const cases = [
       [{ webhookSecret: ' whsec_abc ', apiKey: '', deletedCustomers: 'keep_anonymised' },

@@ -16,11 +16,18 @@ import (
 // ReceiveJobs receives and deletes every message of the jobs queue, decoded.
 func (e *Env) ReceiveJobs(t testing.TB) []jobs.Message {
 	t.Helper()
+	return e.ReceiveJobsFrom(t, e.JobsQueueURL)
+}
+
+// ReceiveJobsFrom receives and deletes every message of one of the jobs worker's
+// queues (the jobs, recompute or fold queue), decoded.
+func (e *Env) ReceiveJobsFrom(t testing.TB, queueURL string) []jobs.Message {
+	t.Helper()
 	ctx := context.Background()
 	c := e.Deps.Clients.SQS
 	var out []jobs.Message
 	for {
-		res, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(e.JobsQueueURL),
+		res, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL),
 			MaxNumberOfMessages: 10, WaitTimeSeconds: 0})
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +41,7 @@ func (e *Env) ReceiveJobs(t testing.TB) []jobs.Message {
 				t.Fatal(err)
 			}
 			out = append(out, job)
-			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.JobsQueueURL),
+			if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(queueURL),
 				ReceiptHandle: m.ReceiptHandle}); err != nil {
 				t.Fatal(err)
 			}

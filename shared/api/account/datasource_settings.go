@@ -2,6 +2,7 @@ package account
 
 import (
 	"context"
+	"errors"
 
 	"github.com/subsight/subsight/shared/api"
 	"github.com/subsight/subsight/shared/apigw"
@@ -32,13 +33,22 @@ func dataSourceFlagsOf(r *apigw.Request) (dataSourceFlags, error) {
 }
 
 // renderDataSources renders data sources with the blocks the flags ask for. The
-// settings are the account's, which the metrics engine applies to every source (a
-// source has none of its own here); the processing status reads the sources' imports.
+// settings are the account's, which the metrics engine applies to every source, but a
+// source connected to Stripe shows its own invoice handling (one GetItem per source,
+// only with with_invoice_handling_setting); the processing status reads the sources'
+// imports.
 func renderDataSources(ctx context.Context, d *api.Deps, accountID string, f dataSourceFlags, sources []model.DataSource) ([]jsonobj.Object, error) {
 	var acc model.Account
 	if f.autoChurn || f.invoiceHandling {
 		var err error
 		if acc, err = storage(d).GetAccount(ctx, accountID); err != nil {
+			return nil, err
+		}
+	}
+	var stripe []*model.StripeSettings
+	if f.invoiceHandling {
+		var err error
+		if stripe, err = stripeSettings(ctx, d, accountID, sources); err != nil {
 			return nil, err
 		}
 	}
@@ -58,7 +68,11 @@ func renderDataSources(ctx context.Context, d *api.Deps, accountID string, f dat
 				{Key: "enabled", Value: acc.Settings.AutoChurnSubscription}, {Key: "interval", Value: engine.DefaultAutoChurnDays}}})
 		}
 		if f.invoiceHandling {
-			o = append(o, jsonobj.Field{Key: "invoice_handling_setting", Value: invoiceHandling(acc.Settings)})
+			v := invoiceHandling(acc.Settings)
+			if stripe[i] != nil {
+				v = stripeInvoiceHandling(*stripe[i], acc.Settings)
+			}
+			o = append(o, jsonobj.Field{Key: "invoice_handling_setting", Value: v})
 		}
 		out[i] = o
 	}
@@ -70,14 +84,54 @@ func renderDataSources(ctx context.Context, d *api.Deps, accountID string, f dat
 // as it is issued, whatever its collection method; voided and written-off invoices
 // never count; a fully refunded one does not count only with refund_full_only.
 func invoiceHandling(s model.Settings) jsonobj.Object {
-	rules := jsonobj.Object{
-		{Key: "create_subscription_when_invoice_is", Value: "open"},
-		{Key: "update_subscription_when_invoice_is", Value: "open"},
-		{Key: "prevent_subscription_for_invoice_voided", Value: true},
-		{Key: "prevent_subscription_for_invoice_refunded", Value: s.RefundHandling == engine.RefundFullOnly},
-		{Key: "prevent_subscription_for_invoice_written_off", Value: true},
-	}
+	rules := invoiceRulesJSON(model.InvoiceRules{CreateSubscriptionWhenInvoiceIs: "open", UpdateSubscriptionWhenInvoiceIs: "open",
+		PreventSubscriptionForInvoiceVoided: true, PreventSubscriptionForInvoiceWrittenOff: true}, s.RefundHandling)
 	return jsonobj.Object{{Key: "manual", Value: rules}, {Key: "automatic", Value: rules}}
+}
+
+// invoiceRulesJSON is one collection method's rules in ChartMogul's shape; refund is the
+// refund handling that applies.
+func invoiceRulesJSON(r model.InvoiceRules, refund string) jsonobj.Object {
+	return jsonobj.Object{
+		{Key: "create_subscription_when_invoice_is", Value: r.CreateSubscriptionWhenInvoiceIs},
+		{Key: "update_subscription_when_invoice_is", Value: r.UpdateSubscriptionWhenInvoiceIs},
+		{Key: "prevent_subscription_for_invoice_voided", Value: r.PreventSubscriptionForInvoiceVoided},
+		{Key: "prevent_subscription_for_invoice_refunded", Value: refund == engine.RefundFullOnly},
+		{Key: "prevent_subscription_for_invoice_written_off", Value: r.PreventSubscriptionForInvoiceWrittenOff},
+	}
+}
+
+// stripeSettings are the sources' own Stripe settings, nil for a source not connected
+// to Stripe: one GetItem per source, in parallel.
+func stripeSettings(ctx context.Context, d *api.Deps, accountID string, sources []model.DataSource) ([]*model.StripeSettings, error) {
+	out := make([]*model.StripeSettings, len(sources))
+	errs := make([]error, len(sources))
+	parallel.For(len(sources), stripeReadConcurrency, func(i int) {
+		conn, err := storage(d).GetStripeConnection(ctx, sources[i].UUID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			errs[i] = err
+		case conn.AccountID == accountID:
+			out[i] = &conn.Settings
+		}
+	})
+	return out, errors.Join(errs...)
+}
+
+// stripeReadConcurrency bounds the connection reads of one listing.
+const stripeReadConcurrency = 8
+
+// stripeInvoiceHandling is a Stripe source's own invoice handling in ChartMogul's
+// shape; a fully refunded invoice counts for nothing under the source's refund
+// handling, else the account's.
+func stripeInvoiceHandling(s model.StripeSettings, account model.Settings) jsonobj.Object {
+	refund := s.RefundHandling
+	if refund == "" {
+		refund = account.RefundHandling
+	}
+	return jsonobj.Object{{Key: "manual", Value: invoiceRulesJSON(s.InvoiceHandling.Manual, refund)},
+		{Key: "automatic", Value: invoiceRulesJSON(s.InvoiceHandling.Automatic, refund)}}
 }
 
 // processingStatus counts the customers of the source's json_imports by how far their

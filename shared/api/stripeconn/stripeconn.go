@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/subsight/subsight/shared/api"
@@ -47,8 +46,7 @@ func connectionJSON(c model.StripeConnection, webhookURL string) jsonobj.Object 
 	}
 	return jsonobj.Object{{Key: "data_source_uuid", Value: c.DataSourceUUID}, {Key: "webhook_url", Value: webhookURL},
 		{Key: "api_key_last4", Value: last4},
-		{Key: "settings", Value: jsonobj.Object{{Key: "deleted_customers", Value: c.Settings.DeletedCustomers},
-			{Key: "metered_usage", Value: c.Settings.MeteredUsage}}},
+		{Key: "settings", Value: SettingsJSON(c.Settings)},
 		{Key: "connected_at", Value: timefmt.Millis(c.ConnectedAt)}, {Key: "updated_at", Value: timefmt.Millis(c.UpdatedAt)}}
 }
 
@@ -106,8 +104,7 @@ func secretOf(param string, v optional.Value[string], what string, prefixes ...s
 	return "", invalid(param, "invalid", param+" must be "+what)
 }
 
-// settingsOf applies the settings sent over base: each named setting must be known and
-// take one of its values; those not sent keep base's.
+// settingsOf applies PUT's settings over base (applySettings); none sent keeps base.
 func settingsOf(base model.StripeSettings, sent optional.Value[map[string]json.RawMessage]) (model.StripeSettings, error) {
 	if !sent.Set {
 		return base, nil
@@ -115,25 +112,7 @@ func settingsOf(base model.StripeSettings, sent optional.Value[map[string]json.R
 	if sent.Null {
 		return base, invalid("settings", "invalid", "settings must be an object")
 	}
-	out := base
-	for name, raw := range sent.V {
-		var dst *string
-		var allowed []string
-		switch name {
-		case "deleted_customers":
-			dst, allowed = &out.DeletedCustomers, model.StripeDeletedCustomers
-		case "metered_usage":
-			dst, allowed = &out.MeteredUsage, model.StripeMeteredUsages
-		default:
-			return base, invalid("settings."+name, "unknown", "settings."+name+" is not a setting of a Stripe data source")
-		}
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil || !slices.Contains(allowed, v) {
-			return base, invalid("settings."+name, "invalid", "settings."+name+" must be one of "+strings.Join(allowed, ", "))
-		}
-		*dst = v
-	}
-	return out, nil
+	return applySettings(base, sent.V, "settings.")
 }
 
 // last4 are the last four characters of a key, what the API shows of it.
@@ -142,7 +121,9 @@ func last4(key string) string { return key[max(0, len(key)-4):] }
 // PutConnection is PUT /v1/data_sources/{data_source_uuid}/stripe: it connects the data
 // source to a Stripe account, or replaces its connection. webhook_secret is required
 // every time; api_key, when left out, keeps the key stored (null removes it); settings
-// not sent keep their values (ChartMogul's defaults on a first connection).
+// not sent keep their values (ChartMogul's defaults on a first connection). A first
+// connection, or a change of the settings that moves metrics, queues the recomputation
+// of the source's customers (recomputeSource).
 func PutConnection(d *api.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("data_source_uuid")
@@ -166,13 +147,15 @@ func PutConnection(d *api.Deps) apigw.Endpoint {
 		}
 		now := d.Now().UTC()
 		conn, err := storage(d).GetStripeConnection(ctx, uuid)
+		created := errors.Is(err, store.ErrNotFound) || (err == nil && conn.AccountID != r.AccountID)
 		switch {
-		case errors.Is(err, store.ErrNotFound) || (err == nil && conn.AccountID != r.AccountID):
+		case created:
 			conn = model.StripeConnection{AccountID: r.AccountID, DataSourceUUID: uuid, Settings: model.DefaultStripeSettings(),
 				ConnectedAt: now}
 		case err != nil:
 			return apigw.Response{}, err
 		}
+		before := conn
 		if conn.Settings, err = settingsOf(conn.Settings, body.Settings); err != nil {
 			return apigw.Response{}, err
 		}
@@ -195,6 +178,17 @@ func PutConnection(d *api.Deps) apigw.Endpoint {
 				return apigw.Response{}, errConnectionNotFound()
 			}
 			return apigw.Response{}, err
+		}
+		if created || movesMetrics(before.Settings, conn.Settings) {
+			undo := func() error {
+				if created {
+					return storage(d).DeleteStripeConnection(ctx, r.AccountID, uuid)
+				}
+				return storage(d).ReplaceStripeConnection(ctx, before, conn.UpdatedAt)
+			}
+			if err := recomputeSource(ctx, d, r.AccountID, uuid, conn.UpdatedAt, undo); err != nil {
+				return apigw.Response{}, err
+			}
 		}
 		return apigw.JSON(http.StatusOK, connectionJSON(conn, WebhookURL(r, uuid)))
 	}}

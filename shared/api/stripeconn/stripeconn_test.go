@@ -50,7 +50,7 @@ func TestConnectionLifecycle(t *testing.T) {
 		t.Fatalf("PUT: %d %v", status, first)
 	}
 	want := map[string]any{"data_source_uuid": ds.UUID, "webhook_url": wantURL, "api_key_last4": apiKey[len(apiKey)-4:],
-		"settings": map[string]any{"deleted_customers": "delete", "metered_usage": "exclude"}}
+		"settings": defaultSettings(func(s map[string]any) { s["deleted_customers"] = "delete" })}
 	for k, v := range want {
 		if !equalJSON(first[k], v) {
 			t.Errorf("PUT %s = %v, want %v", k, first[k], v)
@@ -84,7 +84,7 @@ func TestConnectionLifecycle(t *testing.T) {
 			map[string]any{"api_key_last4": "1234"}},
 		{"the key removed", "PutStripeConnection", map[string]any{"webhook_secret": "whsec_rotated", "api_key": nil,
 			"settings": map[string]any{"deleted_customers": "keep_anonymised"}}, 200,
-			map[string]any{"api_key_last4": nil, "settings": map[string]any{"deleted_customers": "keep_anonymised", "metered_usage": "exclude"}}},
+			map[string]any{"api_key_last4": nil, "settings": defaultSettings(nil)}},
 		{"the connection read back echoed", "PutStripeConnection", map[string]any{"webhook_secret": "whsec_rotated",
 			"data_source_uuid": ds.UUID, "webhook_url": wantURL, "connected_at": first["connected_at"]}, 200, map[string]any{"api_key_last4": nil}},
 		{"disconnect", "DeleteStripeConnection", nil, 204, nil},

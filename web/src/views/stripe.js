@@ -3,7 +3,7 @@
 // disconnecting it. The secrets typed here go only into the PUT's body: the fields are
 // emptied once it is answered, and the page never shows one (the API never returns them).
 import { clear, errorBox, h, loading } from '../dom.js';
-import { connectionBody, DELETED_CUSTOMERS, secretProblems } from '../stripe.js';
+import { connectionBody, DELETED_CUSTOMERS, secretProblems, settingsSummary } from '../stripe.js';
 
 const stripeHref = (ds) => `#/stripe/${encodeURIComponent(ds)}`;
 const connectionPath = (ds) => `/v1/data_sources/${encodeURIComponent(ds)}/stripe`;
@@ -63,6 +63,7 @@ export async function stripeView ({ api }, dsUUID) {
         conn ? [
           h('div', {}, h('dt', {}, 'API key'), h('dd', { id: 'stripe-key' }, conn.api_key_last4 ? `…${conn.api_key_last4}` : 'none (no backfill)')),
           h('div', {}, h('dt', {}, 'Deleted customers'), h('dd', {}, DELETED_CUSTOMERS.find(([v]) => v === conn.settings.deleted_customers)?.[1] ?? conn.settings.deleted_customers)),
+          settingsSummary(conn.settings).map(([label, value]) => h('div', { class: 'wide' }, h('dt', {}, label), h('dd', {}, value))),
           h('div', {}, h('dt', {}, 'Connected'), h('dd', {}, conn.connected_at)),
           h('div', {}, h('dt', {}, 'Updated'), h('dd', {}, conn.updated_at))
         ] : null),

@@ -93,8 +93,37 @@ const ownedBy = "attribute_not_exists(PK) OR account_id = :acc"
 // PutStripeConnection creates or replaces the connection of c's data source
 // (store.ErrNotFound when another account holds a connection under that uuid).
 func (s *Store) PutStripeConnection(ctx context.Context, c model.StripeConnection) error {
+	av, err := itemOf(c)
+	if err != nil {
+		return err
+	}
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av, ConditionExpression: aws.String(ownedBy),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(c.AccountID)}})
+	return table.NotFoundOnCondition(err)
+}
+
+// ReplaceStripeConnection replaces the account's connection of c's data source only
+// if it is still the one last updated at prev (a read-modify-write): store.ErrConflict
+// when it is absent, another account's, or was changed since; the caller reads again.
+func (s *Store) ReplaceStripeConnection(ctx context.Context, c model.StripeConnection, prev time.Time) error {
+	av, err := itemOf(c)
+	if err != nil {
+		return err
+	}
+	at, err := attributevalue.Marshal(prev.UTC())
+	if err != nil {
+		return err
+	}
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av,
+		ConditionExpression:       aws.String("account_id = :acc AND updated_at = :prev"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(c.AccountID), ":prev": at}})
+	return table.Conflict(err)
+}
+
+// itemOf is the connection's item.
+func itemOf(c model.StripeConnection) (map[string]types.AttributeValue, error) {
 	k := keys.StripeConnection(c.DataSourceUUID)
-	av, err := attributevalue.MarshalMap(connectionItem{PK: k.PK, SK: k.SK, ET: keys.TypeStripeConnection,
+	return attributevalue.MarshalMap(connectionItem{PK: k.PK, SK: k.SK, ET: keys.TypeStripeConnection,
 		AccountID: c.AccountID, DataSourceUUID: c.DataSourceUUID,
 		SealedWebhookSecret: c.SealedWebhookSecret, SealedAPIKey: c.SealedAPIKey, APIKeyLast4: c.APIKeyLast4,
 		DeletedCustomers: c.Settings.DeletedCustomers, MeteredUsage: c.Settings.MeteredUsage,
@@ -102,12 +131,6 @@ func (s *Store) PutStripeConnection(ctx context.Context, c model.StripeConnectio
 		InvoiceHandling: &invoiceHandlingItem{Automatic: rulesItem(c.Settings.InvoiceHandling.Automatic),
 			Manual: rulesItem(c.Settings.InvoiceHandling.Manual)},
 		ConnectedAt: c.ConnectedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()})
-	if err != nil {
-		return err
-	}
-	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av, ConditionExpression: aws.String(ownedBy),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(c.AccountID)}})
-	return table.NotFoundOnCondition(err)
 }
 
 // GetStripeConnection reads the connection of a data source, whichever account owns

@@ -41,6 +41,8 @@ func TestStripeConnections(t *testing.T) {
 	replaced.UpdatedAt = at.Add(time.Hour)
 	theirs := conn
 	theirs.AccountID, theirs.SealedWebhookSecret = b.ID, []byte{7}
+	reread := replaced
+	reread.Settings.RefundHandling, reread.UpdatedAt = "", at.Add(2*time.Hour)
 
 	steps := []struct {
 		name    string
@@ -52,6 +54,13 @@ func TestStripeConnections(t *testing.T) {
 		{"replaced by its account", func() error { return st.PutStripeConnection(ctx, replaced) }, nil, replaced},
 		{"another account cannot replace it", func() error { return st.PutStripeConnection(ctx, theirs) }, store.ErrNotFound, replaced},
 		{"another account cannot delete it", func() error { return st.DeleteStripeConnection(ctx, b.ID, ds.UUID) }, nil, replaced},
+		{"not replaced over a stale read", func() error { return st.ReplaceStripeConnection(ctx, conn, conn.UpdatedAt) }, store.ErrConflict, replaced},
+		{"not replaced by another account", func() error {
+			mine := theirs
+			mine.UpdatedAt = replaced.UpdatedAt
+			return st.ReplaceStripeConnection(ctx, mine, replaced.UpdatedAt)
+		}, store.ErrConflict, replaced},
+		{"replaced over the read", func() error { return st.ReplaceStripeConnection(ctx, reread, replaced.UpdatedAt) }, nil, reread},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -74,5 +83,11 @@ func TestStripeConnections(t *testing.T) {
 	}
 	if _, err := st.GetStripeConnection(ctx, ds.UUID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Get after Delete = %v, want ErrNotFound", err)
+	}
+	if err := st.ReplaceStripeConnection(ctx, reread, reread.UpdatedAt); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("Replace after Delete = %v, want ErrConflict", err)
+	}
+	if _, err := st.GetStripeConnection(ctx, ds.UUID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a Replace after Delete connected the source again: %v", err)
 	}
 }
