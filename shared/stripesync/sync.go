@@ -270,7 +270,7 @@ func (a *applying) apply(ctx context.Context, customerID string, recs stripesour
 	}
 	nonce := a.importID
 	for _, is := range recs.InvoiceStatuses {
-		before, after, err := a.Pipeline.SetInvoiceStatus(ctx, a.conn.AccountID,
+		before, after, err := a.Pipeline.SetSourceInvoiceStatus(ctx, a.conn.AccountID,
 			model.InvoiceUUID(a.conn.AccountID, a.conn.DataSourceUUID, is.InvoiceExternalID), is.Status)
 		switch {
 		case errors.Is(err, store.ErrNotFound), errors.Is(err, imports.ErrStatusTransition):
@@ -299,6 +299,12 @@ func validated(p model.ImportPayload) (model.ImportPayload, error) {
 	return model.ParseImport(body)
 }
 
+// ScheduleEvents are the subscription schedule events applied (each carries the whole
+// schedule: they are applied alike).
+var ScheduleEvents = []stripe.EventType{stripe.EventTypeSubscriptionScheduleCreated, stripe.EventTypeSubscriptionScheduleUpdated,
+	stripe.EventTypeSubscriptionScheduleReleased, stripe.EventTypeSubscriptionScheduleCanceled,
+	stripe.EventTypeSubscriptionScheduleCompleted, stripe.EventTypeSubscriptionScheduleAborted}
+
 // handler applies one event type.
 type handler func(a *applying, ctx context.Context, ev stripe.Event) error
 
@@ -324,7 +330,11 @@ func init() {
 		stripe.EventTypeChargeRefunded:              (*applying).chargeRefunded,
 		stripe.EventTypeRefundCreated:               (*applying).refund,
 		stripe.EventTypeRefundUpdated:               (*applying).refund,
+		stripe.EventTypeRefundFailed:                (*applying).refund,
 		stripe.EventTypePriceCreated:                (*applying).price,
 		stripe.EventTypePriceUpdated:                (*applying).price,
+	}
+	for _, t := range ScheduleEvents {
+		handlers[t] = (*applying).schedule
 	}
 }
