@@ -17,12 +17,16 @@ type Records struct {
 	InvoiceStatuses []InvoiceStatus
 }
 
-// InvoiceStatus is a status (model.InvoiceVoided or model.InvoiceWrittenOff) to set on
-// the invoice with that external id.
+// InvoiceStatus is a status (model.InvoiceVoided, model.InvoiceWrittenOff, or
+// InvoiceIssued) to set on the invoice with that external id.
 type InvoiceStatus struct {
 	InvoiceExternalID string
 	Status            string
 }
+
+// InvoiceIssued is the status of an invoice that counts (neither voided nor written
+// off): a Stripe invoice paid after it was marked uncollectible goes back to it.
+const InvoiceIssued = ""
 
 // Add appends other's records to r.
 func (r *Records) Add(other Records) {
