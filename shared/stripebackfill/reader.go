@@ -125,7 +125,8 @@ func (r *Reader) Customers(ctx context.Context, startingAfter string) (page []*s
 	return list.Data, list.HasMore, nil
 }
 
-// Customer reads everything of one customer and maps it: the customer, the plans of its
+// Customer reads everything of one customer and maps it: the customer (and its metadata
+// as custom attributes), the plans of its
 // subscriptions' prices, the cancellations of its subscriptions, its issued invoices with
 // their lines and payments, the refunds of its charges, and what its subscription
 // schedules scheduled. prices are the account's
@@ -140,6 +141,7 @@ func (r *Reader) Customer(ctx context.Context, c *stripe.Customer, prices map[st
 	}
 	n.Customers, n.Subscriptions = 1, len(subs)
 	recs.Customers = append(recs.Customers, stripesource.Customer(c, subs))
+	recs.Attributes = append(recs.Attributes, stripesource.Metadata(c.ID, c.Metadata, nil))
 	plans := map[string]bool{}
 	for _, s := range subs {
 		cat.AddSubscription(s)

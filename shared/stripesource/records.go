@@ -15,6 +15,9 @@ import (
 type Records struct {
 	model.ImportPayload
 	InvoiceStatuses []InvoiceStatus
+	// Attributes are customers' metadata as custom attributes, which an import cannot
+	// carry either.
+	Attributes []CustomerAttributes
 }
 
 // InvoiceStatus is a status (model.InvoiceVoided, model.InvoiceWrittenOff, or
@@ -37,6 +40,7 @@ func (r *Records) Add(other Records) {
 	r.Transactions = append(r.Transactions, other.Transactions...)
 	r.Events = append(r.Events, other.Events...)
 	r.InvoiceStatuses = append(r.InvoiceStatuses, other.InvoiceStatuses...)
+	r.Attributes = append(r.Attributes, other.Attributes...)
 }
 
 // Catalog holds the Stripe objects an invoice line names only by id: the prices (an

@@ -38,6 +38,7 @@ type Storage interface {
 	SaveCustomer(ctx context.Context, old, c model.Customer) error
 	CustomerUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error)
 	ListCustomerSubscriptions(ctx context.Context, accountID, customerUUID string, limit int, start store.PageToken) (store.Page[model.Subscription], error)
+	store.AttributeDefinitions
 }
 
 // Reader reads from a Stripe account what an event does not carry (stripe-go with the
@@ -281,6 +282,16 @@ func (a *applying) apply(ctx context.Context, customerID string, recs stripesour
 		case before.Status != after.Status:
 			changed = after.CustomerUUID
 			nonce += ":" + after.Status
+		}
+	}
+	for _, ca := range recs.Attributes {
+		uuid, err := a.attributes(ctx, ca)
+		if err != nil {
+			return err
+		}
+		if uuid != "" {
+			changed = uuid
+			nonce += ":attributes"
 		}
 	}
 	if changed == "" {
