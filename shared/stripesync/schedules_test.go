@@ -13,7 +13,18 @@ import (
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/recompute"
 	"github.com/subsight/subsight/shared/stripesource/stripetest"
+	"github.com/subsight/subsight/shared/stripesync"
+	"github.com/subsight/subsight/shared/stripewebhook"
 )
+
+// TestScheduleEventsQueued: the webhook keeps the event types the sync applies.
+func TestScheduleEventsQueued(t *testing.T) {
+	for _, kind := range append(slices.Clone(stripesync.ScheduleEvents), stripe.EventTypeRefundFailed) {
+		if !stripewebhook.Queued[kind] {
+			t.Errorf("%s is applied but not queued", kind)
+		}
+	}
+}
 
 // priced is a licensed monthly price of unit amount cents.
 func priced(id string, cents int64) *stripe.Price {
