@@ -20,12 +20,25 @@ const statusAttempts = 3
 // not written again. It returns the invoice before and after; store.ErrNotFound when
 // there is no such invoice, ErrStatusTransition when the change is refused.
 func (p *Pipeline) SetInvoiceStatus(ctx context.Context, accountID, invoiceUUID, status string) (model.Invoice, model.Invoice, error) {
+	return p.setInvoiceStatus(ctx, accountID, invoiceUUID, status, model.InvoiceStatusTransitionAllowed)
+}
+
+// SetSourceInvoiceStatus sets the status a billing system reports for its invoice, ""
+// included: a written-off invoice paid after all counts again. Only a voided invoice is
+// final (ErrStatusTransition). The API's own transitions stay those of SetInvoiceStatus.
+func (p *Pipeline) SetSourceInvoiceStatus(ctx context.Context, accountID, invoiceUUID, status string) (model.Invoice, model.Invoice, error) {
+	return p.setInvoiceStatus(ctx, accountID, invoiceUUID, status, func(from, to string) bool {
+		return from == to || from != model.InvoiceVoided
+	})
+}
+
+func (p *Pipeline) setInvoiceStatus(ctx context.Context, accountID, invoiceUUID, status string, allowed func(from, to string) bool) (model.Invoice, model.Invoice, error) {
 	for range statusAttempts {
 		inv, err := p.Store.GetInvoice(ctx, accountID, invoiceUUID)
 		if err != nil {
 			return model.Invoice{}, model.Invoice{}, err
 		}
-		if !model.InvoiceStatusTransitionAllowed(inv.Status, status) {
+		if !allowed(inv.Status, status) {
 			return model.Invoice{}, model.Invoice{}, ErrStatusTransition
 		}
 		if inv.Status == status {

@@ -63,4 +63,8 @@ type StripePrice struct {
 	IntervalCount int64
 	UsageType     string
 	Meter         string
+	// UnitAmount (smallest currency unit) and BillingScheme (per_unit, tiered) price a
+	// subscription schedule's phase.
+	UnitAmount    int64
+	BillingScheme string
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ type Reader struct {
 	pageSize  int64
 	customers int64
 	transport *transport
+	now       func() time.Time
 }
 
 // NewReader returns a reader of the Stripe account of apiKey (a restricted read key).
@@ -83,7 +85,7 @@ func NewReader(apiKey string, o Options) *Reader {
 	client := stripe.NewClient(apiKey, stripe.WithBackends(&stripe.Backends{API: backend, Connect: backend,
 		Uploads: backend, MeterEvents: backend}))
 	return &Reader{client: client, backend: backend, key: apiKey, pageSize: cmp.Or(o.PageSize, DefaultPageSize),
-		customers: cmp.Or(o.CustomersPerPage, DefaultCustomersPerPage), transport: t}
+		customers: cmp.Or(o.CustomersPerPage, DefaultCustomersPerPage), transport: t, now: now}
 }
 
 // Requests is how many requests the reader has sent (each retry counted).
@@ -123,9 +125,11 @@ func (r *Reader) Customers(ctx context.Context, startingAfter string) (page []*s
 	return list.Data, list.HasMore, nil
 }
 
-// Customer reads everything of one customer and maps it: the customer, the plans of its
+// Customer reads everything of one customer and maps it: the customer (and its metadata
+// as custom attributes), the plans of its
 // subscriptions' prices, the cancellations of its subscriptions, its issued invoices with
-// their lines and payments, and the refunds of its charges. prices are the account's
+// their lines and payments, the refunds of its charges, and what its subscription
+// schedules scheduled. prices are the account's
 // recurring prices (Prices); a price they lack (one that was deleted) is read on its own.
 func (r *Reader) Customer(ctx context.Context, c *stripe.Customer, prices map[string]*stripe.Price) (stripesource.Records, model.StripeBackfillCounts, error) {
 	var recs stripesource.Records
@@ -137,6 +141,7 @@ func (r *Reader) Customer(ctx context.Context, c *stripe.Customer, prices map[st
 	}
 	n.Customers, n.Subscriptions = 1, len(subs)
 	recs.Customers = append(recs.Customers, stripesource.Customer(c, subs))
+	recs.Attributes = append(recs.Attributes, stripesource.Metadata(c.ID, c.Metadata, nil))
 	plans := map[string]bool{}
 	for _, s := range subs {
 		cat.AddSubscription(s)
@@ -204,6 +209,11 @@ func (r *Reader) Customer(ctx context.Context, c *stripe.Customer, prices map[st
 	for _, s := range subs {
 		recs.Events = append(recs.Events, stripesource.Cancellations(s, false, time.Time{})...)
 	}
+	scheduled, err := r.schedules(ctx, c.ID, subs, &cat)
+	if err != nil {
+		return recs, n, err
+	}
+	recs.Events = append(recs.Events, scheduled...)
 	return recs, n, nil
 }
 
@@ -296,22 +306,75 @@ func (r *Reader) payments(ctx context.Context, inv *stripe.Invoice) error {
 // mapInvoice maps an invoice, reading the prices its lines name that the catalog lacks
 // (each once).
 func (r *Reader) mapInvoice(ctx context.Context, inv *stripe.Invoice, lines []*stripe.InvoiceLineItem, cat *stripesource.Catalog) (stripesource.Records, error) {
-	for range len(lines) + 1 {
-		recs, err := stripesource.Invoice(inv, lines, *cat)
+	var recs stripesource.Records
+	err := r.withPrices(ctx, cat, "invoice "+inv.ID, len(lines)+1, func() (err error) {
+		recs, err = stripesource.Invoice(inv, lines, *cat)
+		return err
+	})
+	return recs, err
+}
+
+// withPrices runs a mapping until it no longer lacks a price, reading each price it
+// lacks into the catalog (at most tries times).
+func (r *Reader) withPrices(ctx context.Context, cat *stripesource.Catalog, what string, tries int, mapping func() error) error {
+	for range tries {
+		err := mapping()
 		if !errors.Is(err, stripesource.ErrUnknownPrice) {
-			return recs, err
+			return err
 		}
 		id := err.Error()[strings.LastIndex(err.Error(), ": ")+2:]
 		if id == "" || strings.Contains(id, "/") {
-			return stripesource.Records{}, fmt.Errorf("stripebackfill: invoice %s: a subscription line without a price", inv.ID)
+			return fmt.Errorf("stripebackfill: %s: a subscription line without a price", what)
 		}
 		price, err := r.client.V1Prices.Retrieve(ctx, id, nil)
 		if err != nil {
-			return stripesource.Records{}, fmt.Errorf("stripebackfill: price %s of %s: %w", id, inv.ID, err)
+			return fmt.Errorf("stripebackfill: price %s of %s: %w", id, what, err)
 		}
 		cat.Prices[id] = price
 	}
-	return stripesource.Records{}, fmt.Errorf("stripebackfill: invoice %s: prices missing", inv.ID)
+	return fmt.Errorf("stripebackfill: %s: prices missing", what)
+}
+
+// schedules are the events of the customer's subscription schedules as they stand now
+// (stripesource.Schedule), decided at each schedule's creation; a price a phase names
+// that the catalog lacks is read. They are listed only for a customer one of whose
+// subscriptions names a schedule (a request saved for every other customer): a schedule
+// that has not started its subscription yet is left to its webhook events.
+func (r *Reader) schedules(ctx context.Context, customerID string, subs []*stripe.Subscription, cat *stripesource.Catalog) ([]model.ImportEvent, error) {
+	if !slices.ContainsFunc(subs, func(s *stripe.Subscription) bool { return s.Schedule != nil && s.Schedule.ID != "" }) {
+		return nil, nil
+	}
+	items := map[string]map[string]string{} // subscription id -> item ids by price id
+	for _, s := range subs {
+		items[s.ID] = map[string]string{}
+		for _, it := range s.Items.Data {
+			if it.Price != nil {
+				items[s.ID][it.Price.ID] = it.ID
+			}
+		}
+	}
+	p := &stripe.SubscriptionScheduleListParams{ListParams: r.list(), Customer: stripe.String(customerID)}
+	now := r.now()
+	var out []model.ImportEvent
+	for sc, err := range r.client.V1SubscriptionSchedules.List(ctx, p) {
+		if err != nil {
+			return nil, fmt.Errorf("stripebackfill: subscription schedules of %s: %w", customerID, err)
+		}
+		var its map[string]string
+		if sc.Subscription != nil {
+			its = items[sc.Subscription.ID]
+		}
+		var events []model.ImportEvent
+		err := r.withPrices(ctx, cat, "subscription schedule "+sc.ID, len(sc.Phases)*2+1, func() (err error) {
+			events, err = stripesource.Schedule(sc, its, *cat, now, time.Unix(sc.Created, 0))
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, events...)
+	}
+	return out, nil
 }
 
 // refunds are the refund transactions of the customer's refunded charges, each on the

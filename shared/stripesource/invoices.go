@@ -52,6 +52,9 @@ func Invoice(inv *stripe.Invoice, lines []*stripe.InvoiceLineItem, cat Catalog) 
 	}
 	if s := invoiceStatus(inv.Status); s != "" {
 		recs.InvoiceStatuses = append(recs.InvoiceStatuses, InvoiceStatus{InvoiceExternalID: inv.ID, Status: s})
+	} else if inv.Status == stripe.InvoiceStatusPaid && inv.StatusTransitions != nil && inv.StatusTransitions.MarkedUncollectibleAt != 0 {
+		// Paid after it was marked uncollectible: counted again.
+		recs.InvoiceStatuses = append(recs.InvoiceStatuses, InvoiceStatus{InvoiceExternalID: inv.ID, Status: InvoiceIssued})
 	}
 	return recs, nil
 }

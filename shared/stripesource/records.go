@@ -15,14 +15,21 @@ import (
 type Records struct {
 	model.ImportPayload
 	InvoiceStatuses []InvoiceStatus
+	// Attributes are customers' metadata as custom attributes, which an import cannot
+	// carry either.
+	Attributes []CustomerAttributes
 }
 
-// InvoiceStatus is a status (model.InvoiceVoided or model.InvoiceWrittenOff) to set on
-// the invoice with that external id.
+// InvoiceStatus is a status (model.InvoiceVoided, model.InvoiceWrittenOff, or
+// InvoiceIssued) to set on the invoice with that external id.
 type InvoiceStatus struct {
 	InvoiceExternalID string
 	Status            string
 }
+
+// InvoiceIssued is the status of an invoice that counts (neither voided nor written
+// off): a Stripe invoice paid after it was marked uncollectible goes back to it.
+const InvoiceIssued = ""
 
 // Add appends other's records to r.
 func (r *Records) Add(other Records) {
@@ -33,6 +40,7 @@ func (r *Records) Add(other Records) {
 	r.Transactions = append(r.Transactions, other.Transactions...)
 	r.Events = append(r.Events, other.Events...)
 	r.InvoiceStatuses = append(r.InvoiceStatuses, other.InvoiceStatuses...)
+	r.Attributes = append(r.Attributes, other.Attributes...)
 }
 
 // Catalog holds the Stripe objects an invoice line names only by id: the prices (an

@@ -18,7 +18,8 @@ import (
 // DeletedCustomerTag marks a customer deleted in Stripe and kept anonymised.
 const DeletedCustomerTag = "deleted_customer_in_stripe"
 
-// customer applies customer.created and .updated: the customer's fields; only its dates
+// customer applies customer.created and .updated: the customer's fields and its metadata
+// as custom attributes (removing the keys the change removed); only its dates
 // when an event of a later snapshot was applied or the customer was deleted in Stripe
 // and kept anonymised (of one removed, nothing). The trial start the customer's
 // subscriptions gave is kept (it is its lead date).
@@ -36,12 +37,17 @@ func (a *applying) customer(ctx context.Context, ev stripe.Event) error {
 		return nil
 	}
 	rec := stripesource.Customer(&c, trialOf(st))
+	recs := stripesource.Records{}
 	if stale(st, ev.Created, 0) || st.Deleted {
 		// An older snapshot, or a customer kept anonymised: only its dates, which no
 		// snapshot changes (its creation, its subscriptions' trial start).
 		rec = model.ImportCustomer{ExternalID: rec.ExternalID, LeadCreatedAt: rec.LeadCreatedAt, FreeTrialStartedAt: rec.FreeTrialStartedAt}
+	} else {
+		previous, _ := ev.Data.PreviousAttributes["metadata"].(map[string]any)
+		recs.Attributes = []stripesource.CustomerAttributes{stripesource.Metadata(c.ID, c.Metadata, previous)}
 	}
-	if err := a.apply(ctx, c.ID, stripesource.Records{ImportPayload: model.ImportPayload{Customers: []model.ImportCustomer{rec}}}); err != nil {
+	recs.Customers = []model.ImportCustomer{rec}
+	if err := a.apply(ctx, c.ID, recs); err != nil {
 		return err
 	}
 	return a.save(ctx, st, applied(st, ev.Created, 0))

@@ -163,32 +163,11 @@ func (a *applying) catalog(ctx context.Context, lines []*stripe.InvoiceLineItem)
 	if len(priceIDs) == 0 {
 		return cat, nil
 	}
-	known, err := a.Store.GetStripePrices(ctx, a.conn.AccountID, a.conn.DataSourceUUID, priceIDs)
+	prices, err := a.knownPrices(ctx, priceIDs)
 	if err != nil {
 		return cat, err
 	}
-	for id, p := range known {
-		cat.Prices[id] = priceOf(p)
-	}
-	var fetched []*stripe.Price
-	for _, id := range priceIDs {
-		if cat.Prices[id] != nil {
-			continue
-		}
-		r, err := a.stripeReader(ctx)
-		if err != nil || r == nil {
-			return cat, err
-		}
-		p, err := r.Price(ctx, id)
-		if err != nil {
-			return cat, err
-		}
-		cat.Prices[id] = p
-		fetched = append(fetched, p)
-	}
-	if err := a.storePrices(ctx, fetched); err != nil {
-		return cat, err
-	}
+	cat.Prices = prices
 	objs, err := a.objects(ctx, subIDs...)
 	if err != nil {
 		return cat, err
@@ -201,6 +180,39 @@ func (a *applying) catalog(ctx context.Context, lines []*stripe.InvoiceLineItem)
 		cat.Subscriptions[id] = s
 	}
 	return cat, nil
+}
+
+// knownPrices are the prices of ids from the data source's catalog, else read through
+// the reader and added to it; one still unknown (no reader) is left out.
+func (a *applying) knownPrices(ctx context.Context, ids []string) (map[string]*stripe.Price, error) {
+	out := map[string]*stripe.Price{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	known, err := a.Store.GetStripePrices(ctx, a.conn.AccountID, a.conn.DataSourceUUID, ids)
+	if err != nil {
+		return out, err
+	}
+	for id, p := range known {
+		out[id] = priceOf(p)
+	}
+	var fetched []*stripe.Price
+	for _, id := range ids {
+		if out[id] != nil {
+			continue
+		}
+		r, err := a.stripeReader(ctx)
+		if err != nil || r == nil {
+			return out, err
+		}
+		p, err := r.Price(ctx, id)
+		if err != nil {
+			return out, err
+		}
+		out[id] = p
+		fetched = append(fetched, p)
+	}
+	return out, a.storePrices(ctx, fetched)
 }
 
 // invoicePayment applies invoice_payment.paid: a payment of the invoice it names. The

@@ -9,14 +9,19 @@ import (
 )
 
 // Ranks of an invoice's statuses: an invoice goes draft → open → paid, void or
-// uncollectible (and an uncollectible one may still be paid or voided, which an equal
-// rank and a later event allow). Other objects have rank 0.
+// uncollectible, and an uncollectible one may still be paid or voided; paid and void are
+// final. So an uncollectible snapshot never overrides a paid or void one, whatever the
+// order the events arrive in, and void wins over everything. Other objects have rank 0.
 func invoiceRank(s stripe.InvoiceStatus) int {
 	switch s {
 	case stripe.InvoiceStatusOpen:
 		return 1
-	case stripe.InvoiceStatusPaid, stripe.InvoiceStatusVoid, stripe.InvoiceStatusUncollectible:
+	case stripe.InvoiceStatusUncollectible:
 		return 2
+	case stripe.InvoiceStatusPaid:
+		return 3
+	case stripe.InvoiceStatusVoid:
+		return 4
 	}
 	return 0
 }

@@ -180,7 +180,8 @@ func (a *applying) storePrices(ctx context.Context, prices []*stripe.Price) erro
 
 // stripePrice is what the catalog keeps of a price.
 func stripePrice(p *stripe.Price) store.StripePrice {
-	out := store.StripePrice{ID: p.ID, Currency: string(p.Currency), Nickname: p.Nickname}
+	out := store.StripePrice{ID: p.ID, Currency: string(p.Currency), Nickname: p.Nickname, UnitAmount: p.UnitAmount,
+		BillingScheme: string(p.BillingScheme)}
 	if p.Product != nil {
 		out.ProductName = p.Product.Name
 	}
@@ -192,7 +193,8 @@ func stripePrice(p *stripe.Price) store.StripePrice {
 
 // priceOf is a catalog price as the mapping reads it.
 func priceOf(p store.StripePrice) *stripe.Price {
-	out := &stripe.Price{ID: p.ID, Currency: stripe.Currency(p.Currency), Nickname: p.Nickname}
+	out := &stripe.Price{ID: p.ID, Currency: stripe.Currency(p.Currency), Nickname: p.Nickname, UnitAmount: p.UnitAmount,
+		BillingScheme: stripe.PriceBillingScheme(p.BillingScheme)}
 	if p.ProductName != "" {
 		out.Product = &stripe.Product{Name: p.ProductName}
 	}

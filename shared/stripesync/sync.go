@@ -38,6 +38,7 @@ type Storage interface {
 	SaveCustomer(ctx context.Context, old, c model.Customer) error
 	CustomerUUIDByExternalID(ctx context.Context, accountID, dsUUID, externalID string) (string, error)
 	ListCustomerSubscriptions(ctx context.Context, accountID, customerUUID string, limit int, start store.PageToken) (store.Page[model.Subscription], error)
+	store.AttributeDefinitions
 }
 
 // Reader reads from a Stripe account what an event does not carry (stripe-go with the
@@ -270,7 +271,7 @@ func (a *applying) apply(ctx context.Context, customerID string, recs stripesour
 	}
 	nonce := a.importID
 	for _, is := range recs.InvoiceStatuses {
-		before, after, err := a.Pipeline.SetInvoiceStatus(ctx, a.conn.AccountID,
+		before, after, err := a.Pipeline.SetSourceInvoiceStatus(ctx, a.conn.AccountID,
 			model.InvoiceUUID(a.conn.AccountID, a.conn.DataSourceUUID, is.InvoiceExternalID), is.Status)
 		switch {
 		case errors.Is(err, store.ErrNotFound), errors.Is(err, imports.ErrStatusTransition):
@@ -281,6 +282,16 @@ func (a *applying) apply(ctx context.Context, customerID string, recs stripesour
 		case before.Status != after.Status:
 			changed = after.CustomerUUID
 			nonce += ":" + after.Status
+		}
+	}
+	for _, ca := range recs.Attributes {
+		uuid, err := a.attributes(ctx, ca)
+		if err != nil {
+			return err
+		}
+		if uuid != "" {
+			changed = uuid
+			nonce += ":attributes"
 		}
 	}
 	if changed == "" {
@@ -298,6 +309,12 @@ func validated(p model.ImportPayload) (model.ImportPayload, error) {
 	}
 	return model.ParseImport(body)
 }
+
+// ScheduleEvents are the subscription schedule events applied (each carries the whole
+// schedule: they are applied alike).
+var ScheduleEvents = []stripe.EventType{stripe.EventTypeSubscriptionScheduleCreated, stripe.EventTypeSubscriptionScheduleUpdated,
+	stripe.EventTypeSubscriptionScheduleReleased, stripe.EventTypeSubscriptionScheduleCanceled,
+	stripe.EventTypeSubscriptionScheduleCompleted, stripe.EventTypeSubscriptionScheduleAborted}
 
 // handler applies one event type.
 type handler func(a *applying, ctx context.Context, ev stripe.Event) error
@@ -324,7 +341,11 @@ func init() {
 		stripe.EventTypeChargeRefunded:              (*applying).chargeRefunded,
 		stripe.EventTypeRefundCreated:               (*applying).refund,
 		stripe.EventTypeRefundUpdated:               (*applying).refund,
+		stripe.EventTypeRefundFailed:                (*applying).refund,
 		stripe.EventTypePriceCreated:                (*applying).price,
 		stripe.EventTypePriceUpdated:                (*applying).price,
+	}
+	for _, t := range ScheduleEvents {
+		handlers[t] = (*applying).schedule
 	}
 }

@@ -7,7 +7,7 @@ import "github.com/stripe/stripe-go/v84"
 // endpoint in Stripe may be subscribed to everything, and an event the sync ignores
 // would cost a put, a send and a worker's read for nothing). Left out: invoice.created
 // and invoice.deleted (drafts, never mapped), credit notes (no effect on the metrics),
-// subscription schedules, pauses and products (not mapped yet: docs/stripe.md).
+// pauses and products (not mapped: docs/stripe.md).
 var Queued = map[stripe.EventType]bool{
 	stripe.EventTypeCustomerCreated: true,
 	stripe.EventTypeCustomerUpdated: true,
@@ -28,7 +28,15 @@ var Queued = map[stripe.EventType]bool{
 	stripe.EventTypeChargeRefunded: true,
 	stripe.EventTypeRefundCreated:  true,
 	stripe.EventTypeRefundUpdated:  true,
+	stripe.EventTypeRefundFailed:   true,
 
 	stripe.EventTypePriceCreated: true,
 	stripe.EventTypePriceUpdated: true,
+
+	stripe.EventTypeSubscriptionScheduleCreated:   true,
+	stripe.EventTypeSubscriptionScheduleUpdated:   true,
+	stripe.EventTypeSubscriptionScheduleReleased:  true,
+	stripe.EventTypeSubscriptionScheduleCanceled:  true,
+	stripe.EventTypeSubscriptionScheduleCompleted: true,
+	stripe.EventTypeSubscriptionScheduleAborted:   true,
 }

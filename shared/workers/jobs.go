@@ -32,9 +32,11 @@ type Storage interface {
 	recompute.Storage
 	store.DataSources
 	store.StripeConnections
-	// The Stripe worker's (package stripeworkers): the sync's state and the backfills.
+	// The Stripe worker's (package stripeworkers): the sync's state and the backfills,
+	// and the custom attributes a Stripe customer's metadata sets.
 	store.StripeSync
 	store.StripeBackfills
+	store.AttributeDefinitions
 	store.SeriesStore
 	store.Activities
 	store.ActivitiesExports

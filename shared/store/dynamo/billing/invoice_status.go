@@ -18,7 +18,7 @@ import (
 // touches only the status and updated_at. It is conditional on the invoice still
 // belonging to inv's customer and still having the status it was read with, so a
 // concurrent change is never overwritten: ErrConflict then, and the caller re-reads.
-// It returns the invoice as stored afterwards.
+// It returns the invoice as stored afterwards. Status "" removes the status (issued).
 func (s *Store) SetInvoiceStatus(ctx context.Context, inv model.Invoice, status string, now time.Time) (model.Invoice, error) {
 	ua, err := attributevalue.Marshal(now)
 	if err != nil {
@@ -30,10 +30,15 @@ func (s *Store) SetInvoiceStatus(ctx context.Context, inv model.Invoice, status 
 		cond = "customer_uuid = :c AND st = :from"
 		vals[":from"] = table.SAttr(inv.Status)
 	}
+	update := "SET st = :st, ua = :ua"
+	if status == "" {
+		update = "SET ua = :ua REMOVE st"
+		delete(vals, ":st")
+	}
 	out, err := s.t.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		Key:                       table.KeyAttrs(keys.Invoice(inv.AccountID, inv.UUID)),
 		ConditionExpression:       aws.String(cond),
-		UpdateExpression:          aws.String("SET st = :st, ua = :ua"),
+		UpdateExpression:          aws.String(update),
 		ExpressionAttributeValues: vals,
 		ReturnValues:              types.ReturnValueAllNew,
 	})

@@ -118,11 +118,14 @@ type priceItem struct {
 	IntervalCount int64  `dynamodbav:"ic,omitempty"`
 	UsageType     string `dynamodbav:"ut,omitempty"`
 	Meter         string `dynamodbav:"me,omitempty"`
+	UnitAmount    int64  `dynamodbav:"ua,omitempty"`
+	BillingScheme string `dynamodbav:"bs,omitempty"`
 }
 
 func (it priceItem) price() store.StripePrice {
 	return store.StripePrice{ID: it.ID, Currency: it.Currency, Nickname: it.Nickname, ProductName: it.ProductName,
-		Interval: it.Interval, IntervalCount: it.IntervalCount, UsageType: it.UsageType, Meter: it.Meter}
+		Interval: it.Interval, IntervalCount: it.IntervalCount, UsageType: it.UsageType, Meter: it.Meter,
+		UnitAmount: it.UnitAmount, BillingScheme: it.BillingScheme}
 }
 
 // GetStripePrices reads prices (eventually consistent BatchGetItem: a price changes
@@ -158,7 +161,7 @@ func (s *Store) PutStripePrices(ctx context.Context, accountID, dsUUID string, p
 		k := keys.StripePrice(accountID, dsUUID, p.ID)
 		items[i] = priceItem{PK: k.PK, SK: k.SK, Type: keys.TypeStripePrice, ID: p.ID, Currency: p.Currency,
 			Nickname: p.Nickname, ProductName: p.ProductName, Interval: p.Interval, IntervalCount: p.IntervalCount,
-			UsageType: p.UsageType, Meter: p.Meter}
+			UsageType: p.UsageType, Meter: p.Meter, UnitAmount: p.UnitAmount, BillingScheme: p.BillingScheme}
 	}
 	return s.t.PutItemsBatched(ctx, items)
 }
