@@ -80,10 +80,10 @@ func scheduledMoves(res engine.Result) []scheduledMove {
 	return out
 }
 
-// downgradeAtRenewal is scenario 11: $150 a month from Apr 1, a schedule made on Apr 10
+// scheduledDowngrade is scenario 11: $150 a month from Apr 1, a schedule made on Apr 10
 // moves it to $50 from May 1 (its second phase), the May invoice bills $50 and the
 // schedule is released once its last phase began.
-func downgradeAtRenewal(h *history) {
+func scheduledDowngrade(h *history) {
 	p150, p50 := priced("price_150", 15000), priced("price_50", 5000)
 	h.add(stripe.EventTypePriceCreated, "2026-04-01", p50, nil)
 	s := h.subscribe("2026-04-01", []*stripe.Price{p150})
@@ -116,7 +116,7 @@ func until(events []stripe.Event, on string) []stripe.Event {
 // released or canceled before its phase had scheduled is withdrawn, in any order.
 func TestScheduleCommittedMRR(t *testing.T) {
 	var h history
-	downgradeAtRenewal(&h)
+	scheduledDowngrade(&h)
 	contraction := []scheduledMove{{"2026-05-01", engine.Contraction, -10000}}
 
 	t.Run("scenario 11", func(t *testing.T) {
