@@ -54,7 +54,13 @@ func connect(t *testing.T, env *testenv.Env, name string) model.StripeConnection
 	t.Helper()
 	acc := env.NewAccount(t, name)
 	ds := env.NewDataSource(t, acc.ID, "Stripe")
-	return model.StripeConnection{AccountID: acc.ID, DataSourceUUID: ds.UUID, Settings: model.DefaultStripeSettings()}
+	conn := model.StripeConnection{AccountID: acc.ID, DataSourceUUID: ds.UUID, Settings: model.DefaultStripeSettings(),
+		SealedWebhookSecret: []byte{1}}
+	// Stored, as a connection is: the recomputation reads the source's settings from it.
+	if err := env.Deps.Store.PutStripeConnection(context.Background(), conn); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 // history is a Stripe account's events in the order Stripe creates them: each event is

@@ -1,7 +1,6 @@
 package stripesync_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -214,7 +213,7 @@ func moreScenarios() []story {
 func pausedSeenMidway(t *testing.T, env *testenv.Env) {
 	may := stripetest.At("2026-05-15")
 	deps := env.With(nil, func() time.Time { return may })
-	conn := connectStored(t, env, "paused, seen on May 15th")
+	conn := connect(t, env, "paused, seen on May 15th")
 	var h history
 	pausedCollection(&h)
 	var upToMay []stripe.Event
@@ -420,18 +419,6 @@ func stillALead(t *testing.T, env *testenv.Env, conn model.StripeConnection) {
 	}
 }
 
-// connectStored is connect with the connection stored, as connecting stores it: the
-// recomputation reads the source's settings from it.
-func connectStored(t *testing.T, env *testenv.Env, name string) model.StripeConnection {
-	t.Helper()
-	conn := connect(t, env, name)
-	conn.SealedWebhookSecret = []byte{1}
-	if err := env.Deps.Store.PutStripeConnection(context.Background(), conn); err != nil {
-		t.Fatal(err)
-	}
-	return conn
-}
-
 // movesOf are a customer's MRR movements from the Metrics API, oldest first.
 func movesOf(t *testing.T, env *testenv.Env, conn model.StripeConnection, stripeCustomer string) []move {
 	t.Helper()
@@ -475,7 +462,7 @@ func TestMoreScenariosMRR(t *testing.T) {
 	errs := make([]error, len(stories))
 	var wg sync.WaitGroup
 	for i, st := range stories {
-		conns[i] = connectStored(t, env, st.name)
+		conns[i] = connect(t, env, st.name)
 		wg.Go(func() { errs[i] = deliver(s, conns[i], orders[i]) })
 	}
 	wg.Wait()

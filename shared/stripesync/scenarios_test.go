@@ -308,8 +308,6 @@ func TestScenariosMRR(t *testing.T) {
 		if r.sc.settings != nil {
 			r.conn.Settings = *r.sc.settings
 		}
-		// Stored, as a connection is: the recomputation reads the source's settings.
-		r.conn.SealedWebhookSecret = []byte{1}
 		if err := env.Deps.Store.PutStripeConnection(context.Background(), r.conn); err != nil {
 			t.Fatal(err)
 		}
