@@ -125,12 +125,12 @@ func TestStripeBackfillsPerAccount(t *testing.T) {
 	}
 }
 
-// queuedJobs receives the bodies of the messages waiting in the Stripe events queue,
+// queuedJobs receives the bodies of the messages waiting in the Stripe backfill queue,
 // where the backfills' steps run.
 func queuedJobs(t *testing.T, env *testenv.Env) []string {
 	t.Helper()
 	out, err := env.Deps.Clients.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
-		QueueUrl: aws.String(env.Resources.Queues["StripeEventQueue"].URL), MaxNumberOfMessages: 10})
+		QueueUrl: aws.String(env.Resources.Queues["StripeBackfillQueue"].URL), MaxNumberOfMessages: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
