@@ -29,7 +29,8 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 
 // TestInlineAndStoredEvents: an event whose message fits InlineLimit travels in the
 // message and nothing is put in the bucket; a 1 MB event, and one just over the limit,
-// go to the bucket and their messages name them. The worker applies all three, each
+// go to the bucket and their messages name them, as does a small one holding a
+// character SQS does not take in a message. The worker applies them all, each
 // decoded into the same event as delivered, from the message or from the bucket.
 func TestInlineAndStoredEvents(t *testing.T) {
 	f := newFixture(t)
@@ -46,6 +47,8 @@ func TestInlineAndStoredEvents(t *testing.T) {
 		{"an event near the limit", "evt_near", bigInvoice("in_near", "cus_near", stripewebhook.InlineLimit-8<<10), true},
 		{"an event over the limit", "evt_over", bigInvoice("in_over", "cus_over", stripewebhook.InlineLimit), false},
 		{"a 1 MB event", "evt_1mb", bigInvoice("in_1mb", "cus_1mb", 1<<20), false},
+		{"a small event with a character SQS refuses", "evt_nontext",
+			&stripe.Invoice{ID: "in_nontext", Object: "invoice", Customer: &stripe.Customer{ID: "cus_nontext"}, Description: "a\uffffb"}, false},
 	}
 	delivered := map[string][]byte{}
 	for _, tc := range tests {

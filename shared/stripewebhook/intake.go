@@ -143,16 +143,12 @@ func (d *Deps) Receive(ctx context.Context, dsUUID string, body []byte, signatur
 	}
 	m := Message{AccountID: conn.AccountID, DataSourceUUID: dsUUID, EventID: ev.ID, EventType: string(ev.Type),
 		Created: ev.Created, Group: GroupOf(ev)}
-	var out queue.Message
-	if len(body) <= 2*InlineLimit { // its whitespace removed, it may fit; a larger one cannot
-		m.Event = body
-		out, err = m.queueMessage()
-	}
-	if len(m.Event) == 0 || err != nil || len(out.Body) > InlineLimit || !sqsText(out.Body) {
+	out, inline := m.carrying(body)
+	if !inline {
 		// Too large for the message (or not text SQS takes): the body first, so that a
 		// message always finds its event. A retry of a delivery whose send failed writes
 		// the same object again.
-		m.Event, m.Key = nil, EventKey(conn.AccountID, dsUUID, ev.ID)
+		m.Key = EventKey(conn.AccountID, dsUUID, ev.ID)
 		if err := d.Events.Put(ctx, m.Key, body); err != nil {
 			return fmt.Errorf("store the event: %w", err)
 		}

@@ -110,6 +110,18 @@ func (m Message) queueMessage() (queue.Message, error) {
 		DedupID: DeduplicationID(m.DataSourceUUID, m.EventID)}, nil
 }
 
+// carrying is m's queue message with the event body in it, and whether that message
+// may be sent: within InlineLimit, as text SQS takes. A body over twice the limit is not
+// tried: the whitespace the encoder drops is far less than half of a Stripe event.
+func (m Message) carrying(body []byte) (queue.Message, bool) {
+	if len(body) > 2*InlineLimit {
+		return queue.Message{}, false
+	}
+	m.Event = body
+	out, err := m.queueMessage()
+	return out, err == nil && len(out.Body) <= InlineLimit && sqsText(out.Body)
+}
+
 // sqsText tells a body SQS takes: valid UTF-8 of the characters it allows (tab, line
 // feed, carriage return, and from U+0020 on, without the surrogates, U+FFFE and U+FFFF).
 // A verified event's JSON nearly always is; one that is not travels through the bucket.
