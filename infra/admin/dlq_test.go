@@ -441,7 +441,7 @@ func TestDeadLetterQueuesAreFound(t *testing.T) {
 	for _, q := range d.queues {
 		got[q.Name] = q
 	}
-	if len(got) != 7 || d.bucket != te.ImportBucket || got["ImportDeadLetterQueue"].SourceURL != te.ImportQueueURL ||
+	if len(got) != 8 || d.bucket != te.ImportBucket || got["ImportDeadLetterQueue"].SourceURL != te.ImportQueueURL ||
 		got["JobsDeadLetterQueue"].URL != te.JobsDLQURL || got["ScheduleDeadLetterQueue"].Source != "" {
 		t.Fatalf("local dead-letter queues: %+v (bucket %q)", d.queues, d.bucket)
 	}

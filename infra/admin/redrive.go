@@ -42,12 +42,13 @@ type replayPolicy struct {
 // replayPolicies are the queues whose replay is safe. The schedule's dead-letter
 // queue has no source queue and no policy: the next sweep does its work.
 var replayPolicies = map[string]replayPolicy{
-	"ImportDeadLetterQueue":      {summary: "per message (payload still stored, no newer import applied)", check: checkImportMessage},
-	"JobsDeadLetterQueue":        {summary: "safe (jobs work from the stored state)"},
-	"RecomputeDeadLetterQueue":   {summary: "safe (a recomputation reads the customer's records as they are)"},
-	"SeriesFoldDeadLetterQueue":  {summary: "safe (folds run in any order and again)"},
-	"ImportFeedDeadLetterQueue":  {summary: "safe (a feed sends only what the lane has not sent)"},
-	"StripeEventDeadLetterQueue": {summary: "safe (the sync applies an event once, in any order, its body still stored)"},
+	"ImportDeadLetterQueue":         {summary: "per message (payload still stored, no newer import applied)", check: checkImportMessage},
+	"JobsDeadLetterQueue":           {summary: "safe (jobs work from the stored state)"},
+	"RecomputeDeadLetterQueue":      {summary: "safe (a recomputation reads the customer's records as they are)"},
+	"SeriesFoldDeadLetterQueue":     {summary: "safe (folds run in any order and again)"},
+	"ImportFeedDeadLetterQueue":     {summary: "safe (a feed sends only what the lane has not sent)"},
+	"StripeEventDeadLetterQueue":    {summary: "safe (the sync applies an event once, in any order, its body in the message or still stored)"},
+	"StripeBackfillDeadLetterQueue": {summary: "safe (its backfill was marked failed: the step does nothing; start a new backfill)"},
 }
 
 // outcome is one message's fate in `dlq redrive`.

@@ -87,10 +87,12 @@ func runTests(m *testing.M) (int, error) {
 			}
 		}
 	}
+	stripeAPI := fakeStripeAccount()
+	defer stripeAPI.Close()
 	t0 := time.Now()
 	testStack, err = newStack(context.Background(), options{
 		root: root, addr: "127.0.0.1:0", apiKey: testKey, retryDelay: 100 * time.Millisecond, demoLimits: testLimits,
-		stackFile: filepath.Join(stackDir, "stack.json"), workers: builders,
+		stackFile: filepath.Join(stackDir, "stack.json"), workers: builders, stripeAPIBase: stripeAPI.URL,
 		schedules: schedules, scheduleEvery: 500 * time.Millisecond,
 	})
 	if err != nil {

@@ -57,7 +57,7 @@ type Deps struct {
 	Imports *imports.Pipeline
 	// Files are the activities exports' files.
 	Files Downloads
-	// StripeSteps takes the steps of Stripe backfills (the Stripe events queue).
+	// StripeSteps takes the steps of Stripe backfills (the Stripe backfill queue).
 	StripeSteps jobs.Sender
 	// AppURL is the base URL of the web app (a customer's chartmogul_url).
 	AppURL string

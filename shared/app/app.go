@@ -37,7 +37,7 @@ type Deps struct {
 	Jobs       *jobs.Queue
 	Recomputes *jobs.Queue
 	Folds      *jobs.Queue
-	// StripeSteps are the Stripe backfills' steps, in the Stripe events queue.
+	// StripeSteps are the Stripe backfills' steps, in the Stripe backfill queue.
 	StripeSteps *jobs.Queue
 	Imports     *imports.Pipeline
 	// Files is the bucket (the pipeline's parts are under imports/, exports under exports/).
@@ -91,7 +91,7 @@ func Wire(cfg config.Config, clients awsclients.Clients, now func() time.Time) *
 		Jobs:        jobs.NewQueue(fifo.New(clients.SQS, cfg.JobsQueueURL, "JOBS_QUEUE_URL")),
 		Recomputes:  recomputes,
 		Folds:       jobs.NewQueue(fifo.New(clients.SQS, cfg.SeriesFoldQueueURL, "SERIES_FOLD_QUEUE_URL")),
-		StripeSteps: jobs.NewQueue(fifo.New(clients.SQS, cfg.StripeEventQueueURL, "STRIPE_EVENT_QUEUE_URL")),
+		StripeSteps: jobs.NewQueue(fifo.New(clients.SQS, cfg.StripeBackfillQueueURL, "STRIPE_BACKFILL_QUEUE_URL")),
 		Imports:     pipeline,
 		Files:       files,
 		Secrets:     kmssealer.New(clients.Config, cfg.SecretsKeyID),
@@ -116,6 +116,6 @@ func (d *Deps) Workers() *workers.Deps {
 		Files: d.Files, Secrets: d.Secrets, Now: d.Now, Throttled: awsclients.Throttled,
 		StripeSteps: d.StripeSteps, StripeAPIBase: c.StripeAPIBase, StripeBackfillRate: c.StripeBackfillRate,
 		Redeliver: fifo.NewVisibility(d.Clients.SQS, c.ImportQueueURL, c.JobsQueueURL, c.RecomputeQueueURL, c.SeriesFoldQueueURL,
-			c.StripeEventQueueURL)}
+			c.StripeEventQueueURL, c.StripeBackfillQueueURL)}
 	return w
 }

@@ -29,9 +29,11 @@ type Config struct {
 	JobsQueueURL       string
 	RecomputeQueueURL  string
 	SeriesFoldQueueURL string
-	// StripeEventQueueURL is the queue of verified Stripe webhook events.
-	StripeEventQueueURL string
-	CursorSecret        string
+	// StripeEventQueueURL is the queue of verified Stripe webhook events;
+	// StripeBackfillQueueURL the steps of Stripe backfills (a lane of their own).
+	StripeEventQueueURL    string
+	StripeBackfillQueueURL string
+	CursorSecret           string
 	// AppURL is the base of the links to the web app (customer "chartmogul-url").
 	AppURL string
 	// StripeAPIBase is the base URL of Stripe's API that backfills read (STRIPE_API_BASE;
@@ -52,18 +54,19 @@ func FromEnv() (Config, error) { return FromLookup(os.Getenv) }
 // the template's resolved variables); TABLE_NAME and CURSOR_SECRET are required.
 func FromLookup(lookup func(string) string) (Config, error) {
 	c := Config{
-		TableName:           lookup("TABLE_NAME"),
-		ImportBucket:        lookup("IMPORT_BUCKET"),
-		ImportQueueURL:      lookup("IMPORT_QUEUE_URL"),
-		ImportFeedQueueURL:  lookup("IMPORT_FEED_QUEUE_URL"),
-		JobsQueueURL:        lookup("JOBS_QUEUE_URL"),
-		RecomputeQueueURL:   lookup("RECOMPUTE_QUEUE_URL"),
-		SeriesFoldQueueURL:  lookup("SERIES_FOLD_QUEUE_URL"),
-		StripeEventQueueURL: lookup("STRIPE_EVENT_QUEUE_URL"),
-		CursorSecret:        lookup("CURSOR_SECRET"),
-		AppURL:              lookup("APP_URL"),
-		StripeAPIBase:       lookup("STRIPE_API_BASE"),
-		SecretsKeyID:        lookup("SECRETS_KEY_ID"),
+		TableName:              lookup("TABLE_NAME"),
+		ImportBucket:           lookup("IMPORT_BUCKET"),
+		ImportQueueURL:         lookup("IMPORT_QUEUE_URL"),
+		ImportFeedQueueURL:     lookup("IMPORT_FEED_QUEUE_URL"),
+		JobsQueueURL:           lookup("JOBS_QUEUE_URL"),
+		RecomputeQueueURL:      lookup("RECOMPUTE_QUEUE_URL"),
+		SeriesFoldQueueURL:     lookup("SERIES_FOLD_QUEUE_URL"),
+		StripeEventQueueURL:    lookup("STRIPE_EVENT_QUEUE_URL"),
+		StripeBackfillQueueURL: lookup("STRIPE_BACKFILL_QUEUE_URL"),
+		CursorSecret:           lookup("CURSOR_SECRET"),
+		AppURL:                 lookup("APP_URL"),
+		StripeAPIBase:          lookup("STRIPE_API_BASE"),
+		SecretsKeyID:           lookup("SECRETS_KEY_ID"),
 	}
 	if c.TableName == "" {
 		return c, fmt.Errorf("config: TABLE_NAME is not set")

@@ -5,7 +5,7 @@
 // and payments to the end), charges and their refunds, mapped by package stripesource.
 //
 // Requests keep to a rate per connection (Options.Rate) and wait out Stripe's 429s;
-// every list is followed to its end. A backfill runs as a job of the Stripe events queue
+// every list is followed to its end. A backfill runs as a job of the Stripe backfill queue
 // (package stripeworkers), in steps (Runner.Step): each reads pages of customers for a bounded time, saves its
 // position and progress (model.StripeBackfill), and asks for the next step.
 // docs/stripe.md, "Backfill", has the order, the rate and what one account's backfill

@@ -100,10 +100,10 @@ func (e *backfillEnv) connect(t *testing.T, key string) string {
 	return ds
 }
 
-// drain runs the Stripe events queue, where the backfill's steps are, to its end.
+// drain runs the Stripe backfill queue, where the backfill's steps are, to its end.
 func (e *backfillEnv) drain(t *testing.T) {
-	testenv.Drain(t, e.env.Deps, e.env.Resources.Queues["StripeEventQueue"].URL,
-		stripeworkers.Run(e.env.Workers, stripeworkers.Parts{Backfills: e.runner}))
+	testenv.Drain(t, e.env.Deps, e.env.Resources.Queues["StripeBackfillQueue"].URL,
+		stripeworkers.RunBackfills(e.env.Workers, e.runner))
 }
 
 // start queues a backfill of ds and runs its job to the end.

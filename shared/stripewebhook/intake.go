@@ -34,8 +34,8 @@ type Connections interface {
 	GetStripeConnection(ctx context.Context, dsUUID string) (model.StripeConnection, error)
 }
 
-// Events keeps the raw bodies of verified events (the bucket, under stripe/:
-// blobs.Store).
+// Events keeps the raw bodies of verified events too large for their message (the
+// bucket, under stripe/: blobs.Store).
 type Events interface {
 	Put(ctx context.Context, key string, body []byte) error
 	Get(ctx context.Context, key string) ([]byte, error)
@@ -142,16 +142,24 @@ func (d *Deps) Receive(ctx context.Context, dsUUID string, body []byte, signatur
 		return nil
 	}
 	m := Message{AccountID: conn.AccountID, DataSourceUUID: dsUUID, EventID: ev.ID, EventType: string(ev.Type),
-		Created: ev.Created, Key: EventKey(conn.AccountID, dsUUID, ev.ID), Group: GroupOf(ev)}
-	// The body first: a message always finds its event. A retry of a delivery whose
-	// send failed writes the same object again.
-	if err := d.Events.Put(ctx, m.Key, body); err != nil {
-		return fmt.Errorf("store the event: %w", err)
+		Created: ev.Created, Group: GroupOf(ev)}
+	out, inline := m.carrying(body)
+	if !inline {
+		// Too large for the message (or not text SQS takes): the body first, so that a
+		// message always finds its event. A retry of a delivery whose send failed writes
+		// the same object again.
+		m.Key = EventKey(conn.AccountID, dsUUID, ev.ID)
+		if err := d.Events.Put(ctx, m.Key, body); err != nil {
+			return fmt.Errorf("store the event: %w", err)
+		}
+		if out, err = m.queueMessage(); err != nil {
+			return fmt.Errorf("queue the event: %w", err)
+		}
 	}
-	if err := d.Queue.Send(ctx, m.queueMessage()); err != nil {
+	if err := d.Queue.Send(ctx, out); err != nil {
 		return fmt.Errorf("queue the event: %w", err)
 	}
-	log.InfoContext(ctx, "stripe event queued", "group", m.Group)
+	log.InfoContext(ctx, "stripe event queued", "group", m.Group, "inline", m.Key == "")
 	return nil
 }
 

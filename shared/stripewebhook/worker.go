@@ -51,8 +51,9 @@ func (d *Deps) ApplyBatch(ctx context.Context, msgs []events.SQSMessage) sqswork
 	return failures
 }
 
-// apply applies one queued event: its body read back from the bucket and decoded (it
-// was verified before it was stored), with the data source's connection as it is now.
+// apply applies one queued event: its body, carried in the message or read back from
+// the bucket, decoded (it was verified before it was queued), with the data source's
+// connection as it is now.
 // An event of a data source disconnected since is dropped: its connection, and with
 // it the account's consent to the sync, is gone.
 func (d *Deps) apply(ctx context.Context, m Message) error {
@@ -65,9 +66,11 @@ func (d *Deps) apply(ctx context.Context, m Message) error {
 	if err != nil {
 		return fmt.Errorf("read the Stripe connection: %w", err)
 	}
-	body, err := d.Events.Get(ctx, m.Key)
-	if err != nil {
-		return fmt.Errorf("read the event %s: %w", m.EventID, err)
+	body := []byte(m.Event)
+	if len(body) == 0 {
+		if body, err = d.Events.Get(ctx, m.Key); err != nil {
+			return fmt.Errorf("read the event %s: %w", m.EventID, err)
+		}
 	}
 	var ev stripe.Event
 	if err := json.Unmarshal(body, &ev); err != nil {

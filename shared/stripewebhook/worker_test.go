@@ -54,7 +54,7 @@ func TestWorkerAppliesEachCustomersEventsInOrder(t *testing.T) {
 	if len(batch.Records) != len(deliveries) {
 		t.Fatalf("%d messages received, want %d", len(batch.Records), len(deliveries))
 	}
-	resp, err := stripeworkers.Run(w, stripeworkers.Parts{Events: f.deps})(context.Background(), batch)
+	resp, err := stripeworkers.RunEvents(w, f.deps)(context.Background(), batch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestWorkerAppliesEachCustomersEventsInOrder(t *testing.T) {
 		id := eventOf(t, m.Body)
 		return id != "evt_3" && id != "evt_4"
 	})
-	if resp, _ := stripeworkers.Run(w, stripeworkers.Parts{Events: f.deps})(context.Background(), retry); len(resp.BatchItemFailures) != 0 {
+	if resp, _ := stripeworkers.RunEvents(w, f.deps)(context.Background(), retry); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("retry failed %v", resp.BatchItemFailures)
 	}
 	if len(applier.applied) != 2 || applier.applied[0].ev.ID != "evt_3" || applier.applied[1].ev.ID != "evt_4" {
@@ -147,7 +147,7 @@ func TestWorkerRedeliversWaitingEventsSoon(t *testing.T) {
 	again := &redeliveries{}
 	w.Redeliver = again
 	batch := f.receive(t)
-	resp, err := stripeworkers.Run(w, stripeworkers.Parts{Events: f.deps})(context.Background(), batch)
+	resp, err := stripeworkers.RunEvents(w, f.deps)(context.Background(), batch)
 	if err != nil {
 		t.Fatal(err)
 	}

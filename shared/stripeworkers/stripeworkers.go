@@ -1,16 +1,19 @@
-// Package stripeworkers is the Stripe worker: it runs the Stripe events queue, whose
-// messages are verified webhook events (applied by the sync, one Stripe customer's in
-// the order received) and the steps of Stripe backfills (the history read through
-// Stripe's API with the connection's key, applied by the same sync). It builds the sync
-// and the backfill runner from the workers' dependencies, so that it is the only worker
-// binary that links stripe-go.
+// Package stripeworkers holds the Stripe workers: the events worker runs the Stripe
+// events queue, whose messages are verified webhook events (applied by the sync, one
+// Stripe customer's in the order received), and the backfill worker runs the Stripe
+// backfill queue, whose messages are the steps of Stripe backfills (the history read
+// through Stripe's API with the connection's key, applied by the same sync). Each lane
+// has its own queue and function, so that a step, which holds its invocation for up to
+// about 45 s, never keeps webhook events waiting. It builds the sync and the backfill
+// runner from the workers' dependencies, so that its two workers are the only worker
+// binaries that link stripe-go.
 package stripeworkers
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"maps"
 	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -18,6 +21,7 @@ import (
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/logsafe"
 	"github.com/subsight/subsight/shared/model"
+	"github.com/subsight/subsight/shared/parallel"
 	"github.com/subsight/subsight/shared/sqsworker"
 	"github.com/subsight/subsight/shared/stripebackfill"
 	"github.com/subsight/subsight/shared/stripesync"
@@ -25,7 +29,7 @@ import (
 	"github.com/subsight/subsight/shared/workers"
 )
 
-// Parts are what the worker runs: the webhook's worker step, whose applier is the
+// Parts are what the workers run: the webhook's worker step, whose applier is the
 // sync, and the backfills' runner.
 type Parts struct {
 	Events    *stripewebhook.Deps
@@ -51,109 +55,83 @@ func NewParts(d *workers.Deps) Parts {
 	}
 }
 
-// Events runs the Stripe events queue with the parts built from d (Run).
-func Events(d *workers.Deps) sqsworker.Handler { return Run(d, NewParts(d)) }
+// Events runs the Stripe events queue with the sync built from d (RunEvents).
+func Events(d *workers.Deps) sqsworker.Handler { return RunEvents(d, NewParts(d).Events) }
 
-// Run runs the Stripe events queue. An event that fails fails its customer's later
+// Backfills runs the Stripe backfill queue with the runner built from d (RunBackfills).
+func Backfills(d *workers.Deps) sqsworker.Handler { return RunBackfills(d, NewParts(d).Backfills) }
+
+// RunEvents runs the Stripe events queue. An event that fails fails its customer's later
 // events of the batch and comes back with them, within seconds when it waits for another
 // event (stripesync.ErrNotYet); throttled messages wait for capacity (sqsworker.Backoff);
 // one that fails on every receive reaches the dead-letter queue after the queue's
-// maxReceiveCount, noted for `admin dlq list` (a backfill's step then marks its backfill
-// failed). A backfill's step that has more to read sends the next step to the same queue,
-// in the data source's message group. A deleted account's messages are dropped unrun.
-func Run(d *workers.Deps, p Parts) sqsworker.Handler {
-	intake, runner := p.Events, p.Backfills
-	var soon func(error) bool
-	if intake != nil {
-		soon = intake.Waiting
-	}
-	b := sqsworker.Backoff{Throttled: d.Throttled, Soon: soon, MaxReceives: workers.MaxReceiveCount(), Redeliver: d.Redeliver,
-		Now: d.DeadlineClock,
+// maxReceiveCount, noted for `admin dlq list`. A deleted account's messages are dropped
+// unrun.
+func RunEvents(d *workers.Deps, intake *stripewebhook.Deps) sqsworker.Handler {
+	b := sqsworker.Backoff{Throttled: d.Throttled, Soon: intake.Waiting, MaxReceives: workers.MaxReceiveCount(),
+		Redeliver: d.Redeliver, Now: d.DeadlineClock,
 		AccountOf: func(msg events.SQSMessage) string {
-			if job, ok := backfillStep(msg); ok {
-				return job.AccountID
-			}
 			m, _ := stripewebhook.DecodeMessage(msg.Body)
 			return m.AccountID
 		},
 		DeadLetter: func(ctx context.Context, msg events.SQSMessage, cause error) {
-			if job, ok := backfillStep(msg); ok {
-				workers.NoteDeadLetter(ctx, d.Store, job.AccountID, msg, cause, d.Now())
-				if runner != nil {
-					runner.Fail(ctx, job, cause)
-				}
-				return
-			}
 			m, _ := stripewebhook.DecodeMessage(msg.Body)
 			slog.ErrorContext(ctx, "stripe event dead-lettered", "account_id", m.AccountID, "data_source_uuid", m.DataSourceUUID,
 				"event_id", m.EventID, "event_type", m.EventType, "error", logsafe.Text(cause.Error()))
 			workers.NoteDeadLetter(ctx, d.Store, m.AccountID, msg, cause, d.Now())
 		}}
-	return workers.DropGone(d.Store, b.Handler(func(ctx context.Context, msgs []events.SQSMessage) sqsworker.Failures {
-		var evs, steps []events.SQSMessage
-		for _, m := range msgs {
-			if _, ok := backfillStep(m); ok {
-				steps = append(steps, m)
-			} else {
-				evs = append(evs, m)
+	return workers.DropGone(d.Store, b.Handler(intake.ApplyBatch))
+}
+
+// RunBackfills runs the Stripe backfill queue: each message is one step of a backfill,
+// and a batch's steps (of different data sources: a data source's steps follow each
+// other in its message group) run side by side. A step that has more to read sends the
+// next step to the same queue (workers.Continued). A step that fails comes back from its
+// last saved page; on its last receive it marks its backfill failed and is noted for
+// `admin dlq list`. A deleted account's steps are dropped unrun.
+func RunBackfills(d *workers.Deps, runner Backfiller) sqsworker.Handler {
+	b := sqsworker.Backoff{Throttled: d.Throttled, MaxReceives: workers.MaxReceiveCount(), Redeliver: d.Redeliver,
+		Now: d.DeadlineClock,
+		AccountOf: func(msg events.SQSMessage) string {
+			job, _ := jobs.Decode(msg.Body)
+			return job.AccountID
+		},
+		DeadLetter: func(ctx context.Context, msg events.SQSMessage, cause error) {
+			job, _ := jobs.Decode(msg.Body)
+			workers.NoteDeadLetter(ctx, d.Store, job.AccountID, msg, cause, d.Now())
+			if job.Type == jobs.BackfillStripe {
+				runner.Fail(ctx, job, cause)
 			}
-		}
+		}}
+	return workers.DropGone(d.Store, b.Handler(func(ctx context.Context, msgs []events.SQSMessage) sqsworker.Failures {
 		failures := sqsworker.Failures{}
 		var mu sync.Mutex
-		var wg sync.WaitGroup
-		// A step reads Stripe for up to its step time: the batch's events do not wait for it.
-		for _, m := range steps {
-			wg.Go(func() {
-				if err := step(ctx, d, runner, m); err != nil {
-					mu.Lock()
-					failures[m.MessageId] = err
-					mu.Unlock()
-				}
-			})
-		}
-		if len(evs) > 0 && intake == nil {
-			for _, m := range evs {
-				failures[m.MessageId] = errNotRun
+		parallel.For(len(msgs), len(msgs), func(i int) {
+			if err := step(ctx, d, runner, msgs[i]); err != nil {
+				mu.Lock()
+				failures[msgs[i].MessageId] = err
+				mu.Unlock()
 			}
-		} else if len(evs) > 0 {
-			applied := intake.ApplyBatch(ctx, evs)
-			mu.Lock()
-			maps.Copy(failures, applied)
-			mu.Unlock()
-		}
-		wg.Wait()
+		})
 		return failures
 	}))
 }
 
-// errNotRun fails a message whose part the worker was built without (tests build it
-// with one part only).
-var errNotRun = errors.New("stripeworkers: no part of the worker runs this message")
-
-// backfillStep is the backfill job a message carries, if it carries one.
-func backfillStep(msg events.SQSMessage) (jobs.Message, bool) {
-	job, err := jobs.Decode(msg.Body)
-	return job, err == nil && job.Type == jobs.BackfillStripe
-}
-
 // step runs one step of a backfill and sends the next one when there is more to read.
 func step(ctx context.Context, d *workers.Deps, runner Backfiller, msg events.SQSMessage) error {
-	if runner == nil {
-		return errNotRun
+	job, err := jobs.Decode(msg.Body)
+	if err != nil {
+		return err
 	}
-	job, _ := backfillStep(msg)
+	if job.Type != jobs.BackfillStripe {
+		return fmt.Errorf("stripeworkers: %q is not a backfill step", job.Type)
+	}
 	more, err := runner.Step(ctx, job)
 	if err != nil || !more {
 		return err
 	}
-	next := jobs.Continue(job, "")
-	if err := d.StripeSteps.Send(ctx, next); err != nil {
-		// This step is repeated from the position it saved: nothing is read twice.
-		return err
-	}
-	slog.InfoContext(ctx, "stripe backfill continues in another step", "account_id", job.AccountID,
-		"data_source_uuid", job.DataSourceUUID, "step", next.Step)
-	return nil
+	// The position lives on the progress item, so the next step needs none of its own.
+	return workers.Continued(ctx, d.StripeSteps, job, "")
 }
 
 // newSync is the worker's sync: it applies events and backfilled customers through the

@@ -81,7 +81,7 @@ type Deps struct {
 	// DeadlineClock measures the invocation's deadline (sqsworker.MayStart; nil:
 	// time.Now): tests make time pass with it.
 	DeadlineClock func() time.Time
-	// StripeSteps sends the next steps of Stripe backfills to the Stripe events queue;
+	// StripeSteps sends the next steps of Stripe backfills to the Stripe backfill queue;
 	// StripeAPIBase and StripeBackfillRate are how the Stripe worker reaches Stripe's API
 	// (package stripeworkers).
 	StripeSteps        jobs.Sender
@@ -236,22 +236,30 @@ func runJob(ctx context.Context, d *Deps, job jobs.Message) error {
 }
 
 // continued sends the next step of a job whose step ran out of time (moreSteps) to
-// the jobs queue, as a message of its own with its position, and counts this one done:
-// a long purge or export never runs out of receives, and never holds one invocation
-// past its deadline. The next step joins the end of the job's message group, which
-// only holds the same data source's (or export's) jobs, all of them safe in any order.
-// Another outcome is returned as it is.
+// the jobs queue (Continued), and counts this one done. Another outcome is returned as
+// it is.
 func continued(ctx context.Context, d *Deps, job jobs.Message, err error) error {
 	var more *moreSteps
 	if !errors.As(err, &more) {
 		return err
 	}
-	next := jobs.Continue(job, more.resume)
-	if err := d.Jobs.Send(ctx, next); err != nil {
-		// This step is repeated from its own position: its work is done again as no-ops.
+	return Continued(ctx, d.Jobs, job, more.resume)
+}
+
+// Continued sends the step that carries on job from resume (jobs.Continue) to q, the
+// job's own queue (the jobs queue for purges and exports, the Stripe backfill queue for
+// backfills), as a message of its own: a long job never runs out of receives, and never
+// holds one invocation past its deadline. The next step joins the end of the job's
+// message group, which only holds the same data source's (or export's) jobs, all of
+// them safe in any order. When the send fails, the step that called it fails too and
+// is repeated from its own position: its work is done again as no-ops.
+func Continued(ctx context.Context, q jobs.Sender, job jobs.Message, resume string) error {
+	next := jobs.Continue(job, resume)
+	if err := q.Send(ctx, next); err != nil {
 		return fmt.Errorf("jobs: send the next step: %w", err)
 	}
-	slog.InfoContext(ctx, "job continues in another step", "account_id", job.AccountID, "type", job.Type, "step", next.Step)
+	slog.InfoContext(ctx, "job continues in another step", "account_id", job.AccountID, "data_source_uuid", job.DataSourceUUID,
+		"type", job.Type, "step", next.Step)
 	return nil
 }
 

@@ -201,6 +201,7 @@ func TestResolver(t *testing.T) {
 			"ImportDeadLetterQueue": {}, "JobsDeadLetterQueue": {}, "RecomputeDeadLetterQueue": {}, "SeriesFoldDeadLetterQueue": {},
 			"ImportFeedDeadLetterQueue": {},
 			"StripeEventQueue":          {URL: "http://x/stripe"}, "StripeEventDeadLetterQueue": {},
+			"StripeBackfillQueue": {URL: "http://x/backfill"}, "StripeBackfillDeadLetterQueue": {},
 		}}
 	env, err := tpl.FunctionEnv("PingFunction", res.Resolver(tpl, "s3cr3t-s3cr3t-s3cr3t"))
 	if err != nil {
@@ -208,7 +209,8 @@ func TestResolver(t *testing.T) {
 	}
 	want := map[string]string{"TABLE_NAME": "p-table", "IMPORT_BUCKET": "p-importbucket", "IMPORT_QUEUE_URL": "http://x/import",
 		"JOBS_QUEUE_URL": "http://x/jobs", "RECOMPUTE_QUEUE_URL": "http://x/recompute", "SERIES_FOLD_QUEUE_URL": "http://x/fold",
-		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "STRIPE_EVENT_QUEUE_URL": "http://x/stripe", "IMPORT_LANE_WINDOW": "2000", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
+		"IMPORT_FEED_QUEUE_URL": "http://x/feed", "STRIPE_EVENT_QUEUE_URL": "http://x/stripe",
+		"STRIPE_BACKFILL_QUEUE_URL": "http://x/backfill", "IMPORT_LANE_WINDOW": "2000", "CURSOR_SECRET": "s3cr3t-s3cr3t-s3cr3t"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)

@@ -4,7 +4,11 @@ package rie
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +20,7 @@ import (
 
 	"github.com/subsight/subsight/infra/testkit/stripegen"
 	"github.com/subsight/subsight/infra/testkit/testenv"
+	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/secrets"
 	"github.com/subsight/subsight/shared/stripewebhook"
@@ -24,6 +29,8 @@ import (
 func init() {
 	parityCases["ReceiveStripeWebhookFunction"] = parityCase{run: stripeWebhookCase, ownResources: true}
 	parityCases["StripeEventWorkerFunction"] = parityCase{run: stripeEventWorkerCase, ownResources: true}
+	parityCases["StripeBackfillWorkerFunction"] = parityCase{run: stripeBackfillWorkerCase, ownResources: true,
+		vars: emptyStripeAccount}
 }
 
 const paritySecret = "whsec_parity_0123456789abcdef"
@@ -77,10 +84,75 @@ func stripeWebhookCase(t *testing.T, fn *function) {
 	if res := post(paritySecret); res.StatusCode != 200 || res.Body != `{"received":true}` {
 		t.Fatalf("signed delivery: %d %s", res.StatusCode, res.Body)
 	}
-	if stored, err := env.Deps.Files.Get(ctx, stripewebhook.EventKey(acc.ID, ds, "evt_parity")); err != nil || string(stored) != string(body) {
-		t.Errorf("stored event: %v", err)
+	// An event larger than a message carries is put in the bucket; a small one is not.
+	body, err = stripegen.Event("evt_parity_large", stripe.EventTypeCustomerCreated, now,
+		&stripe.Customer{ID: "cus_parity_large", Object: "customer", Description: strings.Repeat("x", stripewebhook.InlineLimit)}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	receive(t, env, env.Resources.Queues["StripeEventQueue"].URL, func(ms []types.Message) bool { return len(ms) == 1 })
+	if res := post(paritySecret); res.StatusCode != 200 {
+		t.Fatalf("signed large delivery: %d %s", res.StatusCode, res.Body)
+	}
+	if stored, err := env.Deps.Files.Get(ctx, stripewebhook.EventKey(acc.ID, ds, "evt_parity_large")); err != nil || string(stored) != string(body) {
+		t.Errorf("stored large event: %v", err)
+	}
+	if _, err := env.Deps.Files.Get(ctx, stripewebhook.EventKey(acc.ID, ds, "evt_parity")); err == nil {
+		t.Errorf("the small event was put in the bucket: its message carries it")
+	}
+	ms := receive(t, env, env.Resources.Queues["StripeEventQueue"].URL, func(ms []types.Message) bool { return len(ms) == 2 })
+	for _, m := range ms {
+		q, err := stripewebhook.DecodeMessage(aws.ToString(m.Body))
+		if err != nil || (q.EventID == "evt_parity") != (len(q.Event) > 0) {
+			t.Errorf("message of %s: carries its event %v, key %q (%v)", q.EventID, len(q.Event) > 0, q.Key, err)
+		}
+	}
+}
+
+// emptyStripeAccount stands up a Stripe API of an account with nothing in it (every
+// list empty) for the backfill worker's case, and points the function at it.
+func emptyStripeAccount(t *testing.T) map[string]string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"object":"list","data":[],"has_more":false,"url":%q}`, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return map[string]string{"STRIPE_API_BASE": srv.URL}
+}
+
+// stripeBackfillWorkerCase: a backfill's first step, of a connection whose Stripe
+// account is empty: the worker opens the connection's key with the stack's key, reads
+// the prices and the first page of customers, and marks the backfill done.
+func stripeBackfillWorkerCase(t *testing.T, fn *function) {
+	env := fn.env
+	acc, ds := stripeConnected(t, env)
+	conn, err := env.Deps.Store.GetStripeConnection(ctx, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.SealedAPIKey, err = env.Deps.Secrets.Seal(ctx, []byte("rk_test_parity"),
+		secrets.Binding{AccountID: acc.ID, DataSourceUUID: ds}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Deps.Store.PutStripeConnection(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	b := model.StripeBackfill{AccountID: acc.ID, DataSourceUUID: ds, ID: model.NewStripeBackfillID(), Status: model.BackfillQueued,
+		RequestedAt: now, UpdatedAt: now}
+	if err := env.Deps.Store.StartStripeBackfill(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Deps.StripeSteps.Send(ctx, jobs.Backfill(acc.ID, ds, b.ID)); err != nil {
+		t.Fatal(err)
+	}
+	ms := receive(t, env, env.Resources.Queues["StripeBackfillQueue"].URL, func(ms []types.Message) bool { return len(ms) == 1 })
+	if failed := invokeWorker(t, fn, "StripeBackfillQueue", ms); len(failed) != 0 {
+		t.Errorf("batchItemFailures %v", failed)
+	}
+	got, err := env.Deps.Store.GetStripeBackfill(ctx, acc.ID, ds)
+	if err != nil || got.Status != model.BackfillDone || got.Requests == 0 {
+		t.Errorf("backfill %+v (%v), want done after its requests", got, err)
+	}
 }
 
 // stripeEventWorkerCase: a batch of a queued event and a message whose event is not in

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -141,6 +142,9 @@ func newHarness(t *testing.T, rieBin string) *harness {
 		for k, v := range env.Vars[id] {
 			vars[k] = v
 		}
+		if c, ok := parityCases[id]; ok && c.vars != nil {
+			maps.Copy(vars, c.vars(t))
+		}
 		// The function reaches the emulator through its recording proxy.
 		vars["AWS_ENDPOINT_URL"] = h.recordingEndpoint(t, id, env)
 		lenv := lambdaEnv(tpl.Functions[id], vars, env.AWS.Region, task, filepath.Dir(h.box.rie))
@@ -197,6 +201,9 @@ type parityCase struct {
 	// ownResources gives the function a table, queues and bucket of its own, for
 	// cases that read what their function sends to a queue.
 	ownResources bool
+	// vars are environment variables of the function's own, over the template's
+	// (a server the case stands up in place of an outside API).
+	vars func(t *testing.T) map[string]string
 }
 
 // apiCase is one request to an API operation through its bootstrap, as API Gateway

@@ -85,7 +85,7 @@ func StartStripeBackfill(d *api.Deps) apigw.Endpoint {
 }
 
 // MaxBackfillsPerAccount is how many backfills of one account may be queued or running
-// at once: each holds one of the jobs lane's invocations while its steps run
+// at once: each holds one of the backfill lane's invocations while its steps run
 // (docs/stripe.md, "What one account's backfill costs the others").
 const MaxBackfillsPerAccount = 2
 

@@ -33,7 +33,7 @@ func connect(t *testing.T, env *testenv.Env, accountID string, withKey bool) str
 }
 
 // TestStripeBackfillEndpoints: through API Gateway events, a backfill starts (202, a
-// job on the Stripe events queue) once per data source at a time (409), only for a data source of
+// job on the Stripe backfill queue) once per data source at a time (409), only for a data source of
 // the caller's account (404 for another's, the same as for an unknown one) that is
 // connected to Stripe (404) with an API key (422); GET shows the latest.
 func TestStripeBackfillEndpoints(t *testing.T) {
@@ -125,12 +125,12 @@ func TestStripeBackfillsPerAccount(t *testing.T) {
 	}
 }
 
-// queuedJobs receives the bodies of the messages waiting in the Stripe events queue,
+// queuedJobs receives the bodies of the messages waiting in the Stripe backfill queue,
 // where the backfills' steps run.
 func queuedJobs(t *testing.T, env *testenv.Env) []string {
 	t.Helper()
 	out, err := env.Deps.Clients.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
-		QueueUrl: aws.String(env.Resources.Queues["StripeEventQueue"].URL), MaxNumberOfMessages: 10})
+		QueueUrl: aws.String(env.Resources.Queues["StripeBackfillQueue"].URL), MaxNumberOfMessages: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
