@@ -21,4 +21,10 @@ type StripeConnections interface {
 	// DeleteStripeConnection removes the connection of the account's data source
 	// (idempotent).
 	DeleteStripeConnection(ctx context.Context, accountID, dsUUID string) error
+	// RemoveStripeConnection removes the connection of the account's data source and
+	// returns what it held (ErrNotFound if there was none).
+	RemoveStripeConnection(ctx context.Context, accountID, dsUUID string) (model.StripeConnection, error)
+	// RestoreStripeConnection puts back a removed connection, unless another has taken
+	// its place meanwhile (ErrConflict).
+	RestoreStripeConnection(ctx context.Context, c model.StripeConnection) error
 }

@@ -43,12 +43,20 @@ func Invoice(inv *stripe.Invoice, lines []*stripe.InvoiceLineItem, cat Catalog) 
 			}
 		}
 	}
+	var paid, total int64
 	if inv.Payments != nil {
 		for _, p := range inv.Payments.Data {
 			if t, ok := payment(p, inv.ID, currency); ok {
 				recs.Transactions = append(recs.Transactions, t)
+				paid += *t.AmountInCents
 			}
 		}
+	}
+	for _, li := range recs.LineItems {
+		total += li.AmountInCents
+	}
+	if t, ok := creditPayment(inv, lines, out.Date, total, max(paid, cents(inv.AmountPaid, currency))); ok {
+		recs.Transactions = append(recs.Transactions, t)
 	}
 	if s := invoiceStatus(inv.Status); s != "" {
 		recs.InvoiceStatuses = append(recs.InvoiceStatuses, InvoiceStatus{InvoiceExternalID: inv.ID, Status: s})

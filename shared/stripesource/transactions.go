@@ -36,6 +36,48 @@ func payment(p *stripe.InvoicePayment, invoiceID, currency string) (model.Import
 		ExternalID: p.ID, Type: "payment", Result: "successful", Date: *at, AmountInCents: &amount}}, true
 }
 
+// creditPayment is the successful payment of the part of a paid invoice that the
+// customer's Stripe credit balance or billing credits settled: what its paid invoice
+// payments (paid, in hundredths) leave uncovered of its import total (total), at most what
+// Stripe reports as applied. The balance applied is total − amount_due, less what
+// pre-payment credit notes took off (credit notes are not read); billing credits are
+// the invoice's pretax credits of type credit_balance_transaction (else its lines'), which
+// Stripe's total has already taken off while the import's line amounts have not. It is dated when the
+// invoice was paid (else issued) and its external id derives from the invoice's, so every
+// snapshot of the paid invoice writes the same transaction. ok is false for any other
+// invoice, or when nothing was settled by credit.
+func creditPayment(inv *stripe.Invoice, lines []*stripe.InvoiceLineItem, issued time.Time, total, paid int64) (model.ImportTransaction, bool) {
+	if inv.Status != stripe.InvoiceStatusPaid {
+		return model.ImportTransaction{}, false
+	}
+	currency := currencyCode(string(inv.Currency))
+	applied := max(inv.Total-inv.AmountDue-inv.PrePaymentCreditNotesAmount, 0)
+	for _, c := range inv.TotalPretaxCreditAmounts {
+		if c.Type == stripe.InvoiceTotalPretaxCreditAmountTypeCreditBalanceTransaction {
+			applied += c.Amount
+		}
+	}
+	if len(inv.TotalPretaxCreditAmounts) == 0 {
+		for _, l := range lines {
+			for _, c := range l.PretaxCreditAmounts {
+				if c.Type == stripe.InvoiceLineItemPretaxCreditAmountTypeCreditBalanceTransaction {
+					applied += c.Amount
+				}
+			}
+		}
+	}
+	amount := min(total-paid, cents(applied, currency))
+	if amount <= 0 {
+		return model.ImportTransaction{}, false
+	}
+	at := issued
+	if inv.StatusTransitions != nil && inv.StatusTransitions.PaidAt != 0 {
+		at = *unix(inv.StatusTransitions.PaidAt)
+	}
+	return model.ImportTransaction{InvoiceExternalID: inv.ID, TransactionFields: model.TransactionFields{
+		ExternalID: inv.ID + ":credit", Type: "payment", Result: "successful", Date: at, AmountInCents: &amount}}, true
+}
+
 // FailedPayment is the failed payment transaction of an invoice.payment_failed event
 // created at at: one per attempt (Stripe counts them in attempt_count), for the amount
 // still due.

@@ -146,6 +146,23 @@ func (f *fixture) sourceWithInvoice(name, cust string) (ds, custUUID string) {
 	return ds, custUUID
 }
 
+// sourceWithUnpaidSubscription creates a data source holding one customer (external id
+// cust) with one unpaid invoice of a $10 monthly subscription, and returns their uuids.
+func (f *fixture) sourceWithUnpaidSubscription(name, cust string) (ds, custUUID string) {
+	f.t.Helper()
+	ds = f.create("CreateDataSourceFunction", nil, map[string]any{"name": name})["uuid"].(string)
+	plan := f.create("CreatePlanFunction", nil, map[string]any{"data_source_uuid": ds, "name": "monthly",
+		"external_id": "monthly", "interval_count": 1, "interval_unit": "month"})["uuid"].(string)
+	custUUID = f.create("CreateCustomerFunction", nil, map[string]any{"data_source_uuid": ds, "external_id": cust,
+		"name": cust})["uuid"].(string)
+	f.create("ImportCustomerInvoicesFunction", map[string]string{"customer_uuid": custUUID}, map[string]any{"invoices": []map[string]any{{
+		"external_id": "inv-" + cust, "date": "2025-01-01T00:00:00Z", "currency": "USD",
+		"line_items": []map[string]any{{"type": "subscription", "subscription_external_id": "sub-" + cust, "plan_uuid": plan,
+			"service_period_start": "2025-01-01T00:00:00Z", "service_period_end": "2025-02-01T00:00:00Z", "amount_in_cents": 1000}},
+	}}})
+	return ds, custUUID
+}
+
 // call runs an operation in-process, as its bootstrap would, and fails the test
 // unless it answers status.
 func (f *fixture) call(status int, id string, params map[string]string, q url.Values, body any) map[string]any {

@@ -93,10 +93,22 @@ var parityCases = map[string]parityCase{
 		}}
 	}},
 	"DeleteStripeConnectionFunction": {api: func(f *fixture) apiCase {
-		return apiCase{Params: map[string]string{"data_source_uuid": f.ds}, Status: 204, Check: func(t *testing.T, f *fixture, b map[string]any) {
-			if s := f.status(t, "GetStripeConnectionFunction", map[string]string{"data_source_uuid": f.ds}); s != 404 {
+		// A customer whose only invoice is unpaid: a lead under the connected source's
+		// default settings; disconnected, the function queues the source's recomputation,
+		// and the invoice counts once issued.
+		ds, cust := f.sourceWithUnpaidSubscription("Parity Stripe disconnect", "cus-disconnect")
+		f.call(200, "PutStripeConnectionFunction", map[string]string{"data_source_uuid": ds}, nil,
+			map[string]any{"webhook_secret": "whsec_parity"})
+		f.runJobs(f.t)
+		has(f.t, "connected source's customer", f.call(200, "GetCustomerFunction", map[string]string{"customer_uuid": cust}, nil, nil),
+			map[string]any{"mrr": 0})
+		return apiCase{Params: map[string]string{"data_source_uuid": ds}, Status: 204, Check: func(t *testing.T, f *fixture, b map[string]any) {
+			if s := f.status(t, "GetStripeConnectionFunction", map[string]string{"data_source_uuid": ds}); s != 404 {
 				t.Errorf("the disconnected source: GET answers %d", s)
 			}
+			f.runJobs(t)
+			has(t, "disconnected source's customer", f.get(t, "GetCustomerFunction", map[string]string{"customer_uuid": cust}, nil),
+				map[string]any{"mrr": 1000})
 		}}
 	}},
 

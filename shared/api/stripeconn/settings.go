@@ -192,8 +192,8 @@ func movesMetrics(before, after model.StripeSettings) bool {
 }
 
 // recomputeSource queues the recomputation of every customer of the data source after a
-// change of its settings written at `at` (jobs.RecomputeDataSource, run in steps by the
-// jobs worker). If the job cannot be queued, undo takes the change back, so that the
+// change of its settings (or their removal with the connection) written at `at`
+// (jobs.RecomputeDataSource, run in steps by the jobs worker). If the job cannot be queued, undo takes the change back, so that the
 // client's retry (it gets the error) makes the change again and queues the job then;
 // without that, the retry would find nothing to change and the customers would keep
 // the metrics of the old settings.

@@ -221,15 +221,30 @@ func GetConnection(d *api.Deps) apigw.Endpoint {
 // DeleteConnection is DELETE /v1/data_sources/{data_source_uuid}/stripe: the data
 // source is disconnected (its records stay); 204 whether or not it was connected, so a
 // retried DELETE answers as the first. A data source being deleted is accepted, as
-// DELETE of the data source accepts it.
+// DELETE of the data source accepts it. Removing a live source's connection removes its
+// settings too, so its customers follow the rules of a source without settings from now
+// on: the removal queues their recomputation (recomputeSource), and a removal whose job
+// cannot be queued is taken back, as PUT takes back a change.
 func DeleteConnection(d *api.Deps) apigw.Endpoint {
 	return apigw.Endpoint{Family: apperr.FamilyB, Handler: func(ctx context.Context, r *apigw.Request) (apigw.Response, error) {
 		uuid := r.PathParam("data_source_uuid")
-		if _, err := api.DataSource(ctx, d, r.AccountID, uuid); err != nil {
+		ds, err := api.DataSource(ctx, d, r.AccountID, uuid)
+		if err != nil {
 			return apigw.Response{}, err
 		}
-		if err := storage(d).DeleteStripeConnection(ctx, r.AccountID, uuid); err != nil {
+		removed, err := storage(d).RemoveStripeConnection(ctx, r.AccountID, uuid)
+		if errors.Is(err, store.ErrNotFound) {
+			return apigw.NoContent()
+		}
+		if err != nil {
 			return apigw.Response{}, err
+		}
+		// A source being deleted loses its customers with its purge: nothing to recompute.
+		if ds.Status != model.DataSourceDeleting {
+			undo := func() error { return storage(d).RestoreStripeConnection(ctx, removed) }
+			if err := recomputeSource(ctx, d, r.AccountID, uuid, d.Now(), undo); err != nil {
+				return apigw.Response{}, err
+			}
 		}
 		return apigw.NoContent()
 	}}

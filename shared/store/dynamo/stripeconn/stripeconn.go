@@ -142,14 +142,41 @@ func (s *Store) GetStripeConnection(ctx context.Context, dsUUID string) (model.S
 // DeleteStripeConnection removes the account's connection of a data source; absent,
 // or another account's, it does nothing.
 func (s *Store) DeleteStripeConnection(ctx context.Context, accountID, dsUUID string) error {
-	_, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		Key:                       table.KeyAttrs(keys.StripeConnection(dsUUID)),
-		ConditionExpression:       aws.String(ownedBy),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(accountID)},
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	_, err := s.RemoveStripeConnection(ctx, accountID, dsUUID)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	return err
+}
+
+// RemoveStripeConnection removes the account's connection of a data source and returns
+// what it held, from the one DeleteItem (its old image): store.ErrNotFound when there
+// was none, or it is another account's.
+func (s *Store) RemoveStripeConnection(ctx context.Context, accountID, dsUUID string) (model.StripeConnection, error) {
+	out, err := s.t.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		Key:                       table.KeyAttrs(keys.StripeConnection(dsUUID)),
+		ConditionExpression:       aws.String("account_id = :acc"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":acc": table.SAttr(accountID)},
+		ReturnValues:              types.ReturnValueAllOld,
+	})
+	if err != nil {
+		return model.StripeConnection{}, table.NotFoundOnCondition(err)
+	}
+	var it connectionItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return model.StripeConnection{}, err
+	}
+	return it.connection(), nil
+}
+
+// RestoreStripeConnection puts back a connection removed by RemoveStripeConnection,
+// only while no other has taken its place (store.ErrConflict otherwise): a connection
+// written meanwhile is never overwritten.
+func (s *Store) RestoreStripeConnection(ctx context.Context, c model.StripeConnection) error {
+	av, err := itemOf(c)
+	if err != nil {
+		return err
+	}
+	_, err = s.t.PutItem(ctx, &dynamodb.PutItemInput{Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")})
+	return table.Conflict(err)
 }
