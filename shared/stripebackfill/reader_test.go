@@ -65,11 +65,13 @@ func subscriptionLine(o map[string]any, invoice string) {
 	o["period"] = map[string]any{"start": 1767225600, "end": 1769904000}
 }
 
+// paidPayment makes a payment paid, for an amount the invoice's lines cover: an
+// invoice here has at least two lines of 1000 and at most three payments.
 func paidPayment(o map[string]any, invoice string) {
 	if invoice != "" {
 		o["id"] = fmt.Sprintf("%v_%s", o["id"], invoice) // a payment is one invoice's
 	}
-	o["status"], o["currency"], o["amount_paid"] = "paid", "usd", 1000
+	o["status"], o["currency"], o["amount_paid"] = "paid", "usd", 500
 	o["payment"] = map[string]any{"type": "payment_intent", "payment_intent": "pi_1"}
 	o["status_transitions"] = map[string]any{"paid_at": 1767225600}
 }

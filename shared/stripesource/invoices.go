@@ -44,18 +44,21 @@ func Invoice(inv *stripe.Invoice, lines []*stripe.InvoiceLineItem, cat Catalog) 
 		}
 	}
 	var paid, total int64
+	for _, li := range recs.LineItems {
+		total += li.AmountInCents
+	}
 	if inv.Payments != nil {
 		for _, p := range inv.Payments.Data {
-			if t, ok := payment(p, inv.ID, currency); ok {
+			t, ok := payment(p, inv.ID, currency)
+			if t, ok = CapPayment(t, ok, total-paid); ok {
 				recs.Transactions = append(recs.Transactions, t)
 				paid += *t.AmountInCents
 			}
 		}
 	}
-	for _, li := range recs.LineItems {
-		total += li.AmountInCents
-	}
-	if t, ok := creditPayment(inv, lines, out.Date, total, max(paid, cents(inv.AmountPaid, currency))); ok {
+	// What was paid for this invoice: a positive starting balance was paid for earlier.
+	forInvoice := cents(inv.AmountPaid-max(inv.StartingBalance, 0), currency)
+	if t, ok := creditPayment(inv, lines, out.Date, total, max(paid, forInvoice)); ok {
 		recs.Transactions = append(recs.Transactions, t)
 	}
 	if s := invoiceStatus(inv.Status); s != "" {

@@ -36,6 +36,25 @@ func payment(p *stripe.InvoicePayment, invoiceID, currency string) (model.Import
 		ExternalID: p.ID, Type: "payment", Result: "successful", Date: *at, AmountInCents: &amount}}, true
 }
 
+// CapPayment caps a successful payment (ok false: none) at left, what is left of its
+// invoice's import total after the invoice's other successful payments. A payment above
+// it also settled what the customer owed from before (Stripe's positive
+// starting_balance), which is not this invoice's: the import would refuse the payment
+// whole. ok is false when nothing is left. The external id stays the payment's, so
+// every delivery writes the same transaction.
+func CapPayment(t model.ImportTransaction, ok bool, left int64) (model.ImportTransaction, bool) {
+	if !ok || t.Result != "successful" || t.AmountInCents == nil {
+		return t, ok
+	}
+	if left <= 0 {
+		return model.ImportTransaction{}, false
+	}
+	if *t.AmountInCents > left {
+		t.AmountInCents = &left
+	}
+	return t, true
+}
+
 // creditPayment is the successful payment of the part of a paid invoice that the
 // customer's Stripe credit balance or billing credits settled: what its paid invoice
 // payments (paid, in hundredths) leave uncovered of its import total (total), at most what

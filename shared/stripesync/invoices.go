@@ -215,10 +215,11 @@ func (a *applying) knownPrices(ctx context.Context, ids []string) (map[string]*s
 	return out, a.storePrices(ctx, fetched)
 }
 
-// invoicePayment applies invoice_payment.paid: a payment of the invoice it names. The
-// customer is the stored invoice's; an invoice not applied yet is ErrNotYet (its
-// invoice.finalized, in the same customer's queue group, usually precedes it), and the
-// payment is dropped after maxMisses deliveries.
+// invoicePayment applies invoice_payment.paid: a payment of the invoice it names, capped
+// at what the stored invoice's other successful payments leave of its total
+// (stripesource.CapPayment). The customer is the stored invoice's; an invoice not
+// stored yet is ErrNotYet (its invoice.finalized usually precedes it), and the payment is
+// dropped after maxMisses deliveries.
 func (a *applying) invoicePayment(ctx context.Context, ev stripe.Event) error {
 	var p stripe.InvoicePayment
 	if err := stripesource.Object(ev, &p); err != nil {
@@ -232,18 +233,32 @@ func (a *applying) invoicePayment(ctx context.Context, ev stripe.Event) error {
 	if err != nil {
 		return err
 	}
-	customerID, err := a.customerOfInvoice(ctx, objs[p.Invoice.ID])
+	// A customer deleted in Stripe, known from the invoice's state, took its invoices.
+	customerID := objs[p.Invoice.ID].Customer
+	if gone, err := a.removed(ctx, customerID); err != nil || gone {
+		return err
+	}
+	// The stored invoice, whole in one item, gives what is left to pay (and the customer
+	// of a backfilled invoice); Stripe's amounts would not: the event names the invoice
+	// by id only, and Stripe's total is not the import's under billing credits.
+	inv, err := a.Store.GetInvoice(ctx, a.conn.AccountID, model.InvoiceUUID(a.conn.AccountID, a.conn.DataSourceUUID, p.Invoice.ID))
+	if errors.Is(err, store.ErrNotFound) {
+		return a.miss(ctx, objs[p.ID], "invoice payment %s: invoice %s not applied", p.ID, p.Invoice.ID)
+	}
 	if err != nil {
 		return err
 	}
 	if customerID == "" {
-		return a.miss(ctx, objs[p.ID], "invoice payment %s: invoice %s not applied", p.ID, p.Invoice.ID)
+		customerID = inv.CustomerExternalID
+		if gone, err := a.removed(ctx, customerID); err != nil || gone {
+			return err
+		}
 	}
-	if gone, err := a.removed(ctx, customerID); err != nil || gone {
-		return err
-	}
-	if err := a.apply(ctx, customerID, stripesource.Records{ImportPayload: model.ImportPayload{Transactions: []model.ImportTransaction{tx}}}); err != nil {
-		return err
+	left := inv.Total() - inv.Settled(tx.Type, model.LineItemKey(tx.ExternalID, tx.Position))
+	if tx, ok = stripesource.CapPayment(tx, ok, left); ok {
+		if err := a.apply(ctx, customerID, stripesource.Records{ImportPayload: model.ImportPayload{Transactions: []model.ImportTransaction{tx}}}); err != nil {
+			return err
+		}
 	}
 	return a.link(ctx, p.Payment, p.Invoice.ID, customerID)
 }
