@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
 	"github.com/subsight/subsight/shared/keys"
 	"github.com/subsight/subsight/shared/model"
@@ -103,19 +102,7 @@ func TestPurgeDataSourceDeletesItsCustomers(t *testing.T) {
 	ctx := context.Background()
 	acc := env.NewAccount(t, "Acme")
 	ds, keep := env.NewDataSource(t, acc.ID, "Billing"), env.NewDataSource(t, acc.ID, "Other")
-	newCustomer := func(dsUUID, xid string) model.Customer {
-		id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := model.Customer{AccountID: acc.ID, UUID: ids.New(ids.Customer), ID: id, DataSourceUUID: dsUUID,
-			DataSourceUUIDs: []string{dsUUID}, ExternalID: xid, ExternalIDs: []string{xid}, Name: xid,
-			Status: model.StatusNewLead, CreatedAt: env.Deps.Now()}
-		if err := env.Deps.Store.CreateCustomer(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	newCustomer := func(dsUUID, xid string) model.Customer { return env.NewCustomer(t, acc.ID, dsUUID, xid) }
 	gone1, gone2 := newCustomer(ds.UUID, "a"), newCustomer(ds.UUID, "b")
 	kept := newCustomer(keep.UUID, "c")
 

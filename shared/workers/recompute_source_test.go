@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/subsight/subsight/infra/testkit/testenv"
-	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/jobs"
-	"github.com/subsight/subsight/shared/model"
 	"github.com/subsight/subsight/shared/workers"
 )
 
@@ -34,19 +32,8 @@ func TestRecomputeDataSourceInSteps(t *testing.T) {
 			ctx := context.Background()
 			acc := env.NewAccount(t, "Acme")
 			ds, other := env.NewDataSource(t, acc.ID, "Stripe"), env.NewDataSource(t, acc.ID, "Other")
-			newCustomer := func(dsUUID, xid string) string {
-				id, err := env.Deps.Store.NextCustomerID(ctx, acc.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := model.Customer{AccountID: acc.ID, UUID: ids.New(ids.Customer), ID: id, DataSourceUUID: dsUUID,
-					DataSourceUUIDs: []string{dsUUID}, ExternalID: xid, ExternalIDs: []string{xid}, Name: xid,
-					Status: model.StatusNewLead, CreatedAt: env.Deps.Now()}
-				if err := env.Deps.Store.CreateCustomer(ctx, c); err != nil {
-					t.Fatal(err)
-				}
-				return c.UUID
-			}
+			newCustomer := func(dsUUID, xid string) string { return env.NewCustomer(t, acc.ID, dsUUID, xid).UUID }
+
 			want := map[string]bool{}
 			for i := range tc.customers {
 				want[newCustomer(ds.UUID, string(rune('a'+i)))] = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/subsight/subsight/shared/ids"
 	"github.com/subsight/subsight/shared/model"
 )
 
@@ -48,4 +49,22 @@ func (e *Env) NewDataSource(t testing.TB, accountID, name string) model.DataSour
 		t.Fatalf("testenv: create data source: %v", err)
 	}
 	return ds
+}
+
+// NewCustomer creates a lead of the account in the data source, with external id and
+// name xid, and returns it.
+func (e *Env) NewCustomer(t testing.TB, accountID, dsUUID, xid string) model.Customer {
+	t.Helper()
+	ctx := context.Background()
+	id, err := e.Deps.Store.NextCustomerID(ctx, accountID)
+	if err != nil {
+		t.Fatalf("testenv: next customer id: %v", err)
+	}
+	c := model.Customer{AccountID: accountID, UUID: ids.New(ids.Customer), ID: id, DataSourceUUID: dsUUID,
+		DataSourceUUIDs: []string{dsUUID}, ExternalID: xid, ExternalIDs: []string{xid}, Name: xid,
+		Status: model.StatusNewLead, CreatedAt: e.Deps.Now()}
+	if err := e.Deps.Store.CreateCustomer(ctx, c); err != nil {
+		t.Fatalf("testenv: create customer: %v", err)
+	}
+	return c
 }
