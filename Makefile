@@ -271,9 +271,11 @@ test: venv
 # Lambda-parity tests: every function's real bootstrap under the runtime interface emulator
 # (infra/testkit/rie, which runs `make build LAMBDA_ARCH=<this machine's>`).
 # A package may take longer than go test's default 10 minutes on a loaded host (infra/local
-# runs whole stacks, the fault-injection import among them): 30.
+# runs whole stacks, the fault-injection import among them): 30. Three packages at once on
+# two cores: most of a package's time is spent waiting for its emulator or its stack.
+GO_TEST_PACKAGES ?= 3
 go-test: venv rie stripe-mock $(DASHBOARD_STAMP)
-	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) STRIPE_MOCK=$(CURDIR)/$(STRIPE_MOCK) $(GO) test -count=1 -timeout 30m ./...
+	MOTO_SERVER=$(MOTO_SERVER) RIE_BIN=$(CURDIR)/$(RIE) STRIPE_MOCK=$(CURDIR)/$(STRIPE_MOCK) $(GO) test -count=1 -p $(GO_TEST_PACKAGES) -timeout 30m ./...
 
 # Go native fuzzing, a short run of each target (the seed corpora in testdata/fuzz also run
 # in go-test): the body decoder, the cursor decoder, the json_imports validation.
@@ -354,7 +356,7 @@ hot-partition-test: venv
 	MOTO_SERVER=$(MOTO_SERVER) FAULT_TEST_CUSTOMERS=$${FAULT_TEST_CUSTOMERS:-200} HOT_PARTITION_SECONDS=$${HOT_PARTITION_SECONDS:-60} \
 	  $(GO) test -count=1 -timeout 60m -v -run '^TestImportUnderHotPartition$$' ./infra/local
 # The import lanes' fairness at full size (infra/local TestFairLanes; make test runs it at
-# A = 600, B = 20): account B imports 200 customers alone, then beside account A's 3,000
+# A = 400, B = 20): account B imports 200 customers alone, then beside account A's 3,000
 # started 5 s before; B must complete first (docs/benchmarks.md, "Fair lanes").
 bench-fairness: venv
 	MOTO_SERVER=$(MOTO_SERVER) FAIRNESS_A=$${FAIRNESS_A:-3000} FAIRNESS_B=$${FAIRNESS_B:-200} \
