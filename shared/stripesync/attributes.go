@@ -35,14 +35,7 @@ func (a *applying) attributes(ctx context.Context, ca stripesource.CustomerAttri
 	if err != nil {
 		return "", err
 	}
-	for range anonymiseAttempts {
-		c, err := a.Store.GetCustomer(ctx, a.conn.AccountID, uuid)
-		if errors.Is(err, store.ErrNotFound) {
-			return "", nil
-		}
-		if err != nil {
-			return "", err
-		}
+	saved, err := a.changeCustomer(ctx, uuid, "its attributes were set", func(c model.Customer) (model.Customer, bool) {
 		next := c
 		next.Custom = maps.Clone(c.Custom)
 		if next.Custom == nil {
@@ -54,16 +47,12 @@ func (a *applying) attributes(ctx context.Context, ca stripesource.CustomerAttri
 				delete(next.Custom, k)
 			}
 		}
-		if maps.Equal(c.Custom, next.Custom) {
-			return "", nil
-		}
-		next.UpdatedAt = a.Now()
-		err = a.Store.SaveCustomer(ctx, c, next)
-		if !errors.Is(err, store.ErrConflict) {
-			return uuid, err
-		}
+		return next, !maps.Equal(c.Custom, next.Custom)
+	})
+	if err != nil || !saved {
+		return "", err
 	}
-	return "", errors.New("stripesync: the customer kept changing while its attributes were set")
+	return uuid, nil
 }
 
 // stringAttributes are the values of ca.Set whose keys are (or are now) String

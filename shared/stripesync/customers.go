@@ -3,6 +3,7 @@ package stripesync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -195,9 +196,6 @@ func (a *applying) stayAnonymised(ctx context.Context, st store.StripeObject) er
 	return a.anonymise(ctx, uuid)
 }
 
-// anonymiseAttempts bounds the re-reads when the customer changes meanwhile.
-const anonymiseAttempts = 3
-
 // anonymise removes the customer's personal fields and tags it; when that changed it,
 // the customer is recomputed (its country and tags show in the metrics' filters).
 func (a *applying) anonymise(ctx context.Context, uuid string) error {
@@ -209,7 +207,24 @@ func (a *applying) anonymise(ctx context.Context, uuid string) error {
 }
 
 func (a *applying) strip(ctx context.Context, uuid string) (bool, error) {
-	for range anonymiseAttempts {
+	return a.changeCustomer(ctx, uuid, "being anonymised", func(c model.Customer) (model.Customer, bool) {
+		next := c
+		next.Tags = slices.Clone(c.Tags)
+		next.Name, next.Email, next.Company, next.Country, next.State, next.City, next.Zip = "", "", "", "", "", "", ""
+		next.AddTags([]string{DeletedCustomerTag})
+		return next, next.Name != c.Name || next.Email != c.Email || next.Company != c.Company || next.Country != c.Country ||
+			next.State != c.State || next.City != c.City || next.Zip != c.Zip || !slices.Equal(next.Tags, c.Tags)
+	})
+}
+
+// customerAttempts bounds the re-reads when the customer changes meanwhile.
+const customerAttempts = 3
+
+// changeCustomer saves what change makes of the stored customer, reading it again when
+// it changed meanwhile; change reports false when it changes nothing, and a customer
+// gone is no change. changed is true when the customer was saved.
+func (a *applying) changeCustomer(ctx context.Context, uuid, doing string, change func(model.Customer) (model.Customer, bool)) (changed bool, err error) {
+	for range customerAttempts {
 		c, err := a.Store.GetCustomer(ctx, a.conn.AccountID, uuid)
 		if errors.Is(err, store.ErrNotFound) {
 			return false, nil
@@ -217,12 +232,8 @@ func (a *applying) strip(ctx context.Context, uuid string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		next := c
-		next.Tags = slices.Clone(c.Tags)
-		next.Name, next.Email, next.Company, next.Country, next.State, next.City, next.Zip = "", "", "", "", "", "", ""
-		next.AddTags([]string{DeletedCustomerTag})
-		if next.Name == c.Name && next.Email == c.Email && next.Company == c.Company && next.Country == c.Country &&
-			next.State == c.State && next.City == c.City && next.Zip == c.Zip && slices.Equal(next.Tags, c.Tags) {
+		next, ok := change(c)
+		if !ok {
 			return false, nil
 		}
 		next.UpdatedAt = a.Now()
@@ -231,5 +242,5 @@ func (a *applying) strip(ctx context.Context, uuid string) (bool, error) {
 			return err == nil, err
 		}
 	}
-	return false, errors.New("stripesync: the customer kept changing while being anonymised")
+	return false, fmt.Errorf("stripesync: the customer kept changing while %s", doing)
 }
